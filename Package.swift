@@ -1,0 +1,28 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+  name: "OrbPlayer",
+  products: [
+    .executable(name: "orb-player", targets: ["OrbApp"])
+  ],
+  targets: [
+    .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat"),
+    .systemLibrary(name: "CVulkan", pkgConfig: "vulkan"),
+    .systemLibrary(name: "CGtk", pkgConfig: "gtk4"),
+    .systemLibrary(name: "CPipeWire", pkgConfig: "libpipewire-0.3"),
+    .target(name: "OrbDecode", dependencies: ["CFFmpeg"]),
+    .target(name: "OrbRender", dependencies: ["CVulkan", "OrbDecode"]),
+    .target(name: "OrbPlayer", dependencies: ["OrbDecode", "OrbRender", "CPipeWire"]),
+    .executableTarget(
+      name: "OrbApp",
+      dependencies: ["OrbPlayer", "OrbRender", "OrbDecode", "CGtk"]
+    ),
+    // Generated media, the built binary and PNG reading, shared by the test targets.
+    .target(name: "OrbTestSupport", path: "Tests/OrbTestSupport"),
+    .testTarget(name: "OrbDecodeTests", dependencies: ["OrbDecode", "OrbTestSupport"]),
+    .testTarget(name: "OrbRenderTests", dependencies: ["OrbRender", "OrbDecode", "OrbTestSupport"]),
+    .testTarget(name: "OrbPlayerTests", dependencies: ["OrbPlayer", "OrbTestSupport"]),
+    .testTarget(name: "OrbAppTests", dependencies: ["OrbDecode", "OrbTestSupport"]),
+  ]
+)

@@ -1,0 +1,81 @@
+// Includes of FFmpeg for Swift, and `static inline` helpers for what Swift cannot import:
+// function-like macros (AVERROR, MKTAG) and constants defined through them.
+#ifndef ORB_CFFMPEG_SHIM_H
+#define ORB_CFFMPEG_SHIM_H
+#include <libavformat/avformat.h>
+#include <libavcodec/avcodec.h>
+#include <libavutil/avutil.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/pixdesc.h>
+#include <libavutil/display.h>
+#include <libavutil/mastering_display_metadata.h>
+#include <libavutil/opt.h>
+#include <libavutil/channel_layout.h>
+#include <libswresample/swresample.h>
+#include <libswscale/swscale.h>
+#include <errno.h>
+
+// AVERROR(e) is a macro.
+static inline int orb_averror(int e) { return AVERROR(e); }
+// AVERROR_EOF, AVERROR_INVALIDDATA etc. are built with FFERRTAG, a macro.
+static inline int orb_averror_eof(void) { return AVERROR_EOF; }
+static inline int orb_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }
+static inline int orb_averror_decoder_not_found(void) { return AVERROR_DECODER_NOT_FOUND; }
+static inline int orb_averror_demuxer_not_found(void) { return AVERROR_DEMUXER_NOT_FOUND; }
+static inline int orb_averror_stream_not_found(void) { return AVERROR_STREAM_NOT_FOUND; }
+static inline int orb_averror_patchwelcome(void) { return AVERROR_PATCHWELCOME; }
+static inline int orb_averror_http_unauthorized(void) { return AVERROR_HTTP_UNAUTHORIZED; }
+static inline int orb_averror_http_forbidden(void) { return AVERROR_HTTP_FORBIDDEN; }
+static inline int orb_averror_http_not_found(void) { return AVERROR_HTTP_NOT_FOUND; }
+static inline int orb_averror_http_other_4xx(void) { return AVERROR_HTTP_OTHER_4XX; }
+static inline int orb_averror_http_server_error(void) { return AVERROR_HTTP_SERVER_ERROR; }
+// AV_NOPTS_VALUE is a cast macro Swift does not import.
+static inline int64_t orb_nopts_value(void) { return AV_NOPTS_VALUE; }
+// AV_TIME_BASE_Q is a compound literal.
+static inline AVRational orb_time_base_q(void) { return (AVRational){1, AV_TIME_BASE}; }
+
+/// Display rotation in degrees (counter-clockwise, as FFmpeg reports it) of a stream, or 0.
+static inline double orb_stream_rotation(const AVStream *st) {
+  size_t size = 0;
+  const uint8_t *m = av_stream_get_side_data(st, AV_PKT_DATA_DISPLAYMATRIX, &size);
+  if (!m || size < 9 * 4) return 0;
+  double r = av_display_rotation_get((const int32_t *)m);
+  return r != r ? 0 : r; // NaN for a degenerate matrix
+}
+
+static inline const AVMasteringDisplayMetadata *orb_stream_mastering(const AVStream *st) {
+  size_t size = 0;
+  const uint8_t *p = av_stream_get_side_data(st, AV_PKT_DATA_MASTERING_DISPLAY_METADATA, &size);
+  return size >= sizeof(AVMasteringDisplayMetadata) ? (const AVMasteringDisplayMetadata *)p : NULL;
+}
+
+static inline const AVContentLightMetadata *orb_stream_content_light(const AVStream *st) {
+  size_t size = 0;
+  const uint8_t *p = av_stream_get_side_data(st, AV_PKT_DATA_CONTENT_LIGHT_LEVEL, &size);
+  return size >= sizeof(AVContentLightMetadata) ? (const AVContentLightMetadata *)p : NULL;
+}
+
+static inline const AVMasteringDisplayMetadata *orb_frame_mastering(const AVFrame *f) {
+  AVFrameSideData *sd = av_frame_get_side_data(f, AV_FRAME_DATA_MASTERING_DISPLAY_METADATA);
+  return sd ? (const AVMasteringDisplayMetadata *)sd->data : NULL;
+}
+
+static inline const AVContentLightMetadata *orb_frame_content_light(const AVFrame *f) {
+  AVFrameSideData *sd = av_frame_get_side_data(f, AV_FRAME_DATA_CONTENT_LIGHT_LEVEL);
+  return sd ? (const AVContentLightMetadata *)sd->data : NULL;
+}
+
+static inline double orb_frame_rotation(const AVFrame *f) {
+  AVFrameSideData *sd = av_frame_get_side_data(f, AV_FRAME_DATA_DISPLAYMATRIX);
+  if (!sd || sd->size < 9 * 4) return 0;
+  double r = av_display_rotation_get((const int32_t *)sd->data);
+  return r != r ? 0 : r;
+}
+
+/// The error text FFmpeg gives for a code (av_err2str is a macro around a compound literal).
+static inline void orb_av_strerror(int err, char *buf, size_t size) { av_strerror(err, buf, size); }
+
+/// Silences FFmpeg's own logging below `level` (av_log_set_level takes AV_LOG_* which are macros too).
+static inline void orb_av_log_quiet(void) { av_log_set_level(AV_LOG_QUIET); }
+static inline void orb_av_log_errors(void) { av_log_set_level(AV_LOG_ERROR); }
+#endif

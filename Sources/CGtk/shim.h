@@ -1,0 +1,72 @@
+// GTK 4 and GL (through libepoxy) for Swift. Each helper exists because Swift cannot import the thing it wraps.
+#ifndef ORB_CGTK_SHIM_H
+#define ORB_CGTK_SHIM_H
+#include <gtk/gtk.h>
+#include <epoxy/gl.h>
+#include <string.h>
+
+// g_signal_connect is a macro over g_signal_connect_data.
+static inline gulong orb_signal_connect(gpointer instance, const char *signal, GCallback handler, gpointer data,
+                                        GClosureNotify destroy) {
+  return g_signal_connect_data(instance, signal, handler, data, destroy, 0);
+}
+
+// libepoxy's GL entry points are mutable global function pointers, which Swift 6 rejects: call them here.
+
+/// Whether the current GL context can import memory exported by Vulkan as an opaque fd.
+static inline gboolean orb_gl_has_memory_object_fd(void) {
+  return epoxy_has_gl_extension("GL_EXT_memory_object") && epoxy_has_gl_extension("GL_EXT_memory_object_fd");
+}
+
+/// The GL device's UUID (GL_EXT_memory_object), to compare with Vulkan's deviceUUID; writes 16 bytes.
+static inline void orb_gl_device_uuid(unsigned char out[16]) {
+  memset(out, 0, 16);
+  GLint count = 0;
+  glGetIntegerv(GL_NUM_DEVICE_UUIDS_EXT, &count);
+  if (count > 0) glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, out);
+}
+
+static inline void orb_gl_driver_uuid(unsigned char out[16]) {
+  memset(out, 0, 16);
+  glGetUnsignedBytevEXT(GL_DRIVER_UUID_EXT, out);
+}
+
+static inline const char *orb_gl_renderer(void) { return (const char *)glGetString(GL_RENDERER); }
+
+/// Imports `fd` (ownership passes to GL) holding an RGBA8 optimal-tiling image of `width`x`height` as a GL texture.
+/// Returns the texture name, or 0; `memory_out` receives the memory object to delete with the texture.
+static inline GLuint orb_gl_import_rgba8(int fd, GLuint64 size, int width, int height, gboolean dedicated,
+                                         GLuint *memory_out) {
+  while (glGetError() != GL_NO_ERROR) {}
+  GLuint memory = 0, texture = 0;
+  glCreateMemoryObjectsEXT(1, &memory);
+  if (dedicated) {
+    GLint yes = GL_TRUE;
+    glMemoryObjectParameterivEXT(memory, GL_DEDICATED_MEMORY_OBJECT_EXT, &yes);
+  }
+  glImportMemoryFdEXT(memory, size, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
+  glGenTextures(1, &texture);
+  glBindTexture(GL_TEXTURE_2D, texture);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_TILING_EXT, GL_OPTIMAL_TILING_EXT);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+  glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  glTexStorageMem2DEXT(GL_TEXTURE_2D, 1, GL_RGBA8, width, height, memory, 0);
+  glBindTexture(GL_TEXTURE_2D, 0);
+  if (glGetError() != GL_NO_ERROR) {
+    glDeleteTextures(1, &texture);
+    glDeleteMemoryObjectsEXT(1, &memory);
+    return 0;
+  }
+  *memory_out = memory;
+  return texture;
+}
+
+static inline void orb_gl_delete_import(GLuint texture, GLuint memory) {
+  if (texture) glDeleteTextures(1, &texture);
+  if (memory) glDeleteMemoryObjectsEXT(1, &memory);
+}
+
+/// Waits for GL work queued so far, so another API may touch the memory afterwards.
+static inline void orb_gl_finish(void) { glFinish(); }
+static inline void orb_gl_flush(void) { glFlush(); }
+#endif

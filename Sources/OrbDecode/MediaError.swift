@@ -1,0 +1,68 @@
+import CFFmpeg
+import Foundation
+
+/// Why media could not be played, in the kinds every Orb player reports to its host.
+/// Thread-safety: a value type; safe to pass between threads.
+public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
+  public enum Kind: String, Sendable {
+    /// 5xx, timeouts, resets, stalls: worth retrying.
+    case network
+    /// 401/403 or a redirect to another host: stop, don't retry.
+    case signIn = "sign-in"
+    /// No such file, 404, 410.
+    case missing
+    /// Present but not decodable.
+    case unplayable
+  }
+
+  public let kind: Kind
+  /// The file or URL as the user gave it.
+  public let source: String
+  /// What went wrong, in words a user can act on ("no such file").
+  public let reason: String
+
+  public init(_ kind: Kind, source: String, reason: String) {
+    self.kind = kind
+    self.source = source
+    self.reason = reason
+  }
+
+  /// "cannot open 'x.mkv': no such file"
+  public var description: String { "cannot open '\(source)': \(reason)" }
+
+  /// Checks a local path before FFmpeg sees it, so the common mistakes get plain words.
+  static func checkLocalFile(_ path: String) -> MediaError? {
+    var st = stat()
+    if stat(path, &st) != 0 {
+      switch errno {
+      case ENOENT, ENOTDIR: return MediaError(.missing, source: path, reason: "no such file")
+      case EACCES: return MediaError(.unplayable, source: path, reason: "permission denied")
+      default: return MediaError(.unplayable, source: path, reason: String(cString: strerror(errno)))
+      }
+    }
+    if (st.st_mode & S_IFMT) == S_IFDIR {
+      return MediaError(.unplayable, source: path, reason: "is a directory, not a media file")
+    }
+    if st.st_size == 0 { return MediaError(.unplayable, source: path, reason: "empty file") }
+    if access(path, R_OK) != 0 { return MediaError(.unplayable, source: path, reason: "permission denied") }
+    return nil
+  }
+
+  /// Turns FFmpeg's failure to open or read `source` into a user-facing error.
+  static func fromOpen(_ code: Int32, source: String) -> MediaError {
+    switch code {
+    case orb_averror(ENOENT): return MediaError(.missing, source: source, reason: "no such file")
+    case orb_averror(EACCES): return MediaError(.unplayable, source: source, reason: "permission denied")
+    case orb_averror_http_unauthorized(), orb_averror_http_forbidden():
+      return MediaError(.signIn, source: source, reason: "the server refused access (\(FFmpegError.message(code)))")
+    case orb_averror_http_not_found(): return MediaError(.missing, source: source, reason: "not found on the server")
+    case orb_averror_http_server_error(), orb_averror(ETIMEDOUT), orb_averror(ECONNRESET),
+      orb_averror(ECONNREFUSED), orb_averror(EIO):
+      return MediaError(.network, source: source, reason: FFmpegError.message(code).lowercased())
+    case orb_averror_invaliddata(), orb_averror_demuxer_not_found():
+      return MediaError(.unplayable, source: source, reason: "not a media file, or damaged (unrecognised data)")
+    default:
+      return MediaError(.unplayable, source: source, reason: FFmpegError.message(code).lowercased())
+    }
+  }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// What `--probe` reports about a source: the container and every stream.
+/// Thread-safety: a value type.
+public struct MediaInfo: Sendable, Encodable {
+  public var source: String
+  /// FFmpeg's short container name, e.g. "matroska,webm" or "mov,mp4,m4a,3gp,3g2,mj2".
+  public var container: String
+  public var durationMs: Int64?
+  public var bitRate: Int64?
+  public var video: [VideoStreamInfo] = []
+  public var audio: [AudioStreamInfo] = []
+  public var subtitles: [SubtitleStreamInfo] = []
+
+  public init(source: String, container: String, durationMs: Int64? = nil, bitRate: Int64? = nil) {
+    self.source = source
+    self.container = container
+    self.durationMs = durationMs
+    self.bitRate = bitRate
+  }
+
+  /// The probe's JSON, keys in snake_case and sorted, pretty-printed.
+  public func json() -> String {
+    let encoder = JSONEncoder()
+    encoder.keyEncodingStrategy = .convertToSnakeCase
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    guard let data = try? encoder.encode(self) else { return "{}" }
+    return String(decoding: data, as: UTF8.self)
+  }
+}
+
+/// One video stream. Sizes in pixels; `rotation` in degrees clockwise that the picture is turned for display.
+public struct VideoStreamInfo: Sendable, Encodable {
+  public var index: Int
+  public var codec: String
+  public var profile: String?
+  public var width: Int
+  public var height: Int
+  /// Frames per second (the stream's average rate, else its base rate).
+  public var frameRate: Double?
+  /// Sample (pixel) aspect ratio as "num:den"; "1:1" for square pixels.
+  public var sampleAspectRatio: String
+  public var rotation: Int
+  /// The size the picture is shown at: width scaled by the sample aspect ratio, then rotated.
+  public var displayWidth: Int
+  public var displayHeight: Int
+  public var pixelFormat: String
+  public var bitDepth: Int
+  /// As tagged in the stream ("unknown" when untagged).
+  public var colorPrimaries: String
+  public var colorTransfer: String
+  public var colorMatrix: String
+  public var colorRange: String
+  /// What the renderer will use: the tags, with untagged fields guessed from size and format.
+  public var effectiveColor: EffectiveColor
+  public var mastering: HDRMetadata.Mastering?
+  public var maxCll: Int?
+  public var maxFall: Int?
+  public var frameCount: Int64?
+  public var isDefault: Bool
+
+  public struct EffectiveColor: Sendable, Encodable {
+    public var matrix: String
+    public var range: String
+    public var primaries: String
+    public var transfer: String
+  }
+}
+
+/// One audio stream.
+public struct AudioStreamInfo: Sendable, Encodable {
+  public var index: Int
+  public var codec: String
+  public var profile: String?
+  public var channels: Int
+  public var channelLayout: String?
+  public var sampleRate: Int
+  public var language: String?
+  public var title: String?
+  public var isDefault: Bool
+}
+
+/// One subtitle stream.
+public struct SubtitleStreamInfo: Sendable, Encodable {
+  public var index: Int
+  public var codec: String
+  public var language: String?
+  public var title: String?
+  public var isDefault: Bool
+  public var isForced: Bool
+  /// Text subtitles can be styled by the player; bitmap ones (PGS, DVD) are pictures.
+  public var isText: Bool
+}

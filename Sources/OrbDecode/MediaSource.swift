@@ -1,0 +1,177 @@
+import CFFmpeg
+import Foundation
+
+/// An opened container: the AVFormatContext and what is known of its streams.
+/// Thread-safety: Unsafe; after opening, one thread (the demux thread) reads from it.
+public final class MediaSource: @unchecked Sendable {
+  public let source: String
+  public private(set) var info: MediaInfo
+  let context: UnsafeMutablePointer<AVFormatContext>
+
+  /// Opens `source` (a path or URL) and reads enough to describe its streams.
+  /// - Throws: `MediaError` naming the source and the reason.
+  public init(_ source: String, headers: [String] = []) throws {
+    orb_av_log_quiet()
+    self.source = source
+    let isURL = source.range(of: "^[a-zA-Z][a-zA-Z0-9+.-]*://", options: .regularExpression) != nil
+    if !isURL, let problem = MediaError.checkLocalFile(source) { throw problem }
+
+    var ctx: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
+    var options: OpaquePointer? = nil
+    if !headers.isEmpty {
+      av_dict_set(&options, "headers", headers.map { $0 + "\r\n" }.joined(), 0)
+    }
+    defer { av_dict_free(&options) }
+    let openCode = avformat_open_input(&ctx, source, nil, &options)
+    guard openCode >= 0, let opened = ctx else { throw MediaError.fromOpen(openCode, source: source) }
+    context = opened
+    let findCode = avformat_find_stream_info(opened, nil)
+    if findCode < 0 {
+      var c: UnsafeMutablePointer<AVFormatContext>? = opened
+      avformat_close_input(&c)
+      throw MediaError.fromOpen(findCode, source: source)
+    }
+    info = MediaInfo(source: source, container: String(cString: opened.pointee.iformat.pointee.name))
+    info = describe()
+    if info.video.isEmpty && info.audio.isEmpty {
+      var c: UnsafeMutablePointer<AVFormatContext>? = opened
+      avformat_close_input(&c)
+      throw MediaError(.unplayable, source: source, reason: "no video or audio stream in it")
+    }
+  }
+
+  deinit {
+    var c: UnsafeMutablePointer<AVFormatContext>? = context
+    avformat_close_input(&c)
+  }
+
+  /// The AVStream at `index`.
+  func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> { context.pointee.streams[index]! }
+
+  /// The video stream to play: the default one, else the first with a known size.
+  public var bestVideoStream: VideoStreamInfo? {
+    info.video.first(where: { $0.isDefault }) ?? info.video.first
+  }
+
+  private func describe() -> MediaInfo {
+    let ctx = context.pointee
+    var result = MediaInfo(source: source, container: String(cString: ctx.iformat.pointee.name))
+    if ctx.duration > 0 && ctx.duration != orb_nopts_value() { result.durationMs = ctx.duration / 1000 }
+    if ctx.bit_rate > 0 { result.bitRate = ctx.bit_rate }
+    for i in 0..<Int(ctx.nb_streams) {
+      let st = stream(i)
+      let par = st.pointee.codecpar.pointee
+      let codec = String(cString: avcodec_get_name(par.codec_id))
+      let profile = avcodec_profile_name(par.codec_id, par.profile).map { String(cString: $0) }
+      let isDefault = (st.pointee.disposition & AV_DISPOSITION_DEFAULT) != 0
+      switch par.codec_type {
+      case AVMEDIA_TYPE_VIDEO:
+        if (st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC) != 0 { continue }
+        guard par.width > 0 && par.height > 0 else { continue }
+        result.video.append(videoInfo(index: i, st: st, codec: codec, profile: profile, isDefault: isDefault))
+      case AVMEDIA_TYPE_AUDIO:
+        var layout = [CChar](repeating: 0, count: 64)
+        var chLayout = par.ch_layout
+        let describeCode = av_channel_layout_describe(&chLayout, &layout, layout.count)
+        result.audio.append(
+          AudioStreamInfo(
+            index: i, codec: codec, profile: profile, channels: Int(par.ch_layout.nb_channels),
+            channelLayout: describeCode > 0 ? cString(layout) : nil, sampleRate: Int(par.sample_rate),
+            language: tag(st, "language"), title: tag(st, "title"), isDefault: isDefault))
+      case AVMEDIA_TYPE_SUBTITLE:
+        let descriptor = avcodec_descriptor_get(par.codec_id)
+        let isText = descriptor.map { ($0.pointee.props & AV_CODEC_PROP_TEXT_SUB) != 0 } ?? false
+        result.subtitles.append(
+          SubtitleStreamInfo(
+            index: i, codec: codec, language: tag(st, "language"), title: tag(st, "title"), isDefault: isDefault,
+            isForced: (st.pointee.disposition & AV_DISPOSITION_FORCED) != 0, isText: isText))
+      default:
+        continue
+      }
+    }
+    return result
+  }
+
+  private func tag(_ st: UnsafeMutablePointer<AVStream>, _ key: String) -> String? {
+    guard let entry = av_dict_get(st.pointee.metadata, key, nil, 0) else { return nil }
+    let value = String(cString: entry.pointee.value)
+    return value.isEmpty || value == "und" ? nil : value
+  }
+
+  private func videoInfo(
+    index: Int, st: UnsafeMutablePointer<AVStream>, codec: String, profile: String?, isDefault: Bool
+  ) -> VideoStreamInfo {
+    let par = st.pointee.codecpar.pointee
+    let format = AVPixelFormat(par.format)
+    let sar = av_guess_sample_aspect_ratio(context, st, nil)
+    let sarValue = sar.num > 0 && sar.den > 0 ? Double(sar.num) / Double(sar.den) : 1
+    let rotation = Self.clockwiseRotation(orb_stream_rotation(st))
+    var displayW = Int((Double(par.width) * sarValue).rounded())
+    var displayH = Int(par.height)
+    if rotation % 180 != 0 { swap(&displayW, &displayH) }
+    let rate = st.pointee.avg_frame_rate.num > 0 ? st.pointee.avg_frame_rate : st.pointee.r_frame_rate
+    let color = ColorMapping.resolve(
+      space: par.color_space, range: par.color_range, primaries: par.color_primaries, transfer: par.color_trc,
+      format: format, width: Int(par.width), height: Int(par.height))
+    var mastering = orb_stream_mastering(st).flatMap(ColorMapping.mastering)
+    var light = orb_stream_content_light(st).map { (Int($0.pointee.MaxCLL), Int($0.pointee.MaxFALL)) }
+    if color.isHDR && (mastering == nil || light == nil) {
+      // x265 and most HEVC encoders carry HDR10 metadata in SEI messages, which FFmpeg attaches to frames.
+      let fromFrame = FirstFrameMetadata.read(context: context, stream: st)
+      mastering = mastering ?? fromFrame?.mastering
+      if light == nil, let hdr = fromFrame, hdr.maxCLL > 0 || hdr.maxFALL > 0 { light = (hdr.maxCLL, hdr.maxFALL) }
+    }
+    let depth = av_pix_fmt_desc_get(format).map { Int($0.pointee.comp.0.depth) } ?? 8
+    return VideoStreamInfo(
+      index: index, codec: codec, profile: profile, width: Int(par.width), height: Int(par.height),
+      frameRate: rate.num > 0 && rate.den > 0 ? Double(rate.num) / Double(rate.den) : nil,
+      sampleAspectRatio: sar.num > 0 && sar.den > 0 ? "\(sar.num):\(sar.den)" : "1:1",
+      rotation: rotation, displayWidth: displayW, displayHeight: displayH,
+      pixelFormat: av_get_pix_fmt_name(format).map { String(cString: $0) } ?? "unknown", bitDepth: depth,
+      colorPrimaries: String(cString: av_color_primaries_name(par.color_primaries)),
+      colorTransfer: String(cString: av_color_transfer_name(par.color_trc)),
+      colorMatrix: String(cString: av_color_space_name(par.color_space)),
+      colorRange: String(cString: av_color_range_name(par.color_range)),
+      effectiveColor: .init(
+        matrix: color.matrix.rawValue, range: color.range.rawValue, primaries: color.primaries.rawValue,
+        transfer: color.transfer.rawValue),
+      mastering: mastering, maxCll: light?.0, maxFall: light?.1,
+      frameCount: st.pointee.nb_frames > 0 ? st.pointee.nb_frames : nil, isDefault: isDefault)
+  }
+
+  /// FFmpeg's counter-clockwise display-matrix angle as degrees clockwise, snapped to a quarter turn.
+  static func clockwiseRotation(_ counterClockwise: Double) -> Int {
+    let quarter = Int((-counterClockwise / 90).rounded())
+    return ((quarter % 4) + 4) % 4 * 90
+  }
+}
+
+/// Decodes the first frame of a stream to read metadata that only frames carry (HDR10 SEI).
+enum FirstFrameMetadata {
+  static func read(context: UnsafeMutablePointer<AVFormatContext>, stream: UnsafeMutablePointer<AVStream>)
+    -> HDRMetadata?
+  {
+    guard let decoder = try? Decoder(stream: stream, threads: 1) else { return nil }
+    defer { avformat_seek_file(context, -1, Int64.min, 0, 0, 0) }
+    var packet: UnsafeMutablePointer<AVPacket>? = av_packet_alloc()
+    defer { av_packet_free(&packet) }
+    var frame: UnsafeMutablePointer<AVFrame>? = av_frame_alloc()
+    defer { av_frame_free(&frame) }
+    for _ in 0..<200 {
+      guard av_read_frame(context, packet) >= 0 else { return nil }
+      defer { av_packet_unref(packet) }
+      guard packet!.pointee.stream_index == stream.pointee.index else { continue }
+      _ = avcodec_send_packet(decoder.context, packet)
+      if avcodec_receive_frame(decoder.context, frame) >= 0 {
+        var hdr = HDRMetadata()
+        hdr.mastering = orb_frame_mastering(frame).flatMap(ColorMapping.mastering)
+        if let light = orb_frame_content_light(frame) {
+          hdr.maxCLL = Int(light.pointee.MaxCLL)
+          hdr.maxFALL = Int(light.pointee.MaxFALL)
+        }
+        return hdr
+      }
+    }
+    return nil
+  }
+}
