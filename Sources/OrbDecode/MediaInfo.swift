@@ -64,6 +64,44 @@ public struct VideoStreamInfo: Sendable, Encodable {
     public var range: String
     public var primaries: String
     public var transfer: String
+
+    public init(matrix: String, range: String, primaries: String, transfer: String) {
+      self.matrix = matrix
+      self.range = range
+      self.primaries = primaries
+      self.transfer = transfer
+    }
+  }
+
+  public init(
+    index: Int, codec: String, profile: String?, width: Int, height: Int, frameRate: Double?,
+    sampleAspectRatio: String, rotation: Int, displayWidth: Int, displayHeight: Int, pixelFormat: String,
+    bitDepth: Int, colorPrimaries: String, colorTransfer: String, colorMatrix: String, colorRange: String,
+    effectiveColor: EffectiveColor, mastering: HDRMetadata.Mastering?, maxCll: Int?, maxFall: Int?,
+    frameCount: Int64?, isDefault: Bool
+  ) {
+    self.index = index
+    self.codec = codec
+    self.profile = profile
+    self.width = width
+    self.height = height
+    self.frameRate = frameRate
+    self.sampleAspectRatio = sampleAspectRatio
+    self.rotation = rotation
+    self.displayWidth = displayWidth
+    self.displayHeight = displayHeight
+    self.pixelFormat = pixelFormat
+    self.bitDepth = bitDepth
+    self.colorPrimaries = colorPrimaries
+    self.colorTransfer = colorTransfer
+    self.colorMatrix = colorMatrix
+    self.colorRange = colorRange
+    self.effectiveColor = effectiveColor
+    self.mastering = mastering
+    self.maxCll = maxCll
+    self.maxFall = maxFall
+    self.frameCount = frameCount
+    self.isDefault = isDefault
   }
 }
 

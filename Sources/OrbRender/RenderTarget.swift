@@ -1,0 +1,64 @@
+import CVulkan
+import Foundation
+
+/// An RGBA8 image the renderer draws a whole picture into (letterbox included), with what is needed to
+/// hand it on: an exportable fd for GL (zero-copy), or a host-visible copy of its pixels.
+/// Thread-safety: Unsafe; drawn by the render thread; `pixels` may be read by another thread only while the
+/// render thread does not draw into this target (the player's slot ring guarantees it).
+public final class RenderTarget: @unchecked Sendable {
+  public let width: Int
+  public let height: Int
+  let image: GPUImage
+  let framebuffer: VkFramebuffer
+  let readback: GPUBuffer?
+  private let context: VulkanContext
+
+  init(_ context: VulkanContext, renderPass: VkRenderPass, width: Int, height: Int, exportable: Bool, readable: Bool)
+    throws
+  {
+    self.context = context
+    self.width = width
+    self.height = height
+    let usage =
+      VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT.rawValue | VK_IMAGE_USAGE_TRANSFER_SRC_BIT.rawValue
+      | VK_IMAGE_USAGE_SAMPLED_BIT.rawValue
+    image = try GPUImage(
+      context, width: width, height: height, format: VK_FORMAT_R8G8B8A8_UNORM, usage: usage,
+      exportable: exportable && context.canExportMemory)
+    var view: VkImageView? = image.view
+    var info = VkFramebufferCreateInfo()
+    info.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO
+    info.renderPass = renderPass
+    info.attachmentCount = 1
+    info.width = UInt32(width)
+    info.height = UInt32(height)
+    info.layers = 1
+    var framebuffer: VkFramebuffer?
+    let result = withUnsafePointer(to: &view) { v -> VkResult in
+      info.pAttachments = v
+      return vkCreateFramebuffer(context.device, &info, nil, &framebuffer)
+    }
+    try vk(result, "vkCreateFramebuffer")
+    self.framebuffer = framebuffer!
+    readback =
+      readable
+      ? try GPUBuffer(context, size: width * height * 4, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue,
+        hostVisible: true)
+      : nil
+  }
+
+  deinit { vkDestroyFramebuffer(context.device, framebuffer, nil) }
+
+  /// Whether GL can import this target's memory.
+  public var isExportable: Bool { image.exportable }
+  /// Bytes of the image's allocation, for the importer.
+  public var allocationSize: UInt64 { image.allocationSize }
+  /// A new fd for the image's memory; the caller owns it (GL takes ownership on import).
+  public func exportMemoryFd() -> Int32? { image.exportFd() }
+
+  /// The last drawn picture as tightly packed RGBA8 rows, top row first (readable targets only).
+  public var pixels: UnsafeRawBufferPointer? {
+    guard let readback, let base = readback.mapped else { return nil }
+    return UnsafeRawBufferPointer(start: base, count: width * height * 4)
+  }
+}

@@ -1,0 +1,404 @@
+import CVulkan
+import Foundation
+import OrbDecode
+
+/// Draws video frames into `RenderTarget`s: uploads the Y'CbCr planes, converts with the frame's matrix and
+/// range, scales, rotates and letterboxes in the fragment shader (so a target is drawn at its own size, not the
+/// video's). Each `render` call finishes on the GPU before it returns.
+/// Thread-safety: Unsafe; owned by one thread (the render thread, or the caller of a headless mode).
+public final class Renderer: @unchecked Sendable {
+  public let context: VulkanContext
+  private let device: VkDevice
+  private let renderPass: VkRenderPass
+  private let setLayout: VkDescriptorSetLayout
+  private let pipelineLayout: VkPipelineLayout
+  private let pipeline: VkPipeline
+  private let sampler: VkSampler
+  private let descriptorPool: VkDescriptorPool
+  private let descriptorSet: VkDescriptorSet
+  private let commandPool: VkCommandPool
+  private let commandBuffer: VkCommandBuffer
+  private let fence: VkFence
+  private var planes: PlaneSet?
+
+  /// The geometry of the last picture drawn, for tests and the stats overlay.
+  public private(set) var lastGeometry: VideoGeometry?
+
+  public init(context: VulkanContext? = nil) throws {
+    let context = try context ?? VulkanContext()
+    self.context = context
+    device = context.device
+    let device = context.device
+
+    // Render pass: one RGBA8 attachment, every pixel written by the shader, left in GENERAL so that
+    // a copy to a buffer or an importer (GL) can read it without another transition.
+    var attachment = VkAttachmentDescription()
+    attachment.format = VK_FORMAT_R8G8B8A8_UNORM
+    attachment.samples = VK_SAMPLE_COUNT_1_BIT
+    attachment.loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE
+    attachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE
+    attachment.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE
+    attachment.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE
+    attachment.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED
+    attachment.finalLayout = VK_IMAGE_LAYOUT_GENERAL
+    var colorRef = VkAttachmentReference(attachment: 0, layout: VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
+    var renderPass: VkRenderPass?
+    let rpResult = withUnsafePointer(to: &colorRef) { ref -> VkResult in
+      var subpass = VkSubpassDescription()
+      subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS
+      subpass.colorAttachmentCount = 1
+      subpass.pColorAttachments = ref
+      return withUnsafePointer(to: &subpass) { sp in
+        withUnsafePointer(to: &attachment) { att in
+          var info = VkRenderPassCreateInfo()
+          info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO
+          info.attachmentCount = 1
+          info.pAttachments = att
+          info.subpassCount = 1
+          info.pSubpasses = sp
+          return vkCreateRenderPass(device, &info, nil, &renderPass)
+        }
+      }
+    }
+    try vk(rpResult, "vkCreateRenderPass")
+    self.renderPass = renderPass!
+
+    // Three combined image samplers: Y, Cb (or CbCr), Cr.
+    var bindings = (0..<3).map { i -> VkDescriptorSetLayoutBinding in
+      var b = VkDescriptorSetLayoutBinding()
+      b.binding = UInt32(i)
+      b.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
+      b.descriptorCount = 1
+      b.stageFlags = VK_SHADER_STAGE_FRAGMENT_BIT.rawValue
+      return b
+    }
+    var setLayout: VkDescriptorSetLayout?
+    try bindings.withUnsafeMutableBufferPointer { b in
+      var info = VkDescriptorSetLayoutCreateInfo()
+      info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO
+      info.bindingCount = 3
+      info.pBindings = UnsafePointer(b.baseAddress)
+      try vk(vkCreateDescriptorSetLayout(device, &info, nil, &setLayout), "vkCreateDescriptorSetLayout")
+    }
+    self.setLayout = setLayout!
+
+    var pushRange = VkPushConstantRange(
+      stageFlags: VK_SHADER_STAGE_FRAGMENT_BIT.rawValue, offset: 0,
+      size: UInt32(MemoryLayout<Float>.stride * PushConstants.floatCount))
+    var pipelineLayout: VkPipelineLayout?
+    try withUnsafePointer(to: &pushRange) { range in
+      try withUnsafePointer(to: &setLayout) { layouts in
+        var info = VkPipelineLayoutCreateInfo()
+        info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO
+        info.setLayoutCount = 1
+        info.pSetLayouts = layouts
+        info.pushConstantRangeCount = 1
+        info.pPushConstantRanges = range
+        try vk(vkCreatePipelineLayout(device, &info, nil, &pipelineLayout), "vkCreatePipelineLayout")
+      }
+    }
+    self.pipelineLayout = pipelineLayout!
+    pipeline = try Self.makePipeline(device: device, layout: pipelineLayout!, renderPass: renderPass!)
+
+    var samplerInfo = VkSamplerCreateInfo()
+    samplerInfo.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO
+    samplerInfo.magFilter = VK_FILTER_LINEAR
+    samplerInfo.minFilter = VK_FILTER_LINEAR
+    samplerInfo.mipmapMode = VK_SAMPLER_MIPMAP_MODE_NEAREST
+    samplerInfo.addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE
+    samplerInfo.addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE
+    samplerInfo.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE
+    var sampler: VkSampler?
+    try vk(vkCreateSampler(device, &samplerInfo, nil, &sampler), "vkCreateSampler")
+    self.sampler = sampler!
+
+    var poolSize = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, descriptorCount: 3)
+    var pool: VkDescriptorPool?
+    try withUnsafePointer(to: &poolSize) { size in
+      var info = VkDescriptorPoolCreateInfo()
+      info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
+      info.maxSets = 1
+      info.poolSizeCount = 1
+      info.pPoolSizes = size
+      try vk(vkCreateDescriptorPool(device, &info, nil, &pool), "vkCreateDescriptorPool")
+    }
+    descriptorPool = pool!
+    var set: VkDescriptorSet?
+    try withUnsafePointer(to: &setLayout) { layouts in
+      var info = VkDescriptorSetAllocateInfo()
+      info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
+      info.descriptorPool = pool
+      info.descriptorSetCount = 1
+      info.pSetLayouts = layouts
+      try vk(vkAllocateDescriptorSets(device, &info, &set), "vkAllocateDescriptorSets")
+    }
+    descriptorSet = set!
+
+    var cpInfo = VkCommandPoolCreateInfo()
+    cpInfo.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO
+    cpInfo.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT.rawValue
+    cpInfo.queueFamilyIndex = context.queueFamily
+    var commandPool: VkCommandPool?
+    try vk(vkCreateCommandPool(device, &cpInfo, nil, &commandPool), "vkCreateCommandPool")
+    self.commandPool = commandPool!
+    var cbInfo = VkCommandBufferAllocateInfo()
+    cbInfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
+    cbInfo.commandPool = commandPool
+    cbInfo.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY
+    cbInfo.commandBufferCount = 1
+    var commandBuffer: VkCommandBuffer?
+    try vk(vkAllocateCommandBuffers(device, &cbInfo, &commandBuffer), "vkAllocateCommandBuffers")
+    self.commandBuffer = commandBuffer!
+    var fenceInfo = VkFenceCreateInfo()
+    fenceInfo.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO
+    var fence: VkFence?
+    try vk(vkCreateFence(device, &fenceInfo, nil, &fence), "vkCreateFence")
+    self.fence = fence!
+  }
+
+  deinit {
+    vkDeviceWaitIdle(device)
+    planes = nil
+    vkDestroyFence(device, fence, nil)
+    vkDestroyCommandPool(device, commandPool, nil)
+    vkDestroyDescriptorPool(device, descriptorPool, nil)
+    vkDestroySampler(device, sampler, nil)
+    vkDestroyPipeline(device, pipeline, nil)
+    vkDestroyPipelineLayout(device, pipelineLayout, nil)
+    vkDestroyDescriptorSetLayout(device, setLayout, nil)
+    vkDestroyRenderPass(device, renderPass, nil)
+  }
+
+  /// A target of `width`x`height` pixels. `exportable`: its memory can be imported by GL (zero-copy);
+  /// `readable`: each render also copies its pixels to host memory (`RenderTarget.pixels`).
+  public func makeTarget(width: Int, height: Int, exportable: Bool = false, readable: Bool = false) throws
+    -> RenderTarget
+  {
+    try RenderTarget(
+      context, renderPass: renderPass, width: max(1, width), height: max(1, height), exportable: exportable,
+      readable: readable)
+  }
+
+  /// Draws `frame` fitted into `target` (black bars around it); nil draws a black picture.
+  /// - Parameter flipY: store rows bottom-up, as a GL texture expects.
+  public func render(_ frame: VideoFrame?, into target: RenderTarget, flipY: Bool = false) throws {
+    let planes = try planeSet(for: frame)
+    let params: PushConstants
+    if let frame {
+      planes.stage(frame)
+      let geometry = VideoGeometry(
+        displayAspect: frame.displayAspect, rotation: frame.rotation, width: target.width, height: target.height,
+        flipY: flipY)
+      lastGeometry = geometry
+      params = PushConstants(frame: frame, geometry: geometry)
+    } else {
+      params = PushConstants.black
+    }
+
+    try vk(vkResetFences(device, 1, [fence]), "vkResetFences")
+    try vk(vkResetCommandBuffer(commandBuffer, 0), "vkResetCommandBuffer")
+    var begin = VkCommandBufferBeginInfo()
+    begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
+    begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT.rawValue
+    try vk(vkBeginCommandBuffer(commandBuffer, &begin), "vkBeginCommandBuffer")
+    if frame != nil { planes.recordUpload(commandBuffer) }
+
+    var rpBegin = VkRenderPassBeginInfo()
+    rpBegin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO
+    rpBegin.renderPass = renderPass
+    rpBegin.framebuffer = target.framebuffer
+    rpBegin.renderArea = VkRect2D(
+      offset: VkOffset2D(x: 0, y: 0), extent: VkExtent2D(width: UInt32(target.width), height: UInt32(target.height)))
+    vkCmdBeginRenderPass(commandBuffer, &rpBegin, VK_SUBPASS_CONTENTS_INLINE)
+    var viewport = VkViewport(
+      x: 0, y: 0, width: Float(target.width), height: Float(target.height), minDepth: 0, maxDepth: 1)
+    vkCmdSetViewport(commandBuffer, 0, 1, &viewport)
+    var scissor = rpBegin.renderArea
+    vkCmdSetScissor(commandBuffer, 0, 1, &scissor)
+    vkCmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline)
+    var set: VkDescriptorSet? = descriptorSet
+    vkCmdBindDescriptorSets(commandBuffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipelineLayout, 0, 1, &set, 0, nil)
+    params.values.withUnsafeBytes { bytes in
+      vkCmdPushConstants(
+        commandBuffer, pipelineLayout, VK_SHADER_STAGE_FRAGMENT_BIT.rawValue, 0, UInt32(bytes.count),
+        bytes.baseAddress)
+    }
+    vkCmdDraw(commandBuffer, 3, 1, 0, 0)
+    vkCmdEndRenderPass(commandBuffer)
+
+    if let readback = target.readback {
+      var barrier = VkImageMemoryBarrier()
+      barrier.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER
+      barrier.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT.rawValue
+      barrier.dstAccessMask = VK_ACCESS_TRANSFER_READ_BIT.rawValue
+      barrier.oldLayout = VK_IMAGE_LAYOUT_GENERAL
+      barrier.newLayout = VK_IMAGE_LAYOUT_GENERAL
+      barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED
+      barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED
+      barrier.image = target.image.image
+      barrier.subresourceRange = PlaneSet.colorRange
+      vkCmdPipelineBarrier(
+        commandBuffer, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT.rawValue, VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue,
+        0, 0, nil, 0, nil, 1, &barrier)
+      var region = VkBufferImageCopy()
+      region.imageSubresource = VkImageSubresourceLayers(
+        aspectMask: VK_IMAGE_ASPECT_COLOR_BIT.rawValue, mipLevel: 0, baseArrayLayer: 0, layerCount: 1)
+      region.imageExtent = VkExtent3D(width: UInt32(target.width), height: UInt32(target.height), depth: 1)
+      vkCmdCopyImageToBuffer(
+        commandBuffer, target.image.image, VK_IMAGE_LAYOUT_GENERAL, readback.buffer, 1, &region)
+      var hostBarrier = VkMemoryBarrier()
+      hostBarrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER
+      hostBarrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT.rawValue
+      hostBarrier.dstAccessMask = VK_ACCESS_HOST_READ_BIT.rawValue
+      vkCmdPipelineBarrier(
+        commandBuffer, VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, VK_PIPELINE_STAGE_HOST_BIT.rawValue, 0, 1,
+        &hostBarrier, 0, nil, 0, nil)
+    }
+    try vk(vkEndCommandBuffer(commandBuffer), "vkEndCommandBuffer")
+
+    var cb: VkCommandBuffer? = commandBuffer
+    var submit = VkSubmitInfo()
+    submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO
+    submit.commandBufferCount = 1
+    try withUnsafePointer(to: &cb) { cbs in
+      submit.pCommandBuffers = cbs
+      try vk(vkQueueSubmit(context.queue, 1, &submit, fence), "vkQueueSubmit")
+    }
+    try vk(vkWaitForFences(device, 1, [fence], VkBool32(VK_TRUE), UInt64.max), "vkWaitForFences")
+  }
+
+  /// The plane images for `frame`'s layout and size, made anew (and bound) when they change.
+  private func planeSet(for frame: VideoFrame?) throws -> PlaneSet {
+    let key = frame.map(PlaneSet.Key.init) ?? PlaneSet.Key.placeholder
+    if let planes, planes.key == key || frame == nil { return planes }
+    let made = try PlaneSet(context, key: key)
+    made.bind(descriptorSet, sampler: sampler)
+    planes = made
+    return made
+  }
+
+  private static func makePipeline(device: VkDevice, layout: VkPipelineLayout, renderPass: VkRenderPass) throws
+    -> VkPipeline
+  {
+    func module(_ code: [UInt32]) throws -> VkShaderModule {
+      var info = VkShaderModuleCreateInfo()
+      info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO
+      info.codeSize = code.count * 4
+      var module: VkShaderModule?
+      try code.withUnsafeBufferPointer { words in
+        info.pCode = words.baseAddress
+        try vk(vkCreateShaderModule(device, &info, nil, &module), "vkCreateShaderModule")
+      }
+      return module!
+    }
+    let vert = try module(ShaderCode.videoVert)
+    let frag = try module(ShaderCode.videoFrag)
+    defer {
+      vkDestroyShaderModule(device, vert, nil)
+      vkDestroyShaderModule(device, frag, nil)
+    }
+    let entry = strdup("main")!
+    defer { free(entry) }
+    var stages = [VkPipelineShaderStageCreateInfo](repeating: VkPipelineShaderStageCreateInfo(), count: 2)
+    for (i, (stage, module)) in [(VK_SHADER_STAGE_VERTEX_BIT, vert), (VK_SHADER_STAGE_FRAGMENT_BIT, frag)].enumerated()
+    {
+      stages[i].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO
+      stages[i].stage = stage
+      stages[i].module = module
+      stages[i].pName = UnsafePointer(entry)
+    }
+    var vertexInput = VkPipelineVertexInputStateCreateInfo()
+    vertexInput.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO
+    var assembly = VkPipelineInputAssemblyStateCreateInfo()
+    assembly.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO
+    assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST
+    var viewportState = VkPipelineViewportStateCreateInfo()
+    viewportState.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO
+    viewportState.viewportCount = 1
+    viewportState.scissorCount = 1
+    var raster = VkPipelineRasterizationStateCreateInfo()
+    raster.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO
+    raster.polygonMode = VK_POLYGON_MODE_FILL
+    raster.cullMode = VK_CULL_MODE_NONE.rawValue
+    raster.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE
+    raster.lineWidth = 1
+    var multisample = VkPipelineMultisampleStateCreateInfo()
+    multisample.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO
+    multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT
+    var blendAttachment = VkPipelineColorBlendAttachmentState()
+    blendAttachment.colorWriteMask =
+      VK_COLOR_COMPONENT_R_BIT.rawValue | VK_COLOR_COMPONENT_G_BIT.rawValue | VK_COLOR_COMPONENT_B_BIT.rawValue
+      | VK_COLOR_COMPONENT_A_BIT.rawValue
+    var dynamicStates = [VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR]
+    var pipeline: VkPipeline?
+    try withUnsafePointer(to: &blendAttachment) { blendAtt in
+      var blend = VkPipelineColorBlendStateCreateInfo()
+      blend.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO
+      blend.attachmentCount = 1
+      blend.pAttachments = blendAtt
+      try dynamicStates.withUnsafeMutableBufferPointer { dyn in
+        var dynamic = VkPipelineDynamicStateCreateInfo()
+        dynamic.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO
+        dynamic.dynamicStateCount = UInt32(dyn.count)
+        dynamic.pDynamicStates = UnsafePointer(dyn.baseAddress)
+        try stages.withUnsafeMutableBufferPointer { st in
+          var info = VkGraphicsPipelineCreateInfo()
+          info.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO
+          info.stageCount = 2
+          info.pStages = UnsafePointer(st.baseAddress)
+          info.layout = layout
+          info.renderPass = renderPass
+          info.subpass = 0
+          try withUnsafePointer(to: &vertexInput) { vi in
+            info.pVertexInputState = vi
+            try withUnsafePointer(to: &assembly) { ia in
+              info.pInputAssemblyState = ia
+              try withUnsafePointer(to: &viewportState) { vp in
+                info.pViewportState = vp
+                try withUnsafePointer(to: &raster) { rs in
+                  info.pRasterizationState = rs
+                  try withUnsafePointer(to: &multisample) { ms in
+                    info.pMultisampleState = ms
+                    try withUnsafePointer(to: &blend) { cb in
+                      info.pColorBlendState = cb
+                      try withUnsafePointer(to: &dynamic) { ds in
+                        info.pDynamicState = ds
+                        try vk(
+                          vkCreateGraphicsPipelines(device, nil, 1, &info, nil, &pipeline), "vkCreateGraphicsPipelines")
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    return pipeline!
+  }
+}
+
+/// The shader's push constants (shaders/video.frag `Params`), as 28 floats.
+struct PushConstants {
+  static let floatCount = 28
+  var values: [Float]
+
+  static let black = PushConstants(values: [Float](repeating: 0, count: floatCount))
+
+  init(values: [Float]) { self.values = values }
+
+  init(frame: VideoFrame, geometry g: VideoGeometry) {
+    let m = YUVMatrix(matrix: frame.color.matrix, range: frame.color.range, bitDepth: frame.bitDepth)
+    // Chroma of 4:2:0 MPEG-2/H.264 video is sited with the left luma column: sample half a luma pixel right.
+    let chromaOffset = 0.5 / Double(frame.width)
+    var v: [Double] = [
+      Double(g.rect.x0), Double(g.rect.y0), Double(g.rect.x1), Double(g.rect.y1),
+      g.axisX.x, g.axisX.y, g.axisY.x, g.axisY.y,
+      g.origin.x, g.origin.y, chromaOffset, 0,
+      frame.layout == .semiPlanar420 ? 1 : 0, frame.sampleScale, 0, 0,
+    ]
+    for row in m.rows { v += [row.x, row.y, row.z, row.w] }
+    values = v.map { Float($0) }
+  }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import OrbDecode
+
+/// Built-in sources for a first run with no media: `test://bars` is 75% colour bars that scroll, over a
+/// running time code (HH:MM:SS:FF), so a window shows at a glance that playback is live.
+/// Options as a query: `test://bars?size=1280x720&rate=30&duration=10` (no duration: endless).
+/// Thread-safety: Safe; state is behind a lock.
+public final class TestPatternSource: FrameSource, @unchecked Sendable {
+  public let info: MediaInfo
+  public let duration: Double?
+  public let width: Int
+  public let height: Int
+  public let rate: Double
+
+  private let lock = NSLock()
+  private var index = 0
+  private var closed = false
+  private let color = ColorInfo(matrix: .bt709, range: .limited)
+
+  /// 75% bars, left to right: white, yellow, cyan, green, magenta, red, blue, black (8-bit R'G'B').
+  public static let barColors: [(Int, Int, Int)] = [
+    (191, 191, 191), (191, 191, 0), (0, 191, 191), (0, 191, 0), (191, 0, 191), (191, 0, 0), (0, 0, 191), (0, 0, 0),
+  ]
+
+  public static func isTestURL(_ s: String) -> Bool { s.hasPrefix("test://") }
+
+  /// - Throws: `MediaError` for an unknown pattern name or a malformed option.
+  public init(url: String) throws {
+    guard let components = URLComponents(string: url), components.scheme == "test" else {
+      throw MediaError(.missing, source: url, reason: "not a test:// source")
+    }
+    let name = components.host ?? ""
+    guard name == "bars" else {
+      throw MediaError(.missing, source: url, reason: "no built-in pattern '\(name)' (try test://bars)")
+    }
+    var width = 1280
+    var height = 720
+    var rate = 30.0
+    var duration: Double?
+    for item in components.queryItems ?? [] {
+      let value = item.value ?? ""
+      switch item.name {
+      case "size":
+        let parts = value.split(separator: "x").compactMap { Int($0) }
+        guard parts.count == 2, parts[0] >= 16, parts[1] >= 16, parts[0] <= 8192, parts[1] <= 8192 else {
+          throw MediaError(.unplayable, source: url, reason: "size must be WIDTHxHEIGHT, e.g. 1280x720")
+        }
+        width = parts[0] & ~1
+        height = parts[1] & ~1
+      case "rate":
+        guard let r = Double(value), r > 0, r <= 240 else {
+          throw MediaError(.unplayable, source: url, reason: "rate must be frames per second, 1 to 240")
+        }
+        rate = r
+      case "duration":
+        guard let d = Double(value), d > 0 else {
+          throw MediaError(.unplayable, source: url, reason: "duration must be seconds above 0")
+        }
+        duration = d
+      default:
+        throw MediaError(.unplayable, source: url, reason: "unknown option '\(item.name)'")
+      }
+    }
+    self.width = width
+    self.height = height
+    self.rate = rate
+    self.duration = duration
+    var info = MediaInfo(source: url, container: "test", durationMs: duration.map { Int64($0 * 1000) })
+    info.video = [
+      VideoStreamInfo(
+        index: 0, codec: "rawvideo", profile: nil, width: width, height: height, frameRate: rate,
+        sampleAspectRatio: "1:1", rotation: 0, displayWidth: width, displayHeight: height, pixelFormat: "yuv420p",
+        bitDepth: 8, colorPrimaries: "bt709", colorTransfer: "bt709", colorMatrix: "bt709", colorRange: "tv",
+        effectiveColor: .init(matrix: "bt709", range: "limited", primaries: "bt709", transfer: "bt709"),
+        mastering: nil, maxCll: nil, maxFall: nil,
+        frameCount: duration.map { Int64(($0 * rate).rounded()) }, isDefault: true)
+    ]
+    self.info = info
+  }
+
+  public func nextFrame() -> VideoFrame? {
+    let n: Int? = lock.withLock {
+      if closed { return nil }
+      if let duration, Double(index) / rate >= duration - 1e-9 { return nil }
+      defer { index += 1 }
+      return index
+    }
+    guard let n else { return nil }
+    return makeFrame(n)
+  }
+
+  public func seek(to seconds: Double) {
+    lock.withLock { index = max(0, Int((seconds * rate).rounded(.down))) }
+  }
+
+  public func close() { lock.withLock { closed = true } }
+
+  /// Frame `n`: bars scrolled left by `n` × 1/240 of the width, time code below them.
+  func makeFrame(_ n: Int) -> VideoFrame {
+    let w = width
+    let h = height
+    let cw = w / 2
+    let barsHeight = h * 3 / 4
+    let shift = (n * max(1, w / 240)) % w
+    let ycc = Self.barColors.map { Self.ycbcr709($0) }
+    let time = Double(n) / rate
+    let code = Self.timeCode(frame: n, rate: rate)
+    return VideoFrame(
+      planar420Width: w, height: h, color: color, time: time, duration: 1 / rate, pixelFormatName: "yuv420p"
+    ) { yPlane, cbPlane, crPlane in
+      let y = yPlane.assumingMemoryBound(to: UInt8.self)
+      let cb = cbPlane.assumingMemoryBound(to: UInt8.self)
+      let cr = crPlane.assumingMemoryBound(to: UInt8.self)
+      // One row of bars, then copies of it: cheap enough for a debug build at 30 fps.
+      for x in 0..<w {
+        let bar = ((x + shift) % w) * 8 / w
+        y[x] = ycc[bar].0
+      }
+      for x in 0..<cw {
+        let bar = ((x * 2 + shift) % w) * 8 / w
+        cb[x] = ycc[bar].1
+        cr[x] = ycc[bar].2
+      }
+      for row in 1..<barsHeight { (y + row * w).update(from: y, count: w) }
+      for row in 1..<(barsHeight / 2) {
+        (cb + row * cw).update(from: cb, count: cw)
+        (cr + row * cw).update(from: cr, count: cw)
+      }
+      // Below the bars: black, with the time code in white.
+      (y + barsHeight * w).update(repeating: 16, count: (h - barsHeight) * w)
+      (cb + barsHeight / 2 * cw).update(repeating: 128, count: (h / 2 - barsHeight / 2) * cw)
+      (cr + barsHeight / 2 * cw).update(repeating: 128, count: (h / 2 - barsHeight / 2) * cw)
+      let scale = max(1, (h - barsHeight) / 14)
+      let textWidth = code.count * 6 * scale
+      let x0 = max(0, (w - textWidth) / 2)
+      let y0 = barsHeight + ((h - barsHeight) - 7 * scale) / 2
+      for (i, ch) in code.enumerated() {
+        guard let glyph = Self.font[ch] else { continue }
+        for gy in 0..<7 {
+          let bits = glyph[gy]
+          for gx in 0..<5 where bits & (1 << (4 - gx)) != 0 {
+            for sy in 0..<scale {
+              let py = y0 + gy * scale + sy
+              guard py < h else { continue }
+              let px = x0 + (i * 6 + gx) * scale
+              guard px + scale <= w else { continue }
+              (y + py * w + px).update(repeating: 235, count: scale)
+            }
+          }
+        }
+      }
+    }
+  }
+
+  /// "HH:MM:SS:FF" for frame `n`.
+  static func timeCode(frame n: Int, rate: Double) -> String {
+    let fps = max(1, Int(rate.rounded()))
+    let totalSeconds = n / fps
+    let f = n % fps
+    return String(
+      format: "%02d:%02d:%02d:%02d", totalSeconds / 3600, (totalSeconds / 60) % 60, totalSeconds % 60, f)
+  }
+
+  /// 8-bit R'G'B' to BT.709 limited-range Y'CbCr.
+  static func ycbcr709(_ rgb: (Int, Int, Int)) -> (UInt8, UInt8, UInt8) {
+    let r = Double(rgb.0) / 255
+    let g = Double(rgb.1) / 255
+    let b = Double(rgb.2) / 255
+    let y = 0.2126 * r + 0.7152 * g + 0.0722 * b
+    let cb = (b - y) / 1.8556
+    let cr = (r - y) / 1.5748
+    func code(_ v: Double) -> UInt8 { UInt8(max(0, min(255, v.rounded()))) }
+    return (code(16 + 219 * y), code(128 + 224 * cb), code(128 + 224 * cr))
+  }
+
+  /// A 5x7 font for the time code: each row's bits, most significant bit leftmost.
+  static let font: [Character: [UInt8]] = [
+    "0": [0x0E, 0x11, 0x13, 0x15, 0x19, 0x11, 0x0E], "1": [0x04, 0x0C, 0x04, 0x04, 0x04, 0x04, 0x0E],
+    "2": [0x0E, 0x11, 0x01, 0x02, 0x04, 0x08, 0x1F], "3": [0x1F, 0x02, 0x04, 0x02, 0x01, 0x11, 0x0E],
+    "4": [0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02], "5": [0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E],
+    "6": [0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E], "7": [0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08],
+    "8": [0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E], "9": [0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C],
+    ":": [0x00, 0x0C, 0x0C, 0x00, 0x0C, 0x0C, 0x00],
+  ]
+}

@@ -1,0 +1,280 @@
+import Foundation
+import OrbDecode
+import OrbTestSupport
+import XCTest
+
+/// What `--probe` and the stats overlay show about a file, checked against how it was made and against ffprobe.
+final class ProbeTests: XCTestCase {
+  func testH264InMP4WithAACAudio() throws {
+    let path = try Media.h264()
+    let info = try MediaSource(path).info
+    XCTAssertEqual(info.container, "mov,mp4,m4a,3gp,3g2,mj2")
+    XCTAssertEqual(info.source, path)
+    let video = try XCTUnwrap(info.video.first)
+    XCTAssertEqual(info.video.count, 1)
+    XCTAssertEqual(video.codec, "h264")
+    XCTAssertEqual(video.width, 320)
+    XCTAssertEqual(video.height, 240)
+    XCTAssertEqual(video.displayWidth, 320)
+    XCTAssertEqual(video.displayHeight, 240)
+    XCTAssertEqual(video.sampleAspectRatio, "1:1")
+    XCTAssertEqual(video.rotation, 0)
+    XCTAssertEqual(try XCTUnwrap(video.frameRate), 25, accuracy: 0.001)
+    XCTAssertEqual(video.pixelFormat, "yuv420p")
+    XCTAssertEqual(video.bitDepth, 8)
+    XCTAssertEqual(video.frameCount, 50)
+    // Untagged SD: BT.601 limited range, as players agree.
+    XCTAssertEqual(video.effectiveColor.matrix, "bt601")
+    XCTAssertEqual(video.effectiveColor.range, "limited")
+    XCTAssertEqual(video.effectiveColor.transfer, "bt709")
+    XCTAssertNil(video.mastering)
+    XCTAssertNil(video.maxCll)
+
+    let audio = try XCTUnwrap(info.audio.first)
+    XCTAssertEqual(info.audio.count, 1)
+    XCTAssertEqual(audio.codec, "aac")
+    XCTAssertEqual(audio.profile, "LC")
+    XCTAssertEqual(audio.channels, 2)
+    XCTAssertEqual(audio.channelLayout, "stereo")
+    XCTAssertEqual(audio.sampleRate, 48000)
+    XCTAssertEqual(audio.language, "eng")
+    XCTAssertTrue(info.subtitles.isEmpty)
+    try assertDurationMatchesFFprobe(info, path, expected: 2)
+  }
+
+  func testHEVC10BitHDR10InMKV() throws {
+    let path = try Media.hevcHDR10()
+    let info = try MediaSource(path).info
+    XCTAssertEqual(info.container, "matroska,webm")
+    let video = try XCTUnwrap(info.video.first)
+    XCTAssertEqual(video.codec, "hevc")
+    XCTAssertEqual(video.profile, "Main 10")
+    XCTAssertEqual(video.bitDepth, 10)
+    XCTAssertEqual(video.pixelFormat, "yuv420p10le")
+    XCTAssertEqual(try XCTUnwrap(video.frameRate), 24, accuracy: 0.001)
+    XCTAssertEqual(video.colorTransfer, "smpte2084")
+    XCTAssertEqual(video.colorPrimaries, "bt2020")
+    XCTAssertEqual(video.colorMatrix, "bt2020nc")
+    XCTAssertEqual(video.effectiveColor.transfer, "smpte2084")
+    XCTAssertEqual(video.effectiveColor.primaries, "bt2020")
+    XCTAssertEqual(video.effectiveColor.matrix, "bt2020nc")
+    XCTAssertEqual(video.effectiveColor.range, "limited")
+
+    let mastering = try XCTUnwrap(video.mastering, "the mastering display from x265's SEI")
+    XCTAssertEqual(mastering.maxLuminance, 1000, accuracy: 1e-9)
+    XCTAssertEqual(mastering.minLuminance, 0.0001, accuracy: 1e-9)
+    // x265 takes chromaticities in units of 0.00002: G(13250,34500) is (0.265, 0.69), and so on.
+    assertChromaticity(mastering.red, 0.68, 0.32, "red")
+    assertChromaticity(mastering.green, 0.265, 0.69, "green")
+    assertChromaticity(mastering.blue, 0.15, 0.06, "blue")
+    assertChromaticity(mastering.whitePoint, 0.3127, 0.329, "white point")
+    XCTAssertEqual(video.maxCll, 1000)
+    XCTAssertEqual(video.maxFall, 400)
+    try assertDurationMatchesFFprobe(info, path, expected: 1)
+  }
+
+  func testVP9InWebMWithOpus() throws {
+    let path = try Media.vp9()
+    let info = try MediaSource(path).info
+    XCTAssertEqual(info.container, "matroska,webm")
+    let video = try XCTUnwrap(info.video.first)
+    XCTAssertEqual(video.codec, "vp9")
+    XCTAssertEqual(video.width, 320)
+    XCTAssertEqual(video.height, 240)
+    XCTAssertEqual(video.pixelFormat, "yuv420p")
+    XCTAssertEqual(try XCTUnwrap(video.frameRate), 25, accuracy: 0.001)
+    let audio = try XCTUnwrap(info.audio.first)
+    XCTAssertEqual(audio.codec, "opus")
+    XCTAssertEqual(audio.sampleRate, 48000)
+    try assertDurationMatchesFFprobe(info, path, expected: 2)
+  }
+
+  func testMPEG2InTransportStream() throws {
+    let path = try Media.mpeg2()
+    let info = try MediaSource(path).info
+    XCTAssertEqual(info.container, "mpegts")
+    let video = try XCTUnwrap(info.video.first)
+    XCTAssertEqual(video.codec, "mpeg2video")
+    XCTAssertEqual(video.width, 320)
+    XCTAssertEqual(video.height, 240)
+    XCTAssertEqual(try XCTUnwrap(video.frameRate), 25, accuracy: 0.001)
+    XCTAssertEqual(info.audio.first?.codec, "mp2")
+    try assertDurationMatchesFFprobe(info, path, expected: 2)
+  }
+
+  func testMPEG4Part2InAVI() throws {
+    let path = try Media.mpeg4()
+    let info = try MediaSource(path).info
+    XCTAssertEqual(info.container, "avi")
+    let video = try XCTUnwrap(info.video.first)
+    XCTAssertEqual(video.codec, "mpeg4")
+    XCTAssertEqual(try XCTUnwrap(video.frameRate), 25, accuracy: 0.001)
+    XCTAssertEqual(info.audio.first?.codec, "mp3")
+    try assertDurationMatchesFFprobe(info, path, expected: 2)
+  }
+
+  func testMultiTrackMKVListsEveryTrackWithLanguageTitleAndDisposition() throws {
+    let path = try Media.multiTrack()
+    let info = try MediaSource(path).info
+    XCTAssertEqual(info.video.count, 1)
+    XCTAssertEqual(info.audio.count, 2)
+    XCTAssertEqual(info.subtitles.count, 1)
+    guard info.audio.count == 2, let subtitle = info.subtitles.first else { return }
+    let (english, japanese) = (info.audio[0], info.audio[1])
+    XCTAssertEqual(english.index, 1)
+    XCTAssertEqual(english.codec, "opus")
+    XCTAssertEqual(english.language, "eng")
+    XCTAssertEqual(english.title, "English")
+    XCTAssertTrue(english.isDefault)
+    XCTAssertEqual(japanese.index, 2)
+    XCTAssertEqual(japanese.language, "jpn")
+    XCTAssertEqual(japanese.title, "Japanese dub")
+    XCTAssertFalse(japanese.isDefault)
+
+    XCTAssertEqual(subtitle.index, 3)
+    XCTAssertEqual(subtitle.codec, "subrip")
+    XCTAssertEqual(subtitle.language, "eng")
+    XCTAssertEqual(subtitle.title, "Signs")
+    XCTAssertTrue(subtitle.isForced)
+    XCTAssertFalse(subtitle.isDefault)
+    XCTAssertTrue(subtitle.isText)
+
+    // The same dispositions as ffprobe sees them.
+    let probed = try FFprobe.streams(path)
+    for (index, isDefault) in [(1, english.isDefault), (2, japanese.isDefault), (3, subtitle.isDefault)] {
+      let disposition = probed[index]["disposition"] as? [String: Any]
+      XCTAssertEqual(disposition?["default"] as? Int, isDefault ? 1 : 0, "stream \(index) default")
+    }
+    XCTAssertEqual((probed[3]["disposition"] as? [String: Any])?["forced"] as? Int, 1)
+  }
+
+  func testAnamorphicVideoIsShownWiderThanStored() throws {
+    let path = try Media.anamorphic()
+    let video = try XCTUnwrap(MediaSource(path).info.video.first)
+    XCTAssertEqual(try probedStream(path, 0)["sample_aspect_ratio"] as? String, "2:1", "ffmpeg made it anamorphic")
+    XCTAssertEqual(video.width, 320)
+    XCTAssertEqual(video.height, 240)
+    XCTAssertEqual(video.sampleAspectRatio, "2:1")
+    XCTAssertEqual(video.displayWidth, 640)
+    XCTAssertEqual(video.displayHeight, 240)
+
+    let pipeline = try VideoPipeline(source: path)
+    defer { pipeline.close() }
+    let frame = try XCTUnwrap(pipeline.nextFrame())
+    XCTAssertEqual(frame.width, 320)
+    XCTAssertEqual(frame.sampleAspect, 2, accuracy: 1e-9)
+    XCTAssertEqual(frame.displayAspect, 640.0 / 240, accuracy: 1e-9)
+  }
+
+  /// ffmpeg 5.1 writes `-metadata:s:v:0 rotate=90` under `-c copy` as a display matrix that ffprobe prints as
+  /// rotation 90 (counter-clockwise), so ffmpeg's own autorotation turns the picture a quarter counter-clockwise:
+  /// 270 degrees clockwise. The test takes ffprobe's matrix and ffmpeg's rendering as the truth.
+  func testRotatedMP4ReportsTheTurnFFmpegShowsAndSwapsTheDisplaySize() throws {
+    let path = try Media.rotated()
+    let counterClockwise = try XCTUnwrap(FFprobe.rotation(path), "ffmpeg wrote no display matrix")
+    XCTAssertEqual(abs(counterClockwise), 90, "a quarter turn either way")
+    let expectedClockwise = ((-counterClockwise % 360) + 360) % 360
+
+    let video = try XCTUnwrap(MediaSource(path).info.video.first)
+    XCTAssertEqual(video.rotation, expectedClockwise, "degrees clockwise")
+    XCTAssertEqual(video.width, 320)
+    XCTAssertEqual(video.height, 240)
+    XCTAssertEqual(video.displayWidth, 240)
+    XCTAssertEqual(video.displayHeight, 320)
+
+    let pipeline = try VideoPipeline(source: path)
+    defer { pipeline.close() }
+    let frame = try XCTUnwrap(pipeline.nextFrame())
+    XCTAssertEqual(frame.rotation, expectedClockwise)
+    XCTAssertEqual(frame.displayAspect, 240.0 / 320, accuracy: 1e-9)
+
+    // Independent of sign conventions: turning the stored picture by `rotation` clockwise must give what
+    // ffmpeg shows, and turning it the other way must not.
+    let stored = try RGBImage(png: path, ffmpegInputOptions: ["-noautorotate"])
+    let shown = try RGBImage(png: path)
+    XCTAssertEqual(shown.width, 240)
+    XCTAssertEqual(shown.height, 320)
+    let right = meanDistance(shown, stored, turnedClockwise: video.rotation)
+    let wrong = meanDistance(shown, stored, turnedClockwise: (video.rotation + 180) % 360)
+    XCTAssertLessThan(right, 4, "the picture turned by \(video.rotation)° clockwise should match ffmpeg's")
+    XCTAssertGreaterThan(wrong, 20, "the test picture should tell the two directions apart")
+  }
+
+  func testProbeJSONIsValidAndNamesEveryField() throws {
+    let path = try Media.hevcHDR10()
+    let text = try MediaSource(path).info.json()
+    let object = try XCTUnwrap(
+      try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "json() should be an object: \(text)")
+    XCTAssertEqual(object["source"] as? String, path)
+    XCTAssertEqual(object["container"] as? String, "matroska,webm")
+    XCTAssertNotNil(object["duration_ms"] as? Int)
+    let video = try XCTUnwrap((object["video"] as? [[String: Any]])?.first)
+    for key in [
+      "index", "codec", "profile", "width", "height", "frame_rate", "sample_aspect_ratio", "rotation",
+      "display_width", "display_height", "pixel_format", "bit_depth", "color_primaries", "color_transfer",
+      "color_matrix", "color_range", "effective_color", "mastering", "max_cll", "max_fall", "is_default",
+    ] {
+      XCTAssertNotNil(video[key], "video.\(key) missing from \(text)")
+    }
+    let mastering = try XCTUnwrap(video["mastering"] as? [String: Any])
+    XCTAssertEqual(mastering["max_luminance"] as? Double, 1000)
+    XCTAssertNotNil(mastering["white_point"] as? [String: Any])
+    XCTAssertEqual(video["max_cll"] as? Int, 1000)
+    XCTAssertEqual((video["effective_color"] as? [String: Any])?["transfer"] as? String, "smpte2084")
+    XCTAssertEqual(object["audio"] as? [Any]?.none, nil)
+
+    let multi = try MediaSource(try Media.multiTrack()).info.json()
+    let multiObject = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(multi.utf8)) as? [String: Any])
+    let audio = try XCTUnwrap(multiObject["audio"] as? [[String: Any]])
+    XCTAssertEqual(audio.map { $0["language"] as? String }, ["eng", "jpn"])
+    for key in ["index", "codec", "channels", "sample_rate", "title", "is_default"] {
+      XCTAssertNotNil(audio.first?[key], "audio.\(key) missing from \(multi)")
+    }
+    let subtitle = try XCTUnwrap((multiObject["subtitles"] as? [[String: Any]])?.first)
+    XCTAssertEqual(subtitle["is_forced"] as? Bool, true)
+    XCTAssertEqual(subtitle["is_text"] as? Bool, true)
+    XCTAssertEqual(subtitle["language"] as? String, "eng")
+  }
+
+  // MARK: helpers
+
+  private func assertDurationMatchesFFprobe(
+    _ info: MediaInfo, _ path: String, expected seconds: Double, file: StaticString = #filePath, line: UInt = #line
+  ) throws {
+    let ms = try XCTUnwrap(info.durationMs, "no duration", file: file, line: line)
+    XCTAssertEqual(Double(ms) / 1000, seconds, accuracy: 0.1, "duration", file: file, line: line)
+    let format = try FFprobe.json(path)["format"] as? [String: Any]
+    let probed = try XCTUnwrap(Double(format?["duration"] as? String ?? ""), file: file, line: line)
+    XCTAssertEqual(Double(ms), probed * 1000, accuracy: 1, "duration against ffprobe's", file: file, line: line)
+  }
+
+  private func assertChromaticity(
+    _ c: HDRMetadata.Chromaticity, _ x: Double, _ y: Double, _ name: String, file: StaticString = #filePath,
+    line: UInt = #line
+  ) {
+    XCTAssertEqual(c.x, x, accuracy: 1e-6, "\(name) x", file: file, line: line)
+    XCTAssertEqual(c.y, y, accuracy: 1e-6, "\(name) y", file: file, line: line)
+  }
+
+  /// Mean per-pixel distance between `shown` and `stored` turned `degrees` clockwise.
+  private func meanDistance(_ shown: RGBImage, _ stored: RGBImage, turnedClockwise degrees: Int) -> Double {
+    let (w, h) = (stored.width, stored.height)
+    var total = 0
+    var count = 0
+    for y in 0..<shown.height {
+      for x in 0..<shown.width {
+        let source: (Int, Int)
+        switch degrees {
+        case 90: source = (y, h - 1 - x)
+        case 180: source = (w - 1 - x, h - 1 - y)
+        case 270: source = (w - 1 - y, x)
+        default: source = (x, y)
+        }
+        guard source.0 >= 0 && source.0 < w && source.1 >= 0 && source.1 < h else { return .infinity }
+        total += shown.pixel(x: x, y: y).distance(to: stored.pixel(x: source.0, y: source.1))
+        count += 1
+      }
+    }
+    return Double(total) / Double(max(count, 1))
+  }
+}
