@@ -6,6 +6,11 @@ public struct VulkanError: Error, CustomStringConvertible, Sendable {
   public let call: String
   public let result: Int32
   public var description: String { "\(call) failed (VkResult \(result))" }
+
+  public init(call: String, result: Int32) {
+    self.call = call
+    self.result = result
+  }
 }
 
 /// The one funnel for `VkResult`s: success passes, anything else throws a `VulkanError` naming the call.

@@ -150,7 +150,7 @@ func decodeAll(
 }
 
 /// The first frame `pipeline` gives, with its pixels, waiting at most `timeout` seconds.
-func firstFrame(_ pipeline: VideoPipeline, timeout: Double = 30) -> DecodedFrame? {
+func firstFrame(_ pipeline: VideoPipeline, timeout: Double = 10) -> DecodedFrame? {
   decodeAll(pipeline, limit: 1, keepPixels: true, timeout: timeout).frames.first
 }
 
@@ -167,7 +167,8 @@ func assertOpenFails(
     XCTAssertEqual(error.source, path, file: file, line: line)
     XCTAssertTrue(error.description.contains(path), "'\(error)' should name the file", file: file, line: line)
     if let reason {
-      XCTAssertTrue(error.reason.contains(reason), "reason '\(error.reason)' should say '\(reason)'", file: file, line: line)
+      XCTAssertTrue(
+        error.reason.contains(reason), "reason '\(error.reason)' should say '\(reason)'", file: file, line: line)
     }
   } catch {
     XCTFail("expected a MediaError, got \(type(of: error)): \(error)", file: file, line: line)

@@ -221,7 +221,7 @@ final class ProbeTests: XCTestCase {
     XCTAssertNotNil(mastering["white_point"] as? [String: Any])
     XCTAssertEqual(video["max_cll"] as? Int, 1000)
     XCTAssertEqual((video["effective_color"] as? [String: Any])?["transfer"] as? String, "smpte2084")
-    XCTAssertEqual(object["audio"] as? [Any]?.none, nil)
+    XCTAssertEqual((object["audio"] as? [Any])?.count, 0, "no audio tracks: an empty list")
 
     let multi = try MediaSource(try Media.multiTrack()).info.json()
     let multiObject = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(multi.utf8)) as? [String: Any])

@@ -11,8 +11,11 @@ public enum FFprobe {
         "-v", "error", "-count_frames", "-select_streams", "v:0", "-show_entries", "stream=nb_read_frames", "-of",
         "csv=p=0", path,
       ], timeout: 120)
-    let text = result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-    guard result.succeeded, let count = Int(text.split(separator: "\n").first ?? "") else { return -1 }
+    // Containers with programs (MPEG-TS) print the stream once per program and once alone, as "50,".
+    let counts = result.stdout.split(separator: "\n").compactMap { line in
+      Int(line.split(separator: ",").first?.trimmingCharacters(in: .whitespaces) ?? "")
+    }
+    guard result.succeeded, let count = counts.first else { return -1 }
     return count
   }
 

@@ -85,7 +85,8 @@ public func assertPixel(
   file: StaticString = #filePath, line: UInt = #line
 ) {
   guard x >= 0 && x < image.width && y >= 0 && y < image.height else {
-    XCTFail("pixel (\(x), \(y)) is outside the \(image.width)x\(image.height) image. \(message)", file: file, line: line)
+    XCTFail(
+      "pixel (\(x), \(y)) is outside the \(image.width)x\(image.height) image. \(message)", file: file, line: line)
     return
   }
   let actual = image.pixel(x: x, y: y)

@@ -1,0 +1,124 @@
+import CGtk
+import Foundation
+
+// C callbacks live here, as plain functions outside main.swift: top-level code there is main-actor isolated,
+// and closures that GLib calls would inherit that isolation (DESIGN.md: `_dispatch_assert_queue_fail`).
+
+/// A Swift closure carried through a `gpointer`, released by GLib's destroy notify.
+final class ClosureBox {
+  let run: () -> Bool
+  init(_ run: @escaping () -> Bool) { self.run = run }
+}
+
+private func sourceTrampoline(_ data: gpointer?) -> gboolean {
+  Unmanaged<ClosureBox>.fromOpaque(data!).takeUnretainedValue().run() ? 1 : 0
+}
+
+private func releaseBox(_ data: gpointer?) {
+  Unmanaged<ClosureBox>.fromOpaque(data!).release()
+}
+
+enum MainLoop {
+  /// Runs `body` once on the GTK main thread, soon. Callable from any thread.
+  static func post(_ body: @escaping @Sendable () -> Void) {
+    let box = ClosureBox {
+      body()
+      return false
+    }
+    g_idle_add_full(G_PRIORITY_DEFAULT, sourceTrampoline, Unmanaged.passRetained(box).toOpaque(), releaseBox)
+  }
+
+  /// Calls `body` every `milliseconds` on the main thread while it returns true.
+  @discardableResult
+  static func every(milliseconds: UInt32, _ body: @escaping () -> Bool) -> guint {
+    let box = ClosureBox(body)
+    return g_timeout_add_full(
+      G_PRIORITY_DEFAULT, milliseconds, sourceTrampoline, Unmanaged.passRetained(box).toOpaque(), releaseBox)
+  }
+
+  /// Calls `body` once after `milliseconds` on the main thread.
+  static func after(milliseconds: UInt32, _ body: @escaping () -> Void) {
+    every(milliseconds: milliseconds) {
+      body()
+      return false
+    }
+  }
+}
+
+/// Signal handlers: each signal shape has one trampoline that finds its Swift closure in the user data.
+final class SignalBox<Handler> {
+  let handler: Handler
+  init(_ handler: Handler) { self.handler = handler }
+}
+
+private func releaseSignalBox(_ data: gpointer?, _ closure: UnsafeMutablePointer<GClosure>?) {
+  Unmanaged<AnyObject>.fromOpaque(data!).release()
+}
+
+enum Signals {
+  typealias Plain = () -> Void
+  typealias Bool0 = () -> Bool
+  typealias Key = (_ keyval: guint, _ state: GdkModifierType) -> Bool
+  typealias Press = (_ count: Int32) -> Void
+
+  private static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, _ callback: GCallback,
+                              _ box: AnyObject) {
+    orb_signal_connect(
+      instance, signal, callback, Unmanaged.passRetained(box).toOpaque(), releaseSignalBox)
+  }
+
+  /// Signals of shape `void (*)(GObject *, gpointer)`: "activate", "realize", "unrealize", …
+  static func plain(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: @escaping Plain) {
+    let fn: @convention(c) (gpointer?, gpointer?) -> Void = { _, data in
+      Unmanaged<SignalBox<Plain>>.fromOpaque(data!).takeUnretainedValue().handler()
+    }
+    connect(instance, signal, unsafeBitCast(fn, to: GCallback.self), SignalBox<Plain>(handler))
+  }
+
+  /// Signals of shape `gboolean (*)(GObject *, gpointer)`: "close-request".
+  static func returningBool(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: @escaping Bool0) {
+    let fn: @convention(c) (gpointer?, gpointer?) -> gboolean = { _, data in
+      Unmanaged<SignalBox<Bool0>>.fromOpaque(data!).takeUnretainedValue().handler() ? 1 : 0
+    }
+    connect(instance, signal, unsafeBitCast(fn, to: GCallback.self), SignalBox<Bool0>(handler))
+  }
+
+  /// GtkEventControllerKey "key-pressed".
+  static func keyPressed(_ controller: UnsafeMutableRawPointer, _ handler: @escaping Key) {
+    let fn: @convention(c) (gpointer?, guint, guint, GdkModifierType, gpointer?) -> gboolean = {
+      _, keyval, _, state, data in
+      Unmanaged<SignalBox<Key>>.fromOpaque(data!).takeUnretainedValue().handler(keyval, state) ? 1 : 0
+    }
+    connect(controller, "key-pressed", unsafeBitCast(fn, to: GCallback.self), SignalBox<Key>(handler))
+  }
+
+  /// GtkGestureClick "pressed".
+  static func pressed(_ gesture: UnsafeMutableRawPointer, _ handler: @escaping Press) {
+    let fn: @convention(c) (gpointer?, Int32, Double, Double, gpointer?) -> Void = { _, count, _, _, data in
+      Unmanaged<SignalBox<Press>>.fromOpaque(data!).takeUnretainedValue().handler(count)
+    }
+    connect(gesture, "pressed", unsafeBitCast(fn, to: GCallback.self), SignalBox<Press>(handler))
+  }
+}
+
+/// Casts between GTK's pointer types (the GTK_WINDOW(…) macros Swift cannot import).
+@inline(__always)
+func cast<T>(_ p: UnsafeMutableRawPointer?) -> UnsafeMutablePointer<T> {
+  p!.assumingMemoryBound(to: T.self)
+}
+
+@inline(__always)
+func raw<T>(_ p: UnsafeMutablePointer<T>?) -> UnsafeMutableRawPointer {
+  UnsafeMutableRawPointer(p!)
+}
+
+/// A GTK object pointer as the OpaquePointer Swift imports final GTK types as (GtkPicture, GdkTexture, …).
+@inline(__always)
+func opaque<T>(_ p: UnsafeMutablePointer<T>?) -> OpaquePointer {
+  OpaquePointer(p!)
+}
+
+@inline(__always)
+func raw(_ p: OpaquePointer?) -> UnsafeMutableRawPointer {
+  UnsafeMutableRawPointer(p!)
+}

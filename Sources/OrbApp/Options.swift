@@ -1,0 +1,259 @@
+import CGtk
+import Foundation
+
+/// The command line, parsed with GLib's GOptionContext so `--help` reads like every GTK program's.
+/// Thread-safety: a value type, made on the main thread before anything else runs.
+struct Options {
+  var source: String?
+  var resumeMs: Int64 = 0
+  var title: String?
+  var authToken: String?
+  var headers: [String] = []
+  var intro: String?
+  var credits: String?
+  var speed: Double = 1
+  var volume: Int = 100
+  var mute = false
+  var audioTrack: Int?
+  var subtitleTrack: Int?
+  var subtitleFile: String?
+  var fullscreen = false
+  var toneMapping = "bt2390"
+  var targetPeak: Double = 203
+  var eventsFd: Int32?
+  var version = false
+  var probe = false
+  var frameAt: Double?
+  var output: String?
+  var size: (Int, Int)?
+  var benchmark = false
+  var benchmarkSeconds: Double?
+  /// "auto", "zero-copy" or "memory": how rendered frames reach GTK.
+  var videoOutput = "auto"
+  var paused = false
+  var errorLingerMs = 6000
+
+  static let toneMappingCurves = ["bt2390", "hable", "reinhard", "clip"]
+
+  /// Parses `arguments` (argv, program name first).
+  /// - Returns: the options, or a message for the user (exit status 1).
+  static func parse(_ arguments: [String]) -> Result<Options, OptionsError> {
+    let table = OptionTable()
+    let context = g_option_context_new("FILE|URL")
+    defer { g_option_context_free(context) }
+    g_option_context_set_summary(
+      context,
+      "Plays a video file or stream. With no FILE|URL, plays the built-in test://bars.\n"
+        + "Built-in sources: test://bars (options: ?size=WxH&rate=FPS&duration=S).")
+    g_option_context_add_main_entries(context, table.entries, nil)
+    var argc = Int32(arguments.count)
+    let cArgs = arguments.map { strdup($0) }
+    var argvStorage: [UnsafeMutablePointer<CChar>?] = cArgs + [nil]
+    var error: UnsafeMutablePointer<GError>?
+    let ok = argvStorage.withUnsafeMutableBufferPointer { buffer -> gboolean in
+      var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = buffer.baseAddress
+      return g_option_context_parse(context, &argc, &argv, &error)
+    }
+    if ok == 0 {
+      let message = error.map { String(cString: $0.pointee.message) } ?? "bad options"
+      g_error_free(error)
+      return .failure(OptionsError(message: message + " (see --help)"))
+    }
+    return table.read()
+  }
+}
+
+struct OptionsError: Error, CustomStringConvertible {
+  var message: String
+  var description: String { message }
+}
+
+/// GOptionEntry storage: C strings and value cells that outlive the parse.
+private final class OptionTable {
+  enum Kind { case flag, int, int64, double, string, strings, filename, remaining }
+  struct Spec {
+    var name: String
+    var kind: Kind
+    var help: String
+    var argHelp: String?
+  }
+
+  let specs: [Spec] = [
+    Spec(name: "resume-ms", kind: .int64, help: "Start at this position", argHelp: "MS"),
+    Spec(name: "title", kind: .string, help: "Window title (default: the file name)", argHelp: "TEXT"),
+    Spec(name: "auth-token", kind: .string, help: "Sent as 'Authorization: Bearer', only to the media's host",
+      argHelp: "TOKEN"),
+    Spec(name: "header", kind: .strings, help: "Extra HTTP request header (repeatable)", argHelp: "'NAME: VALUE'"),
+    Spec(name: "intro", kind: .string, help: "Intro marker window, milliseconds", argHelp: "START-END"),
+    Spec(name: "credits", kind: .string, help: "Credits marker, milliseconds", argHelp: "START[-END]"),
+    Spec(name: "speed", kind: .double, help: "Playback speed, 0.25 to 4", argHelp: "X"),
+    Spec(name: "volume", kind: .int, help: "Volume in percent, 0 to 150", argHelp: "PERCENT"),
+    Spec(name: "mute", kind: .flag, help: "Start muted", argHelp: nil),
+    Spec(name: "aid", kind: .int, help: "Audio track (1-based)", argHelp: "N"),
+    Spec(name: "sid", kind: .int, help: "Subtitle track (1-based, 0 for none)", argHelp: "N"),
+    Spec(name: "sub-file", kind: .filename, help: "Subtitle file to load", argHelp: "FILE"),
+    Spec(name: "fullscreen", kind: .flag, help: "Start in fullscreen", argHelp: nil),
+    Spec(name: "paused", kind: .flag, help: "Start paused on the first frame", argHelp: nil),
+    Spec(name: "tone-mapping", kind: .string, help: "HDR tone-mapping curve: bt2390, hable, reinhard, clip",
+      argHelp: "CURVE"),
+    Spec(name: "target-peak", kind: .double, help: "Display peak for tone mapping, nits", argHelp: "NITS"),
+    Spec(name: "events-fd", kind: .int, help: "Write JSON event lines to this file descriptor", argHelp: "N"),
+    Spec(name: "video-output", kind: .string,
+      help: "How frames reach the window: auto, zero-copy (GL import) or memory", argHelp: "PATH"),
+    Spec(name: "probe", kind: .flag, help: "Print the streams as JSON and exit (no window)", argHelp: nil),
+    Spec(name: "frame-at", kind: .double, help: "Write the frame at this time to --output as PNG (no window)",
+      argHelp: "SECONDS"),
+    Spec(name: "output", kind: .filename, help: "PNG file for --frame-at", argHelp: "FILE"),
+    Spec(name: "size", kind: .string, help: "Render size for --frame-at and --benchmark", argHelp: "WxH"),
+    Spec(name: "benchmark", kind: .flag, help: "Decode and render every frame as fast as possible; print JSON",
+      argHelp: nil),
+    Spec(name: "benchmark-seconds", kind: .double, help: "Stop --benchmark after this long", argHelp: "SECONDS"),
+    Spec(name: "error-linger-ms", kind: .int, help: "How long an error stays in the window before exit",
+      argHelp: "MS"),
+    Spec(name: "version", kind: .flag, help: "Print the version and exit", argHelp: nil),
+    Spec(name: "", kind: .remaining, help: "", argHelp: nil),
+  ]
+
+  private var cells: [UnsafeMutableRawPointer] = []
+  private(set) var entries: UnsafeMutablePointer<GOptionEntry>
+
+  init() {
+    entries = .allocate(capacity: specs.count + 1)
+    for (i, spec) in specs.enumerated() {
+      let cell = UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16)
+      cell.initializeMemory(as: UInt8.self, repeating: 0, count: 16)
+      // Numbers start at a value no one types, so "not given" differs from an explicit 0.
+      switch spec.kind {
+      case .int: cell.storeBytes(of: Int32.min, as: Int32.self)
+      case .int64: cell.storeBytes(of: Int64.min, as: Int64.self)
+      case .double: cell.storeBytes(of: Double.nan, as: Double.self)
+      default: break
+      }
+      cells.append(cell)
+      let arg: GOptionArg
+      switch spec.kind {
+      case .flag: arg = G_OPTION_ARG_NONE
+      case .int: arg = G_OPTION_ARG_INT
+      case .int64: arg = G_OPTION_ARG_INT64
+      case .double: arg = G_OPTION_ARG_DOUBLE
+      case .string: arg = G_OPTION_ARG_STRING
+      case .strings: arg = G_OPTION_ARG_STRING_ARRAY
+      case .filename: arg = G_OPTION_ARG_FILENAME
+      case .remaining: arg = G_OPTION_ARG_FILENAME_ARRAY
+      }
+      entries[i] = GOptionEntry(
+        long_name: UnsafePointer(strdup(spec.name)), short_name: 0, flags: 0, arg: arg, arg_data: cell,
+        description: spec.help.isEmpty ? nil : UnsafePointer(strdup(spec.help)),
+        arg_description: spec.argHelp.map { UnsafePointer(strdup($0)) })
+    }
+    entries[specs.count] = GOptionEntry()
+  }
+
+  private func cell(_ name: String) -> (Spec, UnsafeMutableRawPointer) {
+    let i = specs.firstIndex { $0.name == name }!
+    return (specs[i], cells[i])
+  }
+
+  private func flag(_ name: String) -> Bool { cell(name).1.load(as: gboolean.self) != 0 }
+  private func int(_ name: String) -> Int32 { cell(name).1.load(as: Int32.self) }
+  private func int64(_ name: String) -> Int64 { cell(name).1.load(as: Int64.self) }
+  private func double(_ name: String) -> Double { cell(name).1.load(as: Double.self) }
+  private func string(_ name: String) -> String? {
+    cell(name).1.load(as: UnsafeMutablePointer<CChar>?.self).map { String(cString: $0) }
+  }
+  private func strings(_ name: String) -> [String] {
+    guard let list = cell(name).1.load(as: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?.self) else {
+      return []
+    }
+    var out: [String] = []
+    var i = 0
+    while let s = list[i] {
+      out.append(String(cString: s))
+      i += 1
+    }
+    return out
+  }
+  /// Whether the option was given at all.
+  private func given(_ name: String) -> Bool {
+    let (spec, value) = cell(name)
+    switch spec.kind {
+    case .int: return value.load(as: Int32.self) != Int32.min
+    case .int64: return value.load(as: Int64.self) != Int64.min
+    case .double: return !value.load(as: Double.self).isNaN
+    default: return value.load(as: UInt64.self) != 0
+    }
+  }
+
+  func read() -> Result<Options, OptionsError> {
+    var o = Options()
+    func fail(_ m: String) -> Result<Options, OptionsError> { .failure(OptionsError(message: m)) }
+    let rest = strings("")
+    if rest.count > 1 { return fail("give one FILE or URL, not \(rest.count)") }
+    o.source = rest.first
+    if given("resume-ms") {
+      o.resumeMs = int64("resume-ms")
+      if o.resumeMs < 0 { return fail("--resume-ms must be 0 or more") }
+    }
+    o.title = string("title")
+    o.authToken = string("auth-token")
+    o.headers = strings("header")
+    for h in o.headers where !h.contains(":") { return fail("--header must look like 'Name: value', not '\(h)'") }
+    o.intro = string("intro")
+    o.credits = string("credits")
+    if given("speed") {
+      o.speed = double("speed")
+      if !(0.25...4).contains(o.speed) { return fail("--speed must be between 0.25 and 4") }
+    }
+    if given("volume") {
+      o.volume = Int(int("volume"))
+      if !(0...150).contains(o.volume) { return fail("--volume must be between 0 and 150") }
+    }
+    o.mute = flag("mute")
+    if given("aid") { o.audioTrack = Int(int("aid")) }
+    if given("sid") { o.subtitleTrack = Int(int("sid")) }
+    o.subtitleFile = string("sub-file")
+    o.fullscreen = flag("fullscreen")
+    o.paused = flag("paused")
+    if let curve = string("tone-mapping") {
+      guard Options.toneMappingCurves.contains(curve) else {
+        return fail("--tone-mapping must be one of \(Options.toneMappingCurves.joined(separator: ", "))")
+      }
+      o.toneMapping = curve
+    }
+    if given("target-peak") {
+      o.targetPeak = double("target-peak")
+      if !(50...10000).contains(o.targetPeak) { return fail("--target-peak must be 50 to 10000 nits") }
+    }
+    if given("events-fd") {
+      o.eventsFd = int("events-fd")
+      if o.eventsFd! < 0 || fcntl(o.eventsFd!, F_GETFD) < 0 {
+        return fail("--events-fd \(o.eventsFd!) is not an open file descriptor")
+      }
+    }
+    if let v = string("video-output") {
+      guard ["auto", "zero-copy", "memory"].contains(v) else {
+        return fail("--video-output must be auto, zero-copy or memory")
+      }
+      o.videoOutput = v
+    }
+    o.version = flag("version")
+    o.probe = flag("probe")
+    if given("frame-at") {
+      o.frameAt = double("frame-at")
+      if o.frameAt! < 0 { return fail("--frame-at must be 0 or more seconds") }
+    }
+    o.output = string("output")
+    if let s = string("size") {
+      let parts = s.lowercased().split(separator: "x").compactMap { Int($0) }
+      guard parts.count == 2, (1...16384).contains(parts[0]), (1...16384).contains(parts[1]) else {
+        return fail("--size must be WIDTHxHEIGHT, e.g. 1280x720")
+      }
+      o.size = (parts[0], parts[1])
+    }
+    o.benchmark = flag("benchmark")
+    if given("benchmark-seconds") { o.benchmarkSeconds = double("benchmark-seconds") }
+    if given("error-linger-ms") { o.errorLingerMs = max(0, Int(int("error-linger-ms"))) }
+    if o.frameAt != nil && o.output == nil { return fail("--frame-at needs --output FILE.png") }
+    return .success(o)
+  }
+}

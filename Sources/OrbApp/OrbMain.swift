@@ -1,0 +1,64 @@
+import Foundation
+import OrbDecode
+import OrbPlayer
+import OrbRender
+
+/// Parses the command line and runs the mode it asks for: a headless one (`--probe`, `--frame-at`,
+/// `--benchmark`, `--version`) without touching GTK, or the window.
+enum OrbMain {
+  static let version = "0.1.0"
+  static let defaultSource = "test://bars"
+
+  static func run(_ arguments: [String]) -> Int32 {
+    let options: Options
+    switch Options.parse(arguments) {
+    case .success(let o): options = o
+    case .failure(let error):
+      say("orb-player: \(error)")
+      return 1
+    }
+    if options.version {
+      print("orb-player \(version)")
+      return 0
+    }
+    let source = options.source ?? defaultSource
+    do {
+      if options.probe {
+        print(try MediaOpener.probe(source, headers: options.headers).json())
+        return 0
+      }
+      if let seconds = options.frameAt, let output = options.output {
+        try FrameGrab.write(source: source, at: seconds, size: options.size, output: output, headers: options.headers)
+        return 0
+      }
+      if options.benchmark {
+        let result = try Benchmark.run(
+          source: source, size: options.size ?? (1280, 720), headers: options.headers,
+          maxSeconds: options.benchmarkSeconds)
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        encoder.outputFormatting = [.sortedKeys]
+        print(String(decoding: try encoder.encode(result), as: UTF8.self))
+        return 0
+      }
+    } catch let error as MediaError {
+      say("orb-player: \(error)")
+      options.eventsFd.map { EventWriter(fd: $0) }?.error(kind: error.kind.rawValue, message: error.description)
+      return 1
+    } catch {
+      say("orb-player: \(source): \(error)")
+      return 1
+    }
+    guard ProcessInfo.processInfo.environment["DISPLAY"] != nil
+      || ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] != nil
+    else {
+      say("orb-player: cannot open a window: no display (DISPLAY and WAYLAND_DISPLAY are unset)")
+      return 1
+    }
+    return PlayerWindow(options: options, source: source).run()
+  }
+
+  static func say(_ line: String) {
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+  }
+}

@@ -1,0 +1,236 @@
+import CGtk
+import Foundation
+import OrbDecode
+import OrbPlayer
+import OrbRender
+
+/// The GtkApplication and its one window: the video, an error line over it, keys, events to the host.
+/// Thread-safety: main thread only; the player's events are posted here with `MainLoop.post`.
+final class PlayerWindow: @unchecked Sendable {
+  private let options: Options
+  private let source: String
+  private let events: EventWriter?
+  private var app: UnsafeMutablePointer<GtkApplication>!
+  private var window: UnsafeMutablePointer<GtkWidget>!
+  private var overlay: UnsafeMutablePointer<GtkWidget>!
+  private var errorLabel: UnsafeMutablePointer<GtkWidget>?
+  /// Made in `activate`: GTK widgets exist only after GTK's start-up.
+  private var video: VideoView!
+  private var player: Player?
+  private var finished = false
+  private var sizedToVideo = false
+  private(set) var exitStatus: Int32 = 0
+
+  init(options: Options, source: String) {
+    self.options = options
+    self.source = source
+    events = options.eventsFd.map { EventWriter(fd: $0) }
+  }
+
+  /// Runs the GTK main loop until the window closes; returns the process exit status.
+  func run() -> Int32 {
+    app = gtk_application_new("org.orb.Player", G_APPLICATION_NON_UNIQUE)
+    Signals.plain(raw(app), "activate") { [unowned self] in self.activate() }
+    var argv: [UnsafeMutablePointer<CChar>?] = [strdup("orb-player"), nil]
+    let status = g_application_run(cast(raw(app)), 1, &argv)
+    g_object_unref(raw(app))
+    return status != 0 ? status : exitStatus
+  }
+
+  private func activate() {
+    video = VideoView()
+    window = gtk_application_window_new(app)
+    gtk_window_set_title(cast(raw(window)), windowTitle)
+    gtk_window_set_default_size(cast(raw(window)), 1280, 720)
+    overlay = gtk_overlay_new()
+    gtk_overlay_set_child(opaque(overlay), video.picture)
+    gtk_window_set_child(cast(raw(window)), overlay)
+    installCSS()
+    gtk_widget_add_css_class(window, "orb-video-window")
+
+    let keys = gtk_event_controller_key_new()!
+    Signals.keyPressed(raw(keys)) { [unowned self] keyval, state in self.key(keyval, state) }
+    gtk_widget_add_controller(window, keys)
+    let click = gtk_gesture_click_new()!
+    Signals.pressed(raw(click)) { [unowned self] count in
+      if count == 2 { self.toggleFullscreen() }
+    }
+    gtk_widget_add_controller(video.picture, click)
+    Signals.returningBool(raw(window), "close-request") { [unowned self] in
+      self.finish(reason: "user-quit", status: self.exitStatus)
+      return false
+    }
+    Signals.plain(raw(video.picture), "realize") { [unowned self] in self.startPlayback() }
+    video.onEnded = { [unowned self] in self.finish(reason: "eof", status: 0) }
+    if options.fullscreen { gtk_window_fullscreen(cast(raw(window))) }
+    gtk_window_present(cast(raw(window)))
+  }
+
+  private var windowTitle: String {
+    if let title = options.title, !title.isEmpty { return title }
+    if TestPatternSource.isTestURL(source) { return "Orb Player — \(source)" }
+    let name = URL(string: source).flatMap { $0.scheme != nil ? $0.lastPathComponent : nil }
+      ?? (source as NSString).lastPathComponent
+    return name.removingPercentEncoding ?? name
+  }
+
+  /// The window's surface exists now: choose the presentation path and start the engine.
+  private func startPlayback() {
+    guard player == nil else { return }
+    let vulkan: VulkanContext
+    do {
+      vulkan = try VulkanContext()
+    } catch {
+      fail(MediaError(.unplayable, source: source, reason: "no usable Vulkan device (\(error))"))
+      return
+    }
+    let (presentation, why) = video.choosePresentation(requested: options.videoOutput, vulkan: vulkan)
+    if options.videoOutput == "zero-copy" && presentation != .zeroCopy {
+      log("zero-copy presentation unavailable: \(why); using memory copies")
+    }
+    log("presentation: \(presentation.rawValue) (\(why)); Vulkan device: \(vulkan.deviceName)")
+    let (w, h) = video.pixelSize
+    let player = Player(
+      source: source, headers: requestHeaders, start: Double(options.resumeMs) / 1000, paused: options.paused,
+      speed: options.speed, presentation: presentation, width: max(w, 16), height: max(h, 16),
+      renderContext: vulkan)
+    player.onEvent = { [unowned self] event in
+      MainLoop.post { [unowned self] in self.handle(event) }
+    }
+    self.player = player
+    video.attach(player)
+    player.start()
+    MainLoop.every(milliseconds: 1000) { [weak self] in
+      guard let self, !self.finished else { return false }
+      self.reportProgress()
+      return true
+    }
+  }
+
+  /// `--header` lines, plus the bearer token for network sources.
+  private var requestHeaders: [String] {
+    var headers = options.headers
+    if let token = options.authToken, source.hasPrefix("http://") || source.hasPrefix("https://") {
+      headers.append("Authorization: Bearer \(token)")
+    }
+    return headers
+  }
+
+  private func handle(_ event: Player.Event) {
+    switch event {
+    case .opened(let info, _):
+      if !sizedToVideo, !options.fullscreen, let v = info.video.first {
+        sizedToVideo = true
+        let (w, h) = Self.initialWindowSize(displayWidth: v.displayWidth, displayHeight: v.displayHeight)
+        gtk_window_set_default_size(cast(raw(window)), Int32(w), Int32(h))
+      }
+      events?.state("playing", positionMs: Int64(options.resumeMs))
+    case .failed(let error):
+      fail(error)
+    }
+  }
+
+  /// The video's own size, shrunk to fit 1600x900 (and grown to at least 480 wide), shape kept.
+  static func initialWindowSize(displayWidth: Int, displayHeight: Int) -> (Int, Int) {
+    var w = Double(max(1, displayWidth))
+    var h = Double(max(1, displayHeight))
+    let shrink = min(1, 1600 / w, 900 / h)
+    w *= shrink
+    h *= shrink
+    if w < 480 {
+      h *= 480 / w
+      w = 480
+    }
+    return (Int(w.rounded()), Int(h.rounded()))
+  }
+
+  private func reportProgress() {
+    guard let player, let events else { return }
+    events.progress(
+      positionMs: Int64((player.position * 1000).rounded()),
+      durationMs: player.duration.map { Int64(($0 * 1000).rounded()) }, state: player.state.rawValue)
+  }
+
+  private func key(_ keyval: guint, _ state: GdkModifierType) -> Bool {
+    switch Int32(keyval) {
+    case GDK_KEY_space, GDK_KEY_p:
+      guard let player else { return true }
+      player.togglePause()
+      events?.state(player.isPaused ? "paused" : "playing", positionMs: Int64(player.position * 1000))
+      return true
+    case GDK_KEY_q, GDK_KEY_Q, GDK_KEY_Escape:
+      if Int32(keyval) == GDK_KEY_Escape && isFullscreen {
+        gtk_window_unfullscreen(cast(raw(window)))
+        return true
+      }
+      finish(reason: "user-quit", status: exitStatus)
+      return true
+    case GDK_KEY_f, GDK_KEY_F:
+      toggleFullscreen()
+      return true
+    case GDK_KEY_Left, GDK_KEY_Right:
+      guard let player else { return true }
+      player.seek(to: player.position + (Int32(keyval) == GDK_KEY_Left ? -5 : 5))
+      return true
+    default:
+      return false
+    }
+  }
+
+  private var isFullscreen: Bool { gtk_window_is_fullscreen(cast(raw(window))) != 0 }
+
+  private func toggleFullscreen() {
+    if isFullscreen { gtk_window_unfullscreen(cast(raw(window))) } else { gtk_window_fullscreen(cast(raw(window))) }
+  }
+
+  /// Shows the error over the video, tells the host, and closes after `--error-linger-ms` with status 1.
+  private func fail(_ error: MediaError) {
+    guard !finished else { return }
+    let line = "orb-player: \(error)"
+    FileHandle.standardError.write(Data((line + "\n").utf8))
+    events?.error(kind: error.kind.rawValue, message: error.description)
+    exitStatus = 1
+    if errorLabel == nil {
+      let label = gtk_label_new(nil)!
+      gtk_label_set_wrap(opaque(label), 1)
+      gtk_widget_add_css_class(label, "orb-error")
+      gtk_widget_set_valign(label, GTK_ALIGN_CENTER)
+      gtk_widget_set_halign(label, GTK_ALIGN_CENTER)
+      gtk_overlay_add_overlay(opaque(overlay), label)
+      errorLabel = label
+    }
+    gtk_label_set_text(opaque(errorLabel), "Cannot play \(error.source)\n\(error.reason)")
+    video.detach()
+    MainLoop.after(milliseconds: UInt32(options.errorLingerMs)) { [weak self] in
+      self?.finish(reason: nil, status: 1)
+    }
+  }
+
+  /// Ends playback: the `ended` event (unless the run ended in an error), then the window and the loop.
+  private func finish(reason: String?, status: Int32) {
+    guard !finished else { return }
+    finished = true
+    exitStatus = status
+    if let reason, let player {
+      events?.ended(positionMs: Int64((player.position * 1000).rounded()), reason: reason)
+    }
+    video.detach()
+    g_application_quit(cast(raw(app)))
+  }
+
+  private func installCSS() {
+    let provider = gtk_css_provider_new()
+    let css = """
+      .orb-video-window { background: black; }
+      .orb-error { color: white; background: rgba(0,0,0,0.75); padding: 18px 24px; border-radius: 8px;
+                   font-size: 16pt; }
+      """
+    gtk_css_provider_load_from_data(provider, css, -1)
+    gtk_style_context_add_provider_for_display(
+      gdk_display_get_default(), OpaquePointer(provider), guint(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
+  }
+
+  private func log(_ message: String) {
+    FileHandle.standardError.write(Data("orb-player: \(message)\n".utf8))
+  }
+}

@@ -1,0 +1,167 @@
+import CGtk
+import Foundation
+import OrbPlayer
+import OrbRender
+
+/// The widget that shows the player's frames: a GtkPicture whose paintable is replaced at each new frame,
+/// paced by a tick callback on the window's frame clock.
+/// Zero-copy: the render target's memory, exported by Vulkan as an fd, is imported once per ring slot into a GL
+/// texture (GL_EXT_memory_object_fd) and wrapped as a GdkGLTexture. Fallback: the slot's pixels are copied into
+/// a GdkMemoryTexture. Thread-safety: main thread only.
+final class VideoView {
+  let picture: UnsafeMutablePointer<GtkWidget>
+  private(set) var player: Player?
+  private var glContext: OpaquePointer?
+  private var imported: [Int: (texture: GLuint, memory: GLuint, slot: Weak<VideoSlot>)] = [:]
+  private var tickID: guint = 0
+  var onEnded: (() -> Void)?
+
+  init() {
+    picture = gtk_picture_new()
+    gtk_picture_set_can_shrink(opaque(picture), 1)
+    gtk_picture_set_content_fit(opaque(picture), GTK_CONTENT_FIT_FILL)
+    gtk_widget_set_hexpand(picture, 1)
+    gtk_widget_set_vexpand(picture, 1)
+  }
+
+  /// Chooses how frames reach GTK. Needs the window realized (its surface makes the GL context).
+  /// - Returns: the path, and why when it is the memory fallback.
+  func choosePresentation(requested: String, vulkan: VulkanContext) -> (Player.Presentation, String) {
+    if requested == "memory" { return (.memory, "as requested") }
+    guard vulkan.canExportMemory else { return (.memory, "the Vulkan device cannot export memory") }
+    guard let native = gtk_widget_get_native(picture), let surface = gtk_native_get_surface(native) else {
+      return (.memory, "no window surface")
+    }
+    var error: UnsafeMutablePointer<GError>?
+    guard let context = gdk_surface_create_gl_context(surface, &error) else {
+      let why = error.map { String(cString: $0.pointee.message) } ?? "unknown"
+      g_clear_error(&error)
+      return (.memory, "no GL context (\(why))")
+    }
+    if gdk_gl_context_realize(context, &error) == 0 {
+      let why = error.map { String(cString: $0.pointee.message) } ?? "unknown"
+      g_clear_error(&error)
+      g_object_unref(UnsafeMutableRawPointer(context))
+      return (.memory, "GL context failed (\(why))")
+    }
+    gdk_gl_context_make_current(context)
+    guard orb_gl_has_memory_object_fd() != 0 else {
+      g_object_unref(UnsafeMutableRawPointer(context))
+      return (.memory, "GL lacks GL_EXT_memory_object_fd")
+    }
+    var uuid = [UInt8](repeating: 0, count: 16)
+    orb_gl_device_uuid(&uuid)
+    // Memory can only be shared by GL and Vulkan on the same device; all-zero means GL cannot tell.
+    if uuid != [UInt8](repeating: 0, count: 16) && uuid != vulkan.deviceUUID {
+      g_object_unref(UnsafeMutableRawPointer(context))
+      return (.memory, "GL and Vulkan run on different devices")
+    }
+    glContext = context
+    let renderer = orb_gl_renderer().map { String(cString: $0) } ?? "GL"
+    return (.zeroCopy, "GL import on \(renderer)")
+  }
+
+  /// Starts showing `player`'s frames at each display refresh.
+  func attach(_ player: Player) {
+    self.player = player
+    let box = Unmanaged.passRetained(SignalBox<() -> Bool> { [unowned self] in self.tick() }).toOpaque()
+    let fn: GtkTickCallback = { _, _, data in
+      Unmanaged<SignalBox<() -> Bool>>.fromOpaque(data!).takeUnretainedValue().handler() ? 1 : 0
+    }
+    tickID = gtk_widget_add_tick_callback(picture, fn, box) { data in
+      Unmanaged<SignalBox<() -> Bool>>.fromOpaque(data!).release()
+    }
+  }
+
+  func detach() {
+    if tickID != 0 { gtk_widget_remove_tick_callback(picture, tickID) }
+    tickID = 0
+    player?.stop()
+  }
+
+  /// Size in device pixels the picture occupies.
+  var pixelSize: (Int, Int) {
+    let scale = Int(gtk_widget_get_scale_factor(picture))
+    return (Int(gtk_widget_get_width(picture)) * scale, Int(gtk_widget_get_height(picture)) * scale)
+  }
+
+  private func tick() -> Bool {
+    guard let player else { return false }
+    let (w, h) = pixelSize
+    if w > 0 && h > 0 { player.setTargetSize(width: w, height: h) }
+    let clock = gtk_widget_get_frame_clock(picture)
+    let frameTime = gdk_frame_clock_get_frame_time(clock)
+    var interval: gint64 = 0
+    var presentation: gint64 = 0
+    gdk_frame_clock_get_refresh_info(clock, frameTime, &interval, &presentation)
+    // Ask for the frame that will be on screen when this refresh is presented (times in µs of CLOCK_MONOTONIC).
+    let predictedUs = presentation > 0 ? presentation : frameTime + (interval > 0 ? interval : 16_667)
+    switch player.frameToShow(presentationTime: UInt64(max(0, predictedUs)) * 1000) {
+    case .show(let slot): show(slot, player: player)
+    case .keep: break
+    case .ended:
+      onEnded?()
+      return false
+    }
+    return true
+  }
+
+  private func show(_ slot: VideoSlot, player: Player) {
+    let w = Int32(slot.target.width)
+    let h = Int32(slot.target.height)
+    let texture: OpaquePointer?
+    if player.presentation == .zeroCopy, let context = glContext, let name = glTexture(for: slot, context: context) {
+      let release = Unmanaged.passRetained(SlotRelease(player: player, slot: slot)).toOpaque()
+      texture = gdk_gl_texture_new(context, name, w, h, { data in
+        let box = Unmanaged<SlotRelease>.fromOpaque(data!).takeRetainedValue()
+        box.player.release(box.slot)
+      }, release)
+    } else if let pixels = slot.target.pixels {
+      let bytes = g_bytes_new(pixels.baseAddress, gsize(pixels.count))
+      texture = gdk_memory_texture_new(w, h, GDK_MEMORY_R8G8B8A8_PREMULTIPLIED, bytes, gsize(w) * 4)
+      g_bytes_unref(bytes)
+      player.release(slot)
+    } else {
+      player.release(slot)
+      return
+    }
+    guard let texture else { return }
+    gtk_picture_set_paintable(opaque(picture), texture)
+    g_object_unref(UnsafeMutableRawPointer(texture))
+  }
+
+  /// The GL texture over `slot`'s memory, imported on first use. Imports of slots that are gone are deleted.
+  private func glTexture(for slot: VideoSlot, context: OpaquePointer) -> GLuint? {
+    if let known = imported[slot.id] { return known.texture }
+    gdk_gl_context_make_current(context)
+    for (id, entry) in imported where entry.slot.value == nil {
+      orb_gl_delete_import(entry.texture, entry.memory)
+      imported[id] = nil
+    }
+    guard let fd = slot.target.exportMemoryFd() else { return nil }
+    var memory: GLuint = 0
+    let name = orb_gl_import_rgba8(
+      fd, GLuint64(slot.target.allocationSize), Int32(slot.target.width), Int32(slot.target.height), 1, &memory)
+    guard name != 0 else {
+      close(fd)
+      return nil
+    }
+    imported[slot.id] = (name, memory, Weak(slot))
+    return name
+  }
+}
+
+/// What a GdkGLTexture's destroy notify needs to hand its slot back.
+private final class SlotRelease {
+  let player: Player
+  let slot: VideoSlot
+  init(player: Player, slot: VideoSlot) {
+    self.player = player
+    self.slot = slot
+  }
+}
+
+final class Weak<T: AnyObject> {
+  weak var value: T?
+  init(_ value: T) { self.value = value }
+}

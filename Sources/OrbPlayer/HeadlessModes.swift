@@ -1,0 +1,86 @@
+import Foundation
+import OrbDecode
+import OrbRender
+
+/// `--frame-at`: the frame that covers a time, drawn by the renderer exactly as playback would, as a PNG.
+public enum FrameGrab {
+  /// - Parameters:
+  ///   - seconds: media time; the frame whose display interval covers it is drawn.
+  ///   - size: target size in pixels; nil draws at the picture's natural display size.
+  /// - Returns: the size written.
+  @discardableResult
+  public static func write(
+    source: String, at seconds: Double, size: (Int, Int)?, output: String, headers: [String] = []
+  ) throws -> (Int, Int) {
+    let media = try MediaOpener.open(source, headers: headers, start: seconds)
+    defer { media.close() }
+    guard let frame = media.nextFrame() else {
+      throw MediaError(.unplayable, source: source, reason: "no picture at \(seconds) s (it ends before, or is damaged)")
+    }
+    let (w, h) =
+      size
+      ?? VideoGeometry.naturalSize(
+        width: frame.width, height: frame.height, sampleAspect: frame.sampleAspect, rotation: frame.rotation)
+    let renderer = try Renderer()
+    let target = try renderer.makeTarget(width: w, height: h, readable: true)
+    try renderer.render(frame, into: target)
+    guard let pixels = target.pixels else { throw VulkanError(call: "readback", result: -1) }
+    try PNGWriter.write(rgba: pixels, width: w, height: h, to: output)
+    return (w, h)
+  }
+}
+
+/// `--benchmark`: decode and render every frame as fast as possible, headless.
+public enum Benchmark {
+  public struct Result: Encodable, Sendable {
+    public var source: String
+    public var width: Int
+    public var height: Int
+    public var frames: Int
+    public var seconds: Double
+    public var fps: Double
+    public var cpuSeconds: Double
+    public var peakRssMb: Double
+    public var device: String
+    public var corruptPackets: Int
+  }
+
+  public static func run(source: String, size: (Int, Int), headers: [String] = [], maxSeconds: Double? = nil)
+    throws -> Result
+  {
+    let renderer = try Renderer()
+    let target = try renderer.makeTarget(width: size.0, height: size.1)
+    let started = HostTime.now()
+    let cpuStart = ProcessStats.cpuSeconds()
+    let media = try MediaOpener.open(source, headers: headers)
+    defer { media.close() }
+    var frames = 0
+    while let frame = media.nextFrame() {
+      try renderer.render(frame, into: target)
+      frames += 1
+      if let maxSeconds, HostTime.seconds(since: started) >= maxSeconds { break }
+    }
+    let seconds = HostTime.seconds(since: started)
+    return Result(
+      source: source, width: size.0, height: size.1, frames: frames, seconds: seconds,
+      fps: seconds > 0 ? Double(frames) / seconds : 0, cpuSeconds: ProcessStats.cpuSeconds() - cpuStart,
+      peakRssMb: ProcessStats.peakRSSMegabytes(), device: renderer.context.deviceName,
+      corruptPackets: (media as? VideoPipeline)?.corruptPackets ?? 0)
+  }
+}
+
+/// CPU time and memory of this process.
+public enum ProcessStats {
+  public static func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return s(usage.ru_utime) + s(usage.ru_stime)
+  }
+
+  public static func peakRSSMegabytes() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_maxrss) / 1024  // ru_maxrss is in KiB on Linux
+  }
+}

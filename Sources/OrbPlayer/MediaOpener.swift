@@ -1,0 +1,24 @@
+import OrbDecode
+import OrbRender
+
+/// Opens what the user named: a built-in `test://` pattern, or a file or URL through FFmpeg.
+public enum MediaOpener {
+  /// - Parameters:
+  ///   - headers: extra HTTP request headers ("Name: value") for network sources.
+  ///   - start: seconds into the media where output begins.
+  /// - Throws: `MediaError` naming the source and the reason.
+  public static func open(_ source: String, headers: [String] = [], start: Double = 0) throws -> FrameSource {
+    if TestPatternSource.isTestURL(source) {
+      let pattern = try TestPatternSource(url: source)
+      if start > 0 { pattern.seek(to: start) }
+      return pattern
+    }
+    return try VideoPipeline(source: source, headers: headers, start: start)
+  }
+
+  /// The stream description for `--probe`, without starting any decode thread.
+  public static func probe(_ source: String, headers: [String] = []) throws -> MediaInfo {
+    if TestPatternSource.isTestURL(source) { return try TestPatternSource(url: source).info }
+    return try MediaSource(source, headers: headers).info
+  }
+}

@@ -1,0 +1,372 @@
+import Foundation
+import OrbDecode
+import OrbRender
+
+/// The engine: opens the media, runs the render thread that draws frames ahead into a small ring of
+/// targets, and tells the display which target to show at each refresh, against the `MediaClock`.
+/// Commands (`togglePause`, `seek`, `setSpeed`, `stop`) may come from any thread; `frameToShow` and `release`
+/// come from the display (the GTK main thread). Events are delivered on the render thread: post them on.
+/// Thread-safety: Safe; shared state is guarded by `lock`.
+public final class Player: @unchecked Sendable {
+  public enum State: String, Sendable {
+    case loading, playing, paused, ended, error
+  }
+
+  /// How targets are made: exportable to GL (zero-copy), or copied to host memory after each draw.
+  public enum Presentation: String, Sendable {
+    case zeroCopy = "zero-copy"
+    case memory
+  }
+
+  public enum Event: Sendable {
+    /// The media opened; the render device's name.
+    case opened(MediaInfo, device: String)
+    case failed(MediaError)
+  }
+
+  /// What the display should do at this refresh.
+  public enum Display {
+    /// Show this slot now (and release it when the display no longer needs it).
+    case show(VideoSlot)
+    /// Keep showing what is there.
+    case keep
+    /// Playback reached the end of the media.
+    case ended
+  }
+
+  /// Slots in the ring: one shown, one waiting to be let go by the display, two drawn ahead.
+  static let ringSize = 4
+
+  public let source: String
+  public let clock: MediaClock
+  public let presentation: Presentation
+  public private(set) var info: MediaInfo?
+  public private(set) var deviceName = ""
+  public var onEvent: (@Sendable (Event) -> Void)?
+
+  private let headers: [String]
+  private let renderContext: VulkanContext?
+  private let startPosition: Double
+  private let lock = NSCondition()
+  // Guarded by `lock`:
+  private var slots: [VideoSlot] = []
+  private var ringWidth = 0
+  private var ringHeight = 0
+  private var wantedWidth: Int
+  private var wantedHeight: Int
+  private var stopped = false
+  private var userPaused: Bool
+  private var sourceEnded = false
+  private var needsClockStart = true
+  private var pendingSeek: Double?
+  private var stateValue = State.loading
+  private var statsValue = PlaybackStats()
+  private var shownFrame: VideoFrame?
+  private var media: FrameSource?
+  private var thread: Thread?
+  private nonisolated(unsafe) static var nextSlotID = 0
+  private static let slotIDLock = NSLock()
+
+  /// - Parameters:
+  ///   - start: seconds into the media to begin at (`--resume-ms`).
+  ///   - width, height: the first target size in pixels; the display updates it with `setTargetSize`.
+  public init(
+    source: String, headers: [String] = [], start: Double = 0, paused: Bool = false, speed: Double = 1,
+    presentation: Presentation, width: Int, height: Int, clock: MediaClock = MediaClock(),
+    renderContext: VulkanContext? = nil
+  ) {
+    self.renderContext = renderContext
+    self.source = source
+    self.headers = headers
+    startPosition = start
+    userPaused = paused
+    self.presentation = presentation
+    wantedWidth = max(1, width)
+    wantedHeight = max(1, height)
+    self.clock = clock
+    clock.setSpeed(speed)
+  }
+
+  /// Starts opening and decoding on the render thread.
+  public func start() {
+    let t = Thread { [self] in renderLoop() }
+    t.name = "orb-render"
+    t.stackSize = 8 << 20
+    thread = t
+    t.start()
+  }
+
+  /// Stops all threads; the display may keep what it holds.
+  public func stop() {
+    lock.lock()
+    stopped = true
+    let m = media
+    lock.broadcast()
+    lock.unlock()
+    m?.close()  // wakes a render thread blocked on decode
+  }
+
+  public var state: State { lock.withLock { stateValue } }
+  public var stats: PlaybackStats { lock.withLock { statsValue } }
+  /// Media seconds now.
+  public var position: Double { clock.time() }
+  public var duration: Double? { lock.withLock { media?.duration } }
+
+  public func togglePause() {
+    lock.withLock {
+      guard stateValue == .playing || stateValue == .paused || stateValue == .loading else { return }
+      userPaused.toggle()
+      if stateValue != .loading { stateValue = userPaused ? .paused : .playing }
+      if userPaused { clock.pause() } else if !needsClockStart { clock.play() }
+    }
+  }
+
+  public var isPaused: Bool { lock.withLock { userPaused } }
+
+  public func setSpeed(_ speed: Double) { clock.setSpeed(min(4, max(0.25, speed))) }
+
+  /// Moves playback to `seconds` of media time (clamped at 0).
+  public func seek(to seconds: Double) {
+    lock.withLock {
+      pendingSeek = max(0, seconds)
+      lock.broadcast()
+    }
+  }
+
+  /// The display's size in pixels: targets are drawn at it, so scaling happens once, in the shader.
+  public func setTargetSize(width: Int, height: Int) {
+    lock.withLock {
+      guard width > 0, height > 0, width != wantedWidth || height != wantedHeight else { return }
+      wantedWidth = width
+      wantedHeight = height
+      lock.broadcast()
+    }
+  }
+
+  /// Called at each display refresh with the host time (CLOCK_MONOTONIC ns) the picture will appear at.
+  public func frameToShow(presentationTime: UInt64) -> Display {
+    lock.lock()
+    defer { lock.unlock() }
+    guard stateValue != .error else { return .keep }
+    let ready = slots.filter { $0.state == .ready }.sorted { $0.time < $1.time }
+    let chosen: VideoSlot
+    let now: Double
+    if needsClockStart {
+      guard let first = ready.first, let frame = first.frame else {
+        return endCheckLocked(now: clock.time(at: presentationTime))
+      }
+      // The first picture after opening or seeking starts the clock: no frame is late for a slow start.
+      clock.set(frame.time)
+      if !userPaused { clock.play() }
+      needsClockStart = false
+      stateValue = userPaused ? .paused : .playing
+      chosen = first
+      now = frame.time
+    } else {
+      now = clock.time(at: presentationTime)
+      let due = ready.filter { $0.time <= now + 0.0005 }
+      guard let newest = due.last else {
+        if let shown = shownFrame, ready.isEmpty, clock.isPlaying, !sourceEnded, now > shown.time + shown.duration {
+          statsValue.repeated += 1
+        }
+        return endCheckLocked(now: now)
+      }
+      for late in due.dropLast() {
+        late.state = .free
+        late.frame = nil
+        statsValue.dropped += 1
+      }
+      chosen = newest
+    }
+    chosen.state = .shown
+    shownFrame = chosen.frame
+    statsValue.presented += 1
+    statsValue.avOffset = chosen.time - now
+    lock.broadcast()
+    return .show(chosen)
+  }
+
+  /// The display no longer needs `slot`: the render thread may draw into it again.
+  public func release(_ slot: VideoSlot) {
+    lock.withLock {
+      if slot.state == .shown {
+        slot.state = .free
+        slot.frame = nil
+      }
+      lock.broadcast()
+    }
+  }
+
+  private func endCheckLocked(now: Double) -> Display {
+    guard sourceEnded, !slots.contains(where: { $0.state == .ready }) else { return .keep }
+    if let last = shownFrame, now < last.time + last.duration { return .keep }
+    if stateValue != .ended { stateValue = .ended }
+    return .ended
+  }
+
+  private func fail(_ error: MediaError) {
+    lock.withLock { stateValue = .error }
+    onEvent?(.failed(error))
+  }
+
+  // MARK: render thread
+
+  private func renderLoop() {
+    let renderer: Renderer
+    do {
+      renderer = try Renderer(context: renderContext)
+    } catch {
+      fail(MediaError(.unplayable, source: source, reason: "no usable Vulkan device (\(error))"))
+      return
+    }
+    let opened: FrameSource
+    do {
+      opened = try MediaOpener.open(source, headers: headers, start: startPosition)
+    } catch let error as MediaError {
+      fail(error)
+      return
+    } catch {
+      fail(MediaError(.unplayable, source: source, reason: "\(error)"))
+      return
+    }
+    let isStopped: Bool = lock.withLock {
+      media = opened
+      info = opened.info
+      deviceName = renderer.context.deviceName
+      return stopped
+    }
+    if isStopped {
+      opened.close()
+      return
+    }
+    onEvent?(.opened(opened.info, device: renderer.context.deviceName))
+
+    var pending: VideoFrame?
+    while true {
+      lock.lock()
+      if stopped {
+        lock.unlock()
+        break
+      }
+      if let target = pendingSeek {
+        pendingSeek = nil
+        freeReadyLocked()
+        sourceEnded = false
+        needsClockStart = true
+        lock.unlock()
+        pending = nil
+        opened.seek(to: target)
+        clock.set(target)
+        continue
+      }
+      if wantedWidth != ringWidth || wantedHeight != ringHeight {
+        let redraw = ([shownFrame] + slots.filter { $0.state == .ready }.map(\.frame)).compactMap { $0 }
+        let (w, h) = (wantedWidth, wantedHeight)
+        lock.unlock()
+        do {
+          try rebuildRing(renderer, width: w, height: h, redraw: redraw)
+        } catch {
+          fail(MediaError(.unplayable, source: source, reason: "cannot draw at \(w)x\(h) (\(error))"))
+          return
+        }
+        continue
+      }
+      if pending == nil && sourceEnded {
+        lock.wait()
+        lock.unlock()
+        continue
+      }
+      lock.unlock()
+
+      if pending == nil {
+        pending = opened.nextFrame()
+        if pending == nil {
+          lock.withLock {
+            if pendingSeek == nil && !stopped {
+              sourceEnded = true
+              if statsValue.presented == 0 && !slots.contains(where: { $0.state == .ready }) {
+                stateValue = .error
+              }
+            }
+          }
+          if state == .error {
+            onEvent?(.failed(MediaError(.unplayable, source: source, reason: "no picture in it could be decoded")))
+            return
+          }
+          continue
+        }
+      }
+      guard let frame = pending else { continue }
+      // A frame whose whole display interval has passed is not worth drawing.
+      let late: Bool = lock.withLock {
+        !needsClockStart && clock.isPlaying && frame.time + frame.duration < clock.time()
+      }
+      if late {
+        lock.withLock { statsValue.dropped += 1 }
+        pending = nil
+        continue
+      }
+      guard let slot = takeFreeSlot() else { continue }
+      do {
+        try renderer.render(frame, into: slot.target)
+      } catch {
+        fail(MediaError(.unplayable, source: source, reason: "drawing failed (\(error))"))
+        return
+      }
+      lock.withLock {
+        slot.frame = frame
+        slot.state = .ready
+        if let p = opened as? VideoPipeline { statsValue.corruptPackets = p.corruptPackets }
+      }
+      pending = nil
+    }
+    opened.close()
+  }
+
+  /// A free slot of the current ring, waiting a little for one; nil when something else needs handling.
+  private func takeFreeSlot() -> VideoSlot? {
+    lock.lock()
+    defer { lock.unlock() }
+    while true {
+      if stopped || pendingSeek != nil || wantedWidth != ringWidth || wantedHeight != ringHeight { return nil }
+      if let slot = slots.first(where: { $0.state == .free }) {
+        slot.state = .drawing
+        slot.frame = nil
+        return slot
+      }
+      lock.wait(until: Date(timeIntervalSinceNow: 0.05))
+    }
+  }
+
+  private func freeReadyLocked() {
+    for slot in slots where slot.state == .ready {
+      slot.state = .free
+      slot.frame = nil
+    }
+  }
+
+  private func rebuildRing(_ renderer: Renderer, width: Int, height: Int, redraw: [VideoFrame]) throws {
+    var made: [VideoSlot] = []
+    for _ in 0..<Self.ringSize {
+      let target = try renderer.makeTarget(
+        width: width, height: height, exportable: presentation == .zeroCopy, readable: presentation == .memory)
+      let id = Self.slotIDLock.withLock {
+        Self.nextSlotID += 1
+        return Self.nextSlotID
+      }
+      made.append(VideoSlot(id: id, target: target))
+    }
+    // Draw again what was on screen or waiting, at the new size, so a resize while paused stays sharp.
+    for (slot, frame) in zip(made, redraw) {
+      try renderer.render(frame, into: slot.target)
+      slot.frame = frame
+      slot.state = .ready
+    }
+    lock.withLock {
+      slots = made
+      ringWidth = width
+      ringHeight = height
+      lock.broadcast()
+    }
+  }
+}

@@ -1,0 +1,16 @@
+/// Playback counters for the stats overlay, `--benchmark` and events.
+/// Thread-safety: a value type (the player hands out copies).
+public struct PlaybackStats: Sendable, Encodable {
+  /// Frames shown.
+  public var presented = 0
+  /// Frames decoded but never shown because they were late.
+  public var dropped = 0
+  /// Display refreshes that showed the previous frame again although a newer one was due.
+  public var repeated = 0
+  /// Presented frame time minus clock time at presentation, seconds (last value).
+  public var avOffset = 0.0
+  /// Packets that failed to decode and were skipped.
+  public var corruptPackets = 0
+
+  public init() {}
+}

@@ -1,0 +1,73 @@
+import Foundation
+import OrbDecode
+import OrbTestSupport
+import XCTest
+
+/// Files a user might hand the player by mistake: each is a `MediaError` with words they can act on, never a crash.
+final class BadInputTests: XCTestCase {
+  func testMissingFileSaysNoSuchFile() {
+    let path = "\(TestMedia.directory)/no-such-clip-\(UUID().uuidString).mkv"
+    assertOpenFails(path, kind: .missing, reasonContains: "no such file")
+    do {
+      _ = try MediaSource(path)
+    } catch let error as MediaError {
+      XCTAssertEqual(error.reason, "no such file")
+      XCTAssertEqual(error.description, "cannot open '\(path)': no such file")
+    } catch {
+      XCTFail("\(error)")
+    }
+  }
+
+  func testMissingFolderInPathIsMissing() {
+    assertOpenFails("\(TestMedia.directory)/no-such-folder/clip.mp4", kind: .missing, reasonContains: "no such file")
+  }
+
+  func testDirectoryIsNotAMediaFile() {
+    assertOpenFails(TestMedia.directory, kind: .unplayable, reasonContains: "directory")
+  }
+
+  func testEmptyFile() throws {
+    let path = try TestMedia.file(named: "empty.mp4", contents: Data())
+    assertOpenFails(path, kind: .unplayable, reasonContains: "empty file")
+  }
+
+  func testTextFileNamedMKV() throws {
+    let text = String(repeating: "This is a shopping list, not a film.\nMilk, eggs, bread.\n", count: 40)
+    let path = try TestMedia.file(named: "notes.mkv", contents: text)
+    assertOpenFails(path, kind: .unplayable)
+  }
+
+  func testRandomBytesNamedMP4() throws {
+    var generator = SystemRandomNumberGenerator()
+    let bytes = Data((0..<65536).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    let path = try TestMedia.file(named: "random.mp4", contents: bytes)
+    assertOpenFails(path, kind: .unplayable)
+  }
+
+  func testTruncatedMP4WithoutItsIndexIsUnplayable() throws {
+    // ffmpeg writes the moov box (the index) last unless told +faststart; cut early, the file has no index.
+    let full = try Media.h264()
+    let size = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: full)[.size] as? Int)
+    let path = try TestMedia.truncated(full, bytes: min(100_000, size / 2))
+    let head = try Data(contentsOf: URL(fileURLWithPath: path))
+    XCTAssertNil(head.range(of: Data("moov".utf8)), "the cut copy should hold no moov box")
+    assertOpenFails(path, kind: .unplayable)
+  }
+
+  func testHugeY4MHeaderDoesNotCrash() throws {
+    // Claims 100000x100000 pictures (15 GB each) with no data behind it.
+    let path = try TestMedia.file(
+      named: "huge.y4m", contents: "YUV4MPEG2 W100000 H100000 F25:1 Ip A1:1 C420jpeg\nFRAME\n")
+    do {
+      let source = try MediaSource(path)
+      // Opening may succeed (the header is well formed); decoding must then fail cleanly or end.
+      if let pipeline = try? VideoPipeline(media: source) {
+        let (_, finished) = decodeAll(pipeline, timeout: 30)
+        pipeline.close()
+        XCTAssertTrue(finished, "a header with no pictures should end, not hang")
+      }
+    } catch let error as MediaError {
+      XCTAssertEqual(error.kind, .unplayable, "\(error)")
+    }
+  }
+}

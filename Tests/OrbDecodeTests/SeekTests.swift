@@ -1,0 +1,117 @@
+import Foundation
+import OrbDecode
+import OrbTestSupport
+import XCTest
+
+/// Seeking lands on the frame that covers the target, and that frame is the same picture as when decoding
+/// straight through (the idea of FFmpeg's tests/api/api-seek-test.c).
+final class SeekTests: XCTestCase {
+  func testSeekLandsOnTheCoveringFrameWithTheSamePixelsAsStraightThrough() throws {
+    // Keyframes at 0 and 1.2 s: 0.5 and 1.0 decode from 0 and drop what comes before; 1.5 starts at 1.2.
+    let path = try Media.h264()
+    let reference = try straightThrough(path)
+    let pipeline = try VideoPipeline(source: path)
+    defer { pipeline.close() }
+    for target in [1.0, 0.5, 1.5, 1.23, 0.0, 1.96] {
+      pipeline.seek(to: target)
+      let frame = try XCTUnwrap(firstFrame(pipeline), "no frame after seek(to: \(target))")
+      assertCovers(frame, target, matching: reference)
+    }
+  }
+
+  func testRepeatedSeeksEachDeliverTheCoveringFrame() throws {
+    // Seeking again and again, as a user dragging the slider does, forwards and back, from wherever the
+    // pipeline is (often at the end of the file, where the demuxer waits).
+    let path = try Media.h264()
+    let reference = try straightThrough(path)
+    let pipeline = try VideoPipeline(source: path)
+    defer { pipeline.close() }
+    for i in 0..<30 {
+      let target = Double((i * 7) % 19) / 10
+      pipeline.seek(to: target)
+      let frame = try XCTUnwrap(firstFrame(pipeline), "no frame after seek #\(i) to \(target) s")
+      assertCovers(frame, target, matching: reference)
+    }
+  }
+
+  func testSeekAfterTheEndRestartsPlayback() throws {
+    let path = try Media.h264()
+    let reference = try straightThrough(path)
+    let pipeline = try VideoPipeline(source: path)
+    defer { pipeline.close() }
+    let (frames, finished) = decodeAll(pipeline, timeout: 60)
+    XCTAssertTrue(finished)
+    XCTAssertEqual(frames.count, reference.count)
+    pipeline.seek(to: 1.0)
+    let frame = try XCTUnwrap(firstFrame(pipeline), "no frame after seeking back from the end")
+    assertCovers(frame, 1.0, matching: reference)
+    // And it plays on from there to the end again.
+    let (rest, restFinished) = decodeAll(pipeline, timeout: 60)
+    XCTAssertTrue(restFinished)
+    XCTAssertEqual(rest.count, reference.filter { $0.time > frame.time }.count)
+  }
+
+  func testStartingAtAPositionLikeResume() throws {
+    let path = try Media.h264()
+    let reference = try straightThrough(path)
+    let pipeline = try VideoPipeline(source: path, start: 1.0)
+    defer { pipeline.close() }
+    let frame = try XCTUnwrap(firstFrame(pipeline))
+    assertCovers(frame, 1.0, matching: reference)
+  }
+
+  func testSeekInHEVC() throws {
+    let path = try Media.hevcHDR10()
+    let reference = try straightThrough(path)
+    let pipeline = try VideoPipeline(source: path)
+    defer { pipeline.close() }
+    for target in [0.5, 0.1] {
+      pipeline.seek(to: target)
+      let frame = try XCTUnwrap(firstFrame(pipeline), "no frame after seek(to: \(target))")
+      assertCovers(frame, target, matching: reference)
+    }
+  }
+
+  func testSeekInVP9() throws {
+    let path = try Media.vp9()
+    let reference = try straightThrough(path)
+    let pipeline = try VideoPipeline(source: path)
+    defer { pipeline.close() }
+    pipeline.seek(to: 1.0)
+    let frame = try XCTUnwrap(firstFrame(pipeline), "no frame after seek(to: 1.0)")
+    assertCovers(frame, 1.0, matching: reference)
+  }
+
+  // MARK: helpers
+
+  private func straightThrough(_ path: String) throws -> [DecodedFrame] {
+    let pipeline = try VideoPipeline(source: path)
+    defer { pipeline.close() }
+    let (frames, finished) = decodeAll(pipeline, keepPixels: true, timeout: 60)
+    XCTAssertTrue(finished, "straight-through decode of \(path) did not end")
+    return frames
+  }
+
+  /// `frame` covers `target` (time <= target < time + duration) and has the pixels of the straight-through
+  /// frame at the same time.
+  private func assertCovers(
+    _ frame: DecodedFrame, _ target: Double, matching reference: [DecodedFrame], file: StaticString = #filePath,
+    line: UInt = #line
+  ) {
+    XCTAssertTrue(
+      frame.time <= target + 1e-6 && target < frame.time + frame.duration - 1e-6,
+      "after seek(to: \(target)) the frame at \(frame.time) s (lasting \(frame.duration) s) does not cover it",
+      file: file, line: line)
+    guard let same = reference.first(where: { abs($0.time - frame.time) < 1e-6 }) else {
+      XCTFail("no straight-through frame at \(frame.time) s", file: file, line: line)
+      return
+    }
+    XCTAssertEqual(frame.pixels.count, same.pixels.count, file: file, line: line)
+    if frame.pixels != same.pixels {
+      let differing = zip(frame.pixels, same.pixels).filter { $0 != $1 }.count
+      XCTFail(
+        "after seek(to: \(target)) the frame at \(frame.time) s differs from the straight-through one in "
+          + "\(differing) of \(same.pixels.count) bytes", file: file, line: line)
+    }
+  }
+}
