@@ -24,7 +24,7 @@ alive() { local p; for p in $(jobs -rp); do [ "$p" = "$1" ] && return 0; done; r
 
 stop() {   # stop PID: TERM, up to 3 s grace, then KILL, and always reap
   local i
-  kill -TERM "$1" 2>/dev/null
+  alive "$1" && kill -TERM "$1" 2>/dev/null
   for ((i = 0; i < 30; i++)); do alive "$1" || break; sleep 0.1; done
   alive "$1" && kill -KILL "$1" 2>/dev/null
   wait "$1" 2>/dev/null
@@ -41,7 +41,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-# pdeathsig: if this script is SIGKILLed (no trap runs), the kernel still TERMs the daemons instead of leaking them.
+# pdeathsig: if this script is SIGKILLed (no trap runs), the kernel still TERMs the daemons and CMD.
 pdeath=()
 command -v setpriv >/dev/null && pdeath=(setpriv --pdeathsig TERM)
 start() {   # start NAME CMD...: background daemon, output to $tmp/NAME.log
@@ -82,7 +82,7 @@ for n in $(seq 90 120); do
   stop_last
 done
 if [ -z "$display" ]; then
-  echo "$me: error: Xvfb did not start (tried :90-:120); cannot run without a display" >&2
+  echo "$me: error: Xvfb did not start (last try :$n of :90-:120); cannot run without a display" >&2
   log_tail xvfb
   exit 1
 fi
@@ -130,7 +130,7 @@ elif ! { XDG_CONFIG_HOME=$tmp/config start pipewire pipewire
   audio_fail "pipewire did not start" pipewire
 elif ! { XDG_CONFIG_HOME=$tmp/config start wireplumber wireplumber
          wait_for 100 "${pids[-1]}" sink_ready; }; then
-  audio_fail "wireplumber did not select the null sink within 10 s" wireplumber
+  audio_fail "wireplumber did not come up with the null sink as default within 10 s" wireplumber
 fi
 
 # --- Run CMD. It runs in the background so that `wait` (unlike a foreground child) is interrupted by our
@@ -140,8 +140,8 @@ export DISPLAY=$display GDK_BACKEND=x11 LIBGL_ALWAYS_SOFTWARE=1
 dflt=()
 env --default-signal=INT true 2>/dev/null && dflt=(env --default-signal=INT,QUIT)
 sig= cmd=
-trap 'sig=1; kill -TERM "$cmd" 2>/dev/null' INT TERM
-"${dflt[@]}" "$@" <&0 &
+trap 'sig=1; alive "$cmd" && kill -TERM "$cmd" 2>/dev/null' INT TERM
+"${pdeath[@]}" "${dflt[@]}" "$@" <&0 &
 cmd=$!
 # A signal interrupts `wait` early; wait again for CMD's real status after forwarding TERM to it.
 while sig=; wait "$cmd"; rc=$?; [ -n "$sig" ]; do :; done

@@ -115,10 +115,13 @@ public final class VideoPipeline: FrameSource, @unchecked Sendable {
     lock.lock()
     generation += 1
     pendingSeek = max(0, seconds)
-    lock.broadcast()
-    lock.unlock()
+    // Cleared under `lock`, before the demux thread can wake and queue the new generation's flush:
+    // clearing after would be able to drop that flush and starve the decoder. No thread takes `lock`
+    // while holding a queue's lock, so this cannot deadlock.
     packets.clear()
     frames.clear()
+    lock.broadcast()
+    lock.unlock()
   }
 
   public func close() {

@@ -1,0 +1,150 @@
+import Foundation
+import OrbDecode
+import OrbTestSupport
+import XCTest
+
+@testable import OrbRender
+
+/// The renderer on the Vulkan device this machine has (lavapipe here): pixels of drawn frames.
+final class RenderTests: XCTestCase {
+  /// 100% bars, 80 px each: white, yellow, cyan, green, magenta, red, blue, black.
+  static let bars: [RGB] = [.white, .yellow, .cyan, .green, .magenta, .red, .blue, .black]
+
+  /// A lossless H.264 clip of the bars, converted from RGB by swscale with `matrix` and `range`, and tagged so.
+  static func barsClip(matrix: String, range: String, tag: String) throws -> String {
+    let sources = bars.enumerated().map { i, c in
+      String(format: "color=c=0x%02X%02X%02X:s=80x240:d=1:r=25,format=rgb24[c%d]", c.r, c.g, c.b, i)
+    }
+    let stack = (0..<8).map { "[c\($0)]" }.joined()
+    let graph =
+      sources.joined(separator: ";") + ";\(stack)hstack=inputs=8,"
+      + "scale=out_color_matrix=\(matrix):out_range=\(range),format=yuv420p"
+    let rangeTag = range == "pc" ? "pc" : "tv"
+    return try TestMedia.path(
+      "bars-\(matrix)-\(range).mp4",
+      [
+        "-filter_complex", graph, "-frames:v", "5", "-c:v", "libx264", "-qp", "0", "-preset", "ultrafast",
+        "-colorspace", tag, "-color_range", rangeTag, "-color_primaries", tag == "bt709" ? "bt709" : "smpte170m",
+        "-color_trc", tag == "bt709" ? "bt709" : "smpte170m",
+      ])
+  }
+
+  /// Decodes the first frame of `path` and draws it at `width`x`height` (nil: natural size).
+  static func draw(_ path: String, size: (Int, Int)? = nil) throws -> (pixels: [UInt8], width: Int, height: Int) {
+    let pipeline = try VideoPipeline(source: path)
+    defer { pipeline.close() }
+    guard let frame = pipeline.nextFrame() else { throw TestMediaError("no frame in \(path)") }
+    let (w, h) =
+      size
+      ?? VideoGeometry.naturalSize(
+        width: frame.width, height: frame.height, sampleAspect: frame.sampleAspect, rotation: frame.rotation)
+    let renderer = try Renderer()
+    let target = try renderer.makeTarget(width: w, height: h, readable: true)
+    try renderer.render(frame, into: target)
+    return (Array(target.pixels!), w, h)
+  }
+
+  static func pixel(_ drawn: (pixels: [UInt8], width: Int, height: Int), _ x: Int, _ y: Int) -> RGB {
+    let p = (y * drawn.width + x) * 4
+    return RGB(r: Int(drawn.pixels[p]), g: Int(drawn.pixels[p + 1]), b: Int(drawn.pixels[p + 2]))
+  }
+
+  private func assertBars(matrix: String, range: String, tag: String, file: StaticString = #filePath,
+                          line: UInt = #line) throws {
+    let clip = try Self.barsClip(matrix: matrix, range: range, tag: tag)
+    let drawn = try Self.draw(clip)
+    XCTAssertEqual(drawn.width, 640, file: file, line: line)
+    XCTAssertEqual(drawn.height, 240, file: file, line: line)
+    for (i, expected) in Self.bars.enumerated() {
+      for y in [60, 120, 180] {
+        let got = Self.pixel(drawn, 40 + 80 * i, y)
+        XCTAssertLessThanOrEqual(
+          got.distance(to: expected), 3, "bar \(i) at y \(y): \(got), expected \(expected)", file: file, line: line)
+      }
+    }
+  }
+
+  func testBT709LimitedRangeBars() throws {
+    try assertBars(matrix: "bt709", range: "tv", tag: "bt709")
+  }
+
+  func testBT601LimitedRangeBars() throws {
+    try assertBars(matrix: "bt601", range: "tv", tag: "smpte170m")
+  }
+
+  func testBT709FullRangeBars() throws {
+    try assertBars(matrix: "bt709", range: "pc", tag: "bt709")
+  }
+
+  /// Left half red, right half blue, 320x240.
+  static func halvesSource(_ extra: String) -> [String] {
+    [
+      "-filter_complex",
+      "color=c=red:s=160x240:d=1:r=25,format=rgb24[l];color=c=blue:s=160x240:d=1:r=25,format=rgb24[r];"
+        + "[l][r]hstack=inputs=2,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p\(extra)",
+      "-frames:v", "5", "-c:v", "libx264", "-qp", "0", "-preset", "ultrafast", "-colorspace", "bt709",
+      "-color_range", "tv",
+    ]
+  }
+
+  func testAnamorphicPictureIsWidenedAndLetterboxed() throws {
+    let clip = try TestMedia.path("halves-sar2.mp4", Self.halvesSource(",setsar=2"))
+    let natural = try Self.draw(clip)
+    XCTAssertEqual(natural.width, 640)
+    XCTAssertEqual(natural.height, 240)
+    let boxed = try Self.draw(clip, size: (640, 480))
+    // 8:3 picture in a 4:3 target: 120 px bars above and below.
+    XCTAssertLessThanOrEqual(Self.pixel(boxed, 320, 40).distance(to: .black), 3)
+    XCTAssertLessThanOrEqual(Self.pixel(boxed, 320, 440).distance(to: .black), 3)
+    XCTAssertLessThanOrEqual(Self.pixel(boxed, 160, 240).distance(to: .red), 3)
+    XCTAssertLessThanOrEqual(Self.pixel(boxed, 480, 240).distance(to: .blue), 3)
+    XCTAssertLessThanOrEqual(Self.pixel(boxed, 160, 116).distance(to: .black), 3, "bar ends at row 120")
+    XCTAssertLessThanOrEqual(Self.pixel(boxed, 160, 124).distance(to: .red), 3, "picture starts at row 120")
+    XCTAssertLessThanOrEqual(Self.pixel(boxed, 160, 356).distance(to: .red), 3, "picture ends at row 360")
+    XCTAssertLessThanOrEqual(Self.pixel(boxed, 160, 364).distance(to: .black), 3, "bar starts at row 360")
+  }
+
+  func testRotatedPictureIsTurnedLikeFFmpegDoes() throws {
+    let plain = try TestMedia.path("halves.mp4", Self.halvesSource(""))
+    let rotated = try TestMedia.path(
+      "halves-rot90.mp4", ["-i", plain, "-c", "copy", "-metadata:s:v:0", "rotate=90"])
+    let drawn = try Self.draw(rotated)
+    XCTAssertEqual(drawn.width, 240)
+    XCTAssertEqual(drawn.height, 320)
+    // ffmpeg's own autorotation is the reference for which way is up.
+    let reference = NSTemporaryDirectory() + "orb-rot-\(UUID().uuidString).png"
+    defer { try? FileManager.default.removeItem(atPath: reference) }
+    XCTAssertTrue(Tool.run("ffmpeg", ["-v", "error", "-y", "-i", rotated, "-frames:v", "1", reference]).succeeded)
+    let ref = try RGBImage(png: reference)
+    XCTAssertEqual(ref.width, 240)
+    for (x, y) in [(120, 60), (120, 260), (30, 30), (210, 290)] {
+      let got = Self.pixel(drawn, x, y)
+      XCTAssertLessThanOrEqual(got.distance(to: ref.pixel(x: x, y: y)), 4, "at (\(x), \(y)) got \(got)")
+    }
+    // `rotate=90` written by ffmpeg 5.1 is a counter-clockwise quarter turn (270° clockwise): the right half
+    // (blue) ends up on top.
+    XCTAssertLessThanOrEqual(Self.pixel(drawn, 120, 60).distance(to: .blue), 3)
+    XCTAssertLessThanOrEqual(Self.pixel(drawn, 120, 260).distance(to: .red), 3)
+  }
+
+  func testTestPatternBarsAreSeventyFivePercentColours() throws {
+    let pattern = try TestPatternSource(url: "test://bars?size=640x360")
+    let frame = try XCTUnwrap(pattern.nextFrame())
+    let renderer = try Renderer()
+    let target = try renderer.makeTarget(width: 640, height: 360, readable: true)
+    try renderer.render(frame, into: target)
+    let drawn = (Array(target.pixels!), 640, 360)
+    for (i, c) in TestPatternSource.barColors.enumerated() {
+      let got = Self.pixel(drawn, 40 + 80 * i, 100)
+      XCTAssertLessThanOrEqual(got.distance(to: RGB(r: c.0, g: c.1, b: c.2)), 3, "bar \(i): \(got)")
+    }
+    XCTAssertEqual(TestPatternSource.timeCode(frame: 30 * 61 + 7, rate: 30), "00:01:01:07")
+  }
+
+  func testBlackWhenNoFrame() throws {
+    let renderer = try Renderer()
+    let target = try renderer.makeTarget(width: 64, height: 32, readable: true)
+    try renderer.render(nil, into: target)
+    XCTAssertEqual(Self.pixel((Array(target.pixels!), 64, 32), 10, 10), .black)
+  }
+}
