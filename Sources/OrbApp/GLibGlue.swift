@@ -61,8 +61,10 @@ enum Signals {
   typealias Key = (_ keyval: guint, _ state: GdkModifierType) -> Bool
   typealias Press = (_ count: Int32) -> Void
 
-  private static func connect(_ instance: UnsafeMutableRawPointer, _ signal: String, _ callback: GCallback,
-                              _ box: AnyObject) {
+  private static func connect(
+    _ instance: UnsafeMutableRawPointer, _ signal: String, _ callback: GCallback,
+    _ box: AnyObject
+  ) {
     orb_signal_connect(
       instance, signal, callback, Unmanaged.passRetained(box).toOpaque(), releaseSignalBox)
   }

@@ -81,7 +81,8 @@ private final class OptionTable {
   let specs: [Spec] = [
     Spec(name: "resume-ms", kind: .int64, help: "Start at this position", argHelp: "MS"),
     Spec(name: "title", kind: .string, help: "Window title (default: the file name)", argHelp: "TEXT"),
-    Spec(name: "auth-token", kind: .string, help: "Sent as 'Authorization: Bearer', only to the media's host",
+    Spec(
+      name: "auth-token", kind: .string, help: "Sent as 'Authorization: Bearer', only to the media's host",
       argHelp: "TOKEN"),
     Spec(name: "header", kind: .strings, help: "Extra HTTP request header (repeatable)", argHelp: "'NAME: VALUE'"),
     Spec(name: "intro", kind: .string, help: "Intro marker window, milliseconds", argHelp: "START-END"),
@@ -94,21 +95,26 @@ private final class OptionTable {
     Spec(name: "sub-file", kind: .filename, help: "Subtitle file to load", argHelp: "FILE"),
     Spec(name: "fullscreen", kind: .flag, help: "Start in fullscreen", argHelp: nil),
     Spec(name: "paused", kind: .flag, help: "Start paused on the first frame", argHelp: nil),
-    Spec(name: "tone-mapping", kind: .string, help: "HDR tone-mapping curve: bt2390, hable, reinhard, clip",
+    Spec(
+      name: "tone-mapping", kind: .string, help: "HDR tone-mapping curve: bt2390, hable, reinhard, clip",
       argHelp: "CURVE"),
     Spec(name: "target-peak", kind: .double, help: "Display peak for tone mapping, nits", argHelp: "NITS"),
     Spec(name: "events-fd", kind: .int, help: "Write JSON event lines to this file descriptor", argHelp: "N"),
-    Spec(name: "video-output", kind: .string,
+    Spec(
+      name: "video-output", kind: .string,
       help: "How frames reach the window: auto, zero-copy (GL import) or memory", argHelp: "PATH"),
     Spec(name: "probe", kind: .flag, help: "Print the streams as JSON and exit (no window)", argHelp: nil),
-    Spec(name: "frame-at", kind: .double, help: "Write the frame at this time to --output as PNG (no window)",
+    Spec(
+      name: "frame-at", kind: .double, help: "Write the frame at this time to --output as PNG (no window)",
       argHelp: "SECONDS"),
     Spec(name: "output", kind: .filename, help: "PNG file for --frame-at", argHelp: "FILE"),
     Spec(name: "size", kind: .string, help: "Render size for --frame-at and --benchmark", argHelp: "WxH"),
-    Spec(name: "benchmark", kind: .flag, help: "Decode and render every frame as fast as possible; print JSON",
+    Spec(
+      name: "benchmark", kind: .flag, help: "Decode and render every frame as fast as possible; print JSON",
       argHelp: nil),
     Spec(name: "benchmark-seconds", kind: .double, help: "Stop --benchmark after this long", argHelp: "SECONDS"),
-    Spec(name: "error-linger-ms", kind: .int, help: "How long an error stays in the window before exit",
+    Spec(
+      name: "error-linger-ms", kind: .int, help: "How long an error stays in the window before exit",
       argHelp: "MS"),
     Spec(name: "version", kind: .flag, help: "Print the version and exit", argHelp: nil),
     Spec(name: "", kind: .remaining, help: "", argHelp: nil),

@@ -49,8 +49,9 @@ enum OrbMain {
       say("orb-player: \(source): \(error)")
       return 1
     }
-    guard ProcessInfo.processInfo.environment["DISPLAY"] != nil
-      || ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] != nil
+    guard
+      ProcessInfo.processInfo.environment["DISPLAY"] != nil
+        || ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] != nil
     else {
       say("orb-player: cannot open a window: no display (DISPLAY and WAYLAND_DISPLAY are unset)")
       return 1

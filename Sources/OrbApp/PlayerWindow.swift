@@ -69,7 +69,8 @@ final class PlayerWindow: @unchecked Sendable {
   private var windowTitle: String {
     if let title = options.title, !title.isEmpty { return title }
     if TestPatternSource.isTestURL(source) { return "Orb Player — \(source)" }
-    let name = URL(string: source).flatMap { $0.scheme != nil ? $0.lastPathComponent : nil }
+    let name =
+      URL(string: source).flatMap { $0.scheme != nil ? $0.lastPathComponent : nil }
       ?? (source as NSString).lastPathComponent
     return name.removingPercentEncoding ?? name
   }

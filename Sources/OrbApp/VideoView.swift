@@ -112,10 +112,12 @@ final class VideoView {
     let texture: OpaquePointer?
     if player.presentation == .zeroCopy, let context = glContext, let name = glTexture(for: slot, context: context) {
       let release = Unmanaged.passRetained(SlotRelease(player: player, slot: slot)).toOpaque()
-      texture = gdk_gl_texture_new(context, name, w, h, { data in
-        let box = Unmanaged<SlotRelease>.fromOpaque(data!).takeRetainedValue()
-        box.player.release(box.slot)
-      }, release)
+      texture = gdk_gl_texture_new(
+        context, name, w, h,
+        { data in
+          let box = Unmanaged<SlotRelease>.fromOpaque(data!).takeRetainedValue()
+          box.player.release(box.slot)
+        }, release)
     } else if let pixels = slot.target.pixels {
       let bytes = g_bytes_new(pixels.baseAddress, gsize(pixels.count))
       texture = gdk_memory_texture_new(w, h, GDK_MEMORY_R8G8B8A8_PREMULTIPLIED, bytes, gsize(w) * 4)

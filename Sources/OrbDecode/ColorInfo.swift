@@ -11,10 +11,19 @@ public struct ColorInfo: Sendable, Equatable {
     case full
   }
   public enum Primaries: String, Sendable {
-    case bt709, bt601_625 = "bt470bg", bt601_525 = "smpte170m", bt2020, dciP3 = "smpte432", unknown
+    case bt709
+    case bt601_625 = "bt470bg"
+    case bt601_525 = "smpte170m"
+    case bt2020
+    case dciP3 = "smpte432"
+    case unknown
   }
   public enum Transfer: String, Sendable {
-    case bt1886 = "bt709", srgb = "iec61966-2-1", pq = "smpte2084", hlg = "arib-std-b67", linear, unknown
+    case bt1886 = "bt709"
+    case srgb = "iec61966-2-1"
+    case pq = "smpte2084"
+    case hlg = "arib-std-b67"
+    case linear, unknown
   }
 
   public var matrix: Matrix

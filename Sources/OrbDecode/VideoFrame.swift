@@ -71,7 +71,7 @@ public final class VideoFrame: @unchecked Sendable {
     switch layout {
     case .planar420:
       let w = width
-    let h = height
+      let h = height
       planes = (0..<3).map { i in
         Plane(
           base: UnsafeRawPointer(data[i]!), stride: strides[i], width: i == 0 ? w : chromaW,

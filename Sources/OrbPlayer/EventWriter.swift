@@ -55,7 +55,8 @@ public final class EventWriter: @unchecked Sendable {
     }
     if !ok {
       broken = true
-      FileHandle.standardError.write(Data("orb-player: cannot write events to fd \(fd): \(String(cString: strerror(errno)))\n".utf8))
+      FileHandle.standardError.write(
+        Data("orb-player: cannot write events to fd \(fd): \(String(cString: strerror(errno)))\n".utf8))
     }
   }
 }

@@ -15,7 +15,8 @@ public enum FrameGrab {
     let media = try MediaOpener.open(source, headers: headers, start: seconds)
     defer { media.close() }
     guard let frame = media.nextFrame() else {
-      throw MediaError(.unplayable, source: source, reason: "no picture at \(seconds) s (it ends before, or is damaged)")
+      throw MediaError(
+        .unplayable, source: source, reason: "no picture at \(seconds) s (it ends before, or is damaged)")
     }
     let (w, h) =
       size

@@ -76,8 +76,10 @@ final class GPUImage {
   let allocationSize: UInt64
   let exportable: Bool
 
-  init(_ context: VulkanContext, width: Int, height: Int, format: VkFormat, usage: VkImageUsageFlags,
-       exportable: Bool = false) throws {
+  init(
+    _ context: VulkanContext, width: Int, height: Int, format: VkFormat, usage: VkImageUsageFlags,
+    exportable: Bool = false
+  ) throws {
     self.context = context
     self.width = width
     self.height = height

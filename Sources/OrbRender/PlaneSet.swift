@@ -108,8 +108,11 @@ final class PlaneSet {
   /// Records the staging → image copies and the transitions around them.
   func recordUpload(_ cb: VkCommandBuffer) {
     guard let staging, regions.count == images.count else { return }
-    var toTransfer = images.map { barrier($0, from: VK_IMAGE_LAYOUT_UNDEFINED, to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-      src: 0, dst: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue) }
+    var toTransfer = images.map {
+      barrier(
+        $0, from: VK_IMAGE_LAYOUT_UNDEFINED, to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+        src: 0, dst: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue)
+    }
     vkCmdPipelineBarrier(
       cb, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT.rawValue, VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, 0, 0, nil, 0, nil,
       UInt32(toTransfer.count), &toTransfer)
@@ -123,16 +126,21 @@ final class PlaneSet {
       copy.imageExtent = VkExtent3D(width: UInt32(image.width), height: UInt32(image.height), depth: 1)
       vkCmdCopyBufferToImage(cb, staging.buffer, image.image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &copy)
     }
-    var toShader = images.map { barrier($0, from: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
-      to: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, src: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
-      dst: VK_ACCESS_SHADER_READ_BIT.rawValue) }
+    var toShader = images.map {
+      barrier(
+        $0, from: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+        to: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, src: VK_ACCESS_TRANSFER_WRITE_BIT.rawValue,
+        dst: VK_ACCESS_SHADER_READ_BIT.rawValue)
+    }
     vkCmdPipelineBarrier(
       cb, VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT.rawValue, 0, 0, nil, 0, nil,
       UInt32(toShader.count), &toShader)
   }
 
-  private func barrier(_ image: GPUImage, from: VkImageLayout, to: VkImageLayout, src: VkAccessFlags,
-                       dst: VkAccessFlags) -> VkImageMemoryBarrier {
+  private func barrier(
+    _ image: GPUImage, from: VkImageLayout, to: VkImageLayout, src: VkAccessFlags,
+    dst: VkAccessFlags
+  ) -> VkImageMemoryBarrier {
     var b = VkImageMemoryBarrier()
     b.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER
     b.oldLayout = from

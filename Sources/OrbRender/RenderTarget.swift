@@ -42,7 +42,8 @@ public final class RenderTarget: @unchecked Sendable {
     self.framebuffer = framebuffer!
     readback =
       readable
-      ? try GPUBuffer(context, size: width * height * 4, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue,
+      ? try GPUBuffer(
+        context, size: width * height * 4, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue,
         hostVisible: true)
       : nil
   }

@@ -110,7 +110,10 @@ public final class VulkanContext: @unchecked Sendable {
     vkEnumerateDeviceExtensionProperties(chosen.device, nil, &extCount, nil)
     var extProps = [VkExtensionProperties](repeating: VkExtensionProperties(), count: Int(extCount))
     vkEnumerateDeviceExtensionProperties(chosen.device, nil, &extCount, &extProps)
-    let available = Set(extProps.map { withUnsafeBytes(of: $0.extensionName) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) } })
+    let available = Set(
+      extProps.map {
+        withUnsafeBytes(of: $0.extensionName) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+      })
     let exportable = available.contains("VK_KHR_external_memory_fd")
     let extensions = exportable ? ["VK_KHR_external_memory_fd"] : []
     canExportMemory = exportable
@@ -122,7 +125,7 @@ public final class VulkanContext: @unchecked Sendable {
     queueInfo.queueCount = 1
     var device: VkDevice?
     let names = extensions.map { strdup($0) }
-    defer { names.forEach { free($0) } }
+    defer { for name in names { free(name) } }
     let deviceResult: VkResult = withUnsafePointer(to: &priority) { p in
       queueInfo.pQueuePriorities = p
       return withUnsafePointer(to: &queueInfo) { q in

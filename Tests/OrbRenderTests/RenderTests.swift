@@ -49,8 +49,10 @@ final class RenderTests: XCTestCase {
     return RGB(r: Int(drawn.pixels[p]), g: Int(drawn.pixels[p + 1]), b: Int(drawn.pixels[p + 2]))
   }
 
-  private func assertBars(matrix: String, range: String, tag: String, file: StaticString = #filePath,
-                          line: UInt = #line) throws {
+  private func assertBars(
+    matrix: String, range: String, tag: String, file: StaticString = #filePath,
+    line: UInt = #line
+  ) throws {
     let clip = try Self.barsClip(matrix: matrix, range: range, tag: tag)
     let drawn = try Self.draw(clip)
     XCTAssertEqual(drawn.width, 640, file: file, line: line)

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The README's run command: installs what is missing, builds, and plays FILE|URL (default: the built-in
+# test://bars). With no display (a fresh headless machine), it plays 5 s of the pattern inside a private Xvfb
+# session and saves a screenshot of the window to out/orb-player-window.png.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+[ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
+
+scripts/setup.sh
+swift build -c release --product orb-player
+bin="$PWD/.build/release/orb-player"
+
+if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  exec "$bin" "$@"
+fi
+
+echo "run: no display here; playing in a private Xvfb session and taking a screenshot" >&2
+mkdir -p out
+args=("$@")
+[ ${#args[@]} -eq 0 ] && args=("test://bars?duration=5")
+shot="$PWD/out/orb-player-window.png"
+scripts/with-test-env.sh bash -c '
+  "$0" "$@" & player=$!
+  sleep 3
+  ffmpeg -hide_banner -loglevel error -y -f x11grab -video_size 1920x1080 -i "$DISPLAY" -frames:v 1 "'"$shot"'"
+  wait $player
+' "$bin" "${args[@]}"
+echo "run: screenshot of the window: $shot" >&2
