@@ -7,28 +7,6 @@ import XCTest
 
 /// The renderer on the Vulkan device this machine has (lavapipe here): pixels of drawn frames.
 final class RenderTests: XCTestCase {
-  /// 100% bars, 80 px each: white, yellow, cyan, green, magenta, red, blue, black.
-  static let bars: [RGB] = [.white, .yellow, .cyan, .green, .magenta, .red, .blue, .black]
-
-  /// A lossless H.264 clip of the bars, converted from RGB by swscale with `matrix` and `range`, and tagged so.
-  static func barsClip(matrix: String, range: String, tag: String) throws -> String {
-    let sources = bars.enumerated().map { i, c in
-      String(format: "color=c=0x%02X%02X%02X:s=80x240:d=1:r=25,format=rgb24[c%d]", c.r, c.g, c.b, i)
-    }
-    let stack = (0..<8).map { "[c\($0)]" }.joined()
-    let graph =
-      sources.joined(separator: ";") + ";\(stack)hstack=inputs=8,"
-      + "scale=out_color_matrix=\(matrix):out_range=\(range),format=yuv420p"
-    let rangeTag = range == "pc" ? "pc" : "tv"
-    return try TestMedia.path(
-      "bars-\(matrix)-\(range).mp4",
-      [
-        "-filter_complex", graph, "-frames:v", "5", "-c:v", "libx264", "-qp", "0", "-preset", "ultrafast",
-        "-colorspace", tag, "-color_range", rangeTag, "-color_primaries", tag == "bt709" ? "bt709" : "smpte170m",
-        "-color_trc", tag == "bt709" ? "bt709" : "smpte170m",
-      ])
-  }
-
   /// Decodes the first frame of `path` and draws it at `width`x`height` (nil: natural size).
   static func draw(_ path: String, size: (Int, Int)? = nil) throws -> (pixels: [UInt8], width: Int, height: Int) {
     let pipeline = try VideoPipeline(source: path)
@@ -53,11 +31,11 @@ final class RenderTests: XCTestCase {
     matrix: String, range: String, tag: String, file: StaticString = #filePath,
     line: UInt = #line
   ) throws {
-    let clip = try Self.barsClip(matrix: matrix, range: range, tag: tag)
+    let clip = try Clips.bars(matrix: matrix, range: range, tag: tag)
     let drawn = try Self.draw(clip)
     XCTAssertEqual(drawn.width, 640, file: file, line: line)
     XCTAssertEqual(drawn.height, 240, file: file, line: line)
-    for (i, expected) in Self.bars.enumerated() {
+    for (i, expected) in Clips.bars.enumerated() {
       for y in [60, 120, 180] {
         let got = Self.pixel(drawn, 40 + 80 * i, y)
         XCTAssertLessThanOrEqual(
@@ -78,19 +56,8 @@ final class RenderTests: XCTestCase {
     try assertBars(matrix: "bt709", range: "pc", tag: "bt709")
   }
 
-  /// Left half red, right half blue, 320x240.
-  static func halvesSource(_ extra: String) -> [String] {
-    [
-      "-filter_complex",
-      "color=c=red:s=160x240:d=1:r=25,format=rgb24[l];color=c=blue:s=160x240:d=1:r=25,format=rgb24[r];"
-        + "[l][r]hstack=inputs=2,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p\(extra)",
-      "-frames:v", "5", "-c:v", "libx264", "-qp", "0", "-preset", "ultrafast", "-colorspace", "bt709",
-      "-color_range", "tv",
-    ]
-  }
-
   func testAnamorphicPictureIsWidenedAndLetterboxed() throws {
-    let clip = try TestMedia.path("halves-sar2.mp4", Self.halvesSource(",setsar=2"))
+    let clip = try Clips.halves("halves-sar2.mp4", filters: ",setsar=2")
     let natural = try Self.draw(clip)
     XCTAssertEqual(natural.width, 640)
     XCTAssertEqual(natural.height, 240)
@@ -107,7 +74,7 @@ final class RenderTests: XCTestCase {
   }
 
   func testRotatedPictureIsTurnedLikeFFmpegDoes() throws {
-    let plain = try TestMedia.path("halves.mp4", Self.halvesSource(""))
+    let plain = try Clips.halves("halves.mp4")
     let rotated = try TestMedia.path(
       "halves-rot90.mp4", ["-i", plain, "-c", "copy", "-metadata:s:v:0", "rotate=90"])
     let drawn = try Self.draw(rotated)

@@ -1,0 +1,86 @@
+import Foundation
+import OrbTestSupport
+import XCTest
+
+/// Damaged and wrong inputs: exit status 1, one line naming the file and the reason, never a crash or a hang.
+final class AppBadInputTests: XCTestCase {
+  struct Case {
+    var path: String
+    var reason: String
+  }
+
+  func cases() throws -> [Case] {
+    let dir = NSTemporaryDirectory() + "orb-bad-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    let clip = try TestMedia.path(
+      "h264-moov-at-end.mp4",
+      ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4", "-c:v", "libx264", "-preset", "ultrafast"])
+    return [
+      Case(path: dir + "/missing.mkv", reason: "no such file"),
+      Case(path: dir, reason: "is a directory"),
+      Case(path: try TestMedia.file(named: "empty.mkv", contents: Data()), reason: "empty file"),
+      Case(
+        path: try TestMedia.file(named: "text.mkv", contents: "just some notes, not a video\n"),
+        reason: "not a media file"),
+      Case(path: try TestMedia.truncated(clip, bytes: 20_000), reason: "not a media file, or damaged"),
+    ]
+  }
+
+  func testProbeNamesTheFileAndTheReason() throws {
+    for c in try cases() {
+      let r = Orb.run(["--probe", c.path], timeout: 30)
+      XCTAssertFalse(r.timedOut, c.path)
+      XCTAssertEqual(r.status, 1, "\(c.path): \(r.stderr)")
+      let lines = r.stderr.split(separator: "\n")
+      XCTAssertEqual(lines.count, 1, r.stderr)
+      XCTAssertEqual(
+        lines.first.map(String.init), "orb-player: cannot open '\(c.path)': \(c.reason)" + suffix(r.stderr, c.reason))
+    }
+  }
+
+  /// The reason may go on after the words we check ("not a media file, or damaged (…)").
+  private func suffix(_ line: String, _ reason: String) -> String {
+    guard let r = line.range(of: reason) else { return "" }
+    return String(line[r.upperBound...]).trimmingCharacters(in: .newlines)
+  }
+
+  func testFrameAtFailsCleanly() throws {
+    for c in try cases() {
+      let r = Orb.run(["--frame-at", "1", "--output", NSTemporaryDirectory() + "never.png", c.path], timeout: 30)
+      XCTAssertEqual(r.status, 1, c.path)
+      XCTAssertEqual(Orb.errorLines(r).count, 1, r.stderr)
+      XCTAssertTrue(r.stderr.contains("'\(c.path)': \(c.reason)"), r.stderr)
+    }
+  }
+
+  /// In the window: the error shows, the host gets an `error` event, and the player exits 1 by itself.
+  func testWindowShowsTheErrorAndExits() throws {
+    try Screen.requireDisplay()
+    for c in try cases() {
+      let title = "bad-\(UUID().uuidString.prefix(8))"
+      let player = try BackgroundPlayer([
+        "--title", title, "--events-fd", "1", "--error-linger-ms", "1500", c.path,
+      ])
+      XCTAssertNotNil(Screen.waitForWindow(title: title), "no window for \(c.path)")
+      let status = player.wait(timeout: 30)
+      XCTAssertEqual(status, 1, "\(c.path): \(player.stderr)")
+      XCTAssertEqual(player.stderr.split(separator: "\n").filter { $0.contains("cannot open") }.count, 1)
+      XCTAssertTrue(player.stderr.contains("cannot open '\(c.path)': \(c.reason)"), player.stderr)
+      let errors = player.events.filter { $0["event"] as? String == "error" }
+      XCTAssertEqual(errors.count, 1, player.stdout)
+      let kind = errors.first?["kind"] as? String
+      XCTAssertEqual(kind, c.reason == "no such file" ? "missing" : "unplayable")
+    }
+  }
+
+  func testCorruptPacketsAreSkippedAndPlaybackGoesOn() throws {
+    let clean = try TestMedia.path(
+      "h264-for-noise.mkv",
+      ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=3", "-c:v", "libx264", "-preset", "ultrafast"])
+    let noisy = try TestMedia.path("h264-noise.mkv", ["-i", clean, "-c", "copy", "-bsf:v", "noise=amount=200"])
+    let r = Orb.run(["--benchmark", "--size", "160x120", noisy], timeout: 60)
+    XCTAssertEqual(r.status, 0, r.stderr)
+    let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+    XCTAssertGreaterThan(json["frames"] as? Int ?? 0, 25, "most frames still decode: \(r.stdout)")
+  }
+}

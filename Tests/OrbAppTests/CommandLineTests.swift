@@ -1,0 +1,129 @@
+import Foundation
+import OrbTestSupport
+import XCTest
+
+/// The headless modes of the binary: what a host or a script gets back.
+final class CommandLineTests: XCTestCase {
+  func testVersionAndHelp() {
+    let version = Orb.run(["--version"])
+    XCTAssertEqual(version.status, 0)
+    XCTAssertTrue(version.stdout.hasPrefix("orb-player "), version.stdout)
+    let help = Orb.run(["--help"])
+    XCTAssertEqual(help.status, 0)
+    for option in ["--resume-ms", "--events-fd", "--frame-at", "--probe", "--benchmark", "--video-output"] {
+      XCTAssertTrue(help.stdout.contains(option), "--help lacks \(option)")
+    }
+  }
+
+  func testBadOptionValuesAreRefusedInWords() {
+    for (args, words) in [
+      (["--speed", "9", "x.mkv"], "--speed must be between 0.25 and 4"),
+      (["--frame-at", "1", "x.mkv"], "--frame-at needs --output"),
+      (["--size", "big", "--benchmark", "x.mkv"], "--size must be WIDTHxHEIGHT"),
+      (["--no-such-option"], "Unknown option"),
+    ] {
+      let r = Orb.run(args)
+      XCTAssertEqual(r.status, 1, "\(args)")
+      XCTAssertTrue(r.stderr.contains(words), "\(args): \(r.stderr)")
+    }
+  }
+
+  func testProbePrintsStreamsAsJSON() throws {
+    let clip = try Clips.halves("halves-sar2.mp4", filters: ",setsar=2")
+    let r = Orb.run(["--probe", clip])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+    XCTAssertEqual(json["container"] as? String, "mov,mp4,m4a,3gp,3g2,mj2")
+    let video = try XCTUnwrap((json["video"] as? [[String: Any]])?.first)
+    XCTAssertEqual(video["codec"] as? String, "h264")
+    XCTAssertEqual(video["sample_aspect_ratio"] as? String, "2:1")
+    XCTAssertEqual(video["display_width"] as? Int, 640)
+    XCTAssertEqual(video["color_matrix"] as? String, "bt709")
+  }
+
+  func testProbeOfTheBuiltInPattern() throws {
+    let r = Orb.run(["--probe", "test://bars?size=640x360&rate=25"])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    XCTAssertTrue(r.stdout.contains("\"width\" : 640"), r.stdout)
+    XCTAssertTrue(r.stdout.contains("\"frame_rate\" : 25"), r.stdout)
+  }
+
+  /// `--frame-at` writes what the renderer drew: bar centres within ±3 of the source RGB, per matrix and range.
+  func testFrameAtBarsPerMatrixAndRange() throws {
+    for (matrix, range, tag) in [("bt709", "tv", "bt709"), ("bt601", "tv", "smpte170m"), ("bt709", "pc", "bt709")] {
+      let clip = try Clips.bars(matrix: matrix, range: range, tag: tag)
+      let png = NSTemporaryDirectory() + "orb-frame-\(UUID().uuidString).png"
+      defer { try? FileManager.default.removeItem(atPath: png) }
+      let r = Orb.run(["--frame-at", "0.1", "--output", png, clip])
+      XCTAssertEqual(r.status, 0, r.stderr)
+      let image = try RGBImage(png: png)
+      XCTAssertEqual(image.width, 640)
+      XCTAssertEqual(image.height, 240)
+      for (i, expected) in Clips.bars.enumerated() {
+        assertPixel(image, x: 40 + 80 * i, y: 120, approximately: expected, tolerance: 3, "\(matrix) \(range) bar \(i)")
+      }
+    }
+  }
+
+  func testFrameAtHonoursSizeAndLetterboxes() throws {
+    let clip = try Clips.halves("halves-sar2.mp4", filters: ",setsar=2")
+    let png = NSTemporaryDirectory() + "orb-frame-\(UUID().uuidString).png"
+    defer { try? FileManager.default.removeItem(atPath: png) }
+    let r = Orb.run(["--frame-at", "0", "--output", png, "--size", "640x480", clip])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    let image = try RGBImage(png: png)
+    XCTAssertEqual(image.width, 640)
+    XCTAssertEqual(image.height, 480)
+    assertPixel(image, x: 160, y: 60, approximately: .black, tolerance: 3)
+    assertPixel(image, x: 160, y: 240, approximately: .red, tolerance: 3)
+    assertPixel(image, x: 480, y: 240, approximately: .blue, tolerance: 3)
+    assertPixel(image, x: 480, y: 420, approximately: .black, tolerance: 3)
+  }
+
+  func testFrameAtPicksTheFrameThatCoversTheTime() throws {
+    // testsrc2 prints its frame number; frames at 1.0 s and 2.0 s must differ, and 1.0 s must equal ffmpeg's.
+    let clip = try Clips.moving(seconds: 3)
+    let ours = NSTemporaryDirectory() + "orb-frame-\(UUID().uuidString).png"
+    let theirs = NSTemporaryDirectory() + "orb-ref-\(UUID().uuidString).png"
+    defer {
+      try? FileManager.default.removeItem(atPath: ours)
+      try? FileManager.default.removeItem(atPath: theirs)
+    }
+    XCTAssertEqual(Orb.run(["--frame-at", "1.0", "--output", ours, clip]).status, 0)
+    XCTAssertTrue(
+      Tool.run("ffmpeg", ["-v", "error", "-y", "-ss", "1.0", "-i", clip, "-frames:v", "1", theirs]).succeeded)
+    let a = try RGBImage(png: ours)
+    let b = try RGBImage(png: theirs)
+    // Mean difference over a grid: colour edges differ a little with each chroma upsampler, frames differ a lot.
+    var total = 0
+    var count = 0
+    for y in stride(from: 5, to: 360, by: 7) {
+      for x in stride(from: 5, to: 640, by: 7) {
+        total += a.pixel(x: x, y: y).distance(to: b.pixel(x: x, y: y))
+        count += 1
+      }
+    }
+    let mean = Double(total) / Double(count)
+    XCTAssertLessThanOrEqual(mean, 3, "frame at 1.0 s differs from ffmpeg's by \(mean) on average")
+    let other = NSTemporaryDirectory() + "orb-frame-\(UUID().uuidString).png"
+    defer { try? FileManager.default.removeItem(atPath: other) }
+    XCTAssertEqual(Orb.run(["--frame-at", "2.0", "--output", other, clip]).status, 0)
+    let c = try RGBImage(png: other)
+    var moved = 0
+    for y in stride(from: 5, to: 360, by: 7) {
+      for x in stride(from: 5, to: 640, by: 7) { moved += a.pixel(x: x, y: y).distance(to: c.pixel(x: x, y: y)) }
+    }
+    XCTAssertGreaterThan(Double(moved) / Double(count), 2 * mean + 1, "frames 1 s apart should differ")
+  }
+
+  func testBenchmarkReportsEveryFrame() throws {
+    let clip = try Clips.moving(seconds: 3)
+    let r = Orb.run(["--benchmark", "--size", "320x180", clip], timeout: 120)
+    XCTAssertEqual(r.status, 0, r.stderr)
+    let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+    XCTAssertEqual(json["frames"] as? Int, FFprobe.frameCount(clip))
+    XCTAssertGreaterThan(json["fps"] as? Double ?? 0, 0)
+    XCTAssertGreaterThan(json["peak_rss_mb"] as? Double ?? 0, 1)
+    XCTAssertNotNil(json["cpu_seconds"] as? Double)
+  }
+}

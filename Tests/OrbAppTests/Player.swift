@@ -1,0 +1,136 @@
+import Foundation
+import OrbTestSupport
+import XCTest
+
+/// Runs the built `orb-player` binary.
+enum Orb {
+  static func run(_ arguments: [String], timeout: Double = 60) -> ToolResult {
+    Tool.run(OrbBinary.path, arguments, timeout: timeout)
+  }
+
+  /// The lines of standard error that are errors (the player also logs, e.g., its presentation path).
+  static func errorLines(_ result: ToolResult) -> [String] {
+    result.stderr.split(separator: "\n").map(String.init).filter { $0.contains("cannot") }
+  }
+}
+
+/// A window under the test session's X server (Xvfb): find it by title, grab it as a picture.
+enum Screen {
+  /// Fails the test unless a display is there; outside CI a missing display skips.
+  static func requireDisplay() throws {
+    if ProcessInfo.processInfo.environment["DISPLAY"] == nil {
+      if ProcessInfo.processInfo.environment["CI"] == "true" {
+        XCTFail("no DISPLAY in CI: run the suite through scripts/test.sh")
+      }
+      throw XCTSkip("no DISPLAY: run through scripts/test.sh (it starts Xvfb)")
+    }
+  }
+
+  /// The window's position and size on the root window, or nil while it is not mapped.
+  static func geometry(title: String) -> (x: Int, y: Int, width: Int, height: Int)? {
+    let result = Tool.run("xwininfo", ["-name", title], timeout: 10)
+    guard result.succeeded else { return nil }
+    func value(_ key: String) -> Int? {
+      result.stdout.split(separator: "\n").first { $0.contains(key) }
+        .flatMap { Int($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) }
+    }
+    guard let x = value("Absolute upper-left X"), let y = value("Absolute upper-left Y"), let w = value("Width"),
+      let h = value("Height"), result.stdout.contains("IsViewable")
+    else { return nil }
+    return (x, y, w, h)
+  }
+
+  /// Waits for the window to be mapped.
+  static func waitForWindow(title: String, timeout: Double = 20) -> (x: Int, y: Int, width: Int, height: Int)? {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while Date() < deadline {
+      if let g = geometry(title: title) { return g }
+      usleep(200_000)
+    }
+    return nil
+  }
+
+  /// A screenshot of the window's area.
+  static func grab(title: String) throws -> RGBImage {
+    guard let g = geometry(title: title) else { throw TestMediaError("window '\(title)' is not on screen") }
+    let display = ProcessInfo.processInfo.environment["DISPLAY"] ?? ":0"
+    let path = NSTemporaryDirectory() + "orb-shot-\(UUID().uuidString).png"
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    let result = Tool.run(
+      "ffmpeg",
+      [
+        "-hide_banner", "-loglevel", "error", "-y", "-f", "x11grab", "-video_size", "\(g.width)x\(g.height)", "-i",
+        "\(display)+\(g.x),\(g.y)", "-frames:v", "1", path,
+      ], timeout: 30)
+    guard result.succeeded else { throw TestMediaError("screenshot failed: \(result.stderr)") }
+    return try RGBImage(png: path)
+  }
+
+  /// Keeps a copy of a screenshot for people to look at when `ORB_SCREENSHOT_DIR` is set.
+  static func keep(title: String, as name: String) {
+    guard let dir = ProcessInfo.processInfo.environment["ORB_SCREENSHOT_DIR"], let g = geometry(title: title) else {
+      return
+    }
+    let display = ProcessInfo.processInfo.environment["DISPLAY"] ?? ":0"
+    _ = Tool.run(
+      "ffmpeg",
+      [
+        "-hide_banner", "-loglevel", "error", "-y", "-f", "x11grab", "-video_size", "\(g.width)x\(g.height)", "-i",
+        "\(display)+\(g.x),\(g.y)", "-frames:v", "1", "\(dir)/\(name).png",
+      ], timeout: 30)
+  }
+}
+
+/// A player process started in the background, its output collected.
+final class BackgroundPlayer: @unchecked Sendable {
+  let process = Process()
+  private let out = Pipe()
+  private let err = Pipe()
+  private var outData = Data()
+  private var errData = Data()
+  private let lock = NSLock()
+
+  init(_ arguments: [String]) throws {
+    process.executableURL = URL(fileURLWithPath: OrbBinary.path)
+    process.arguments = arguments
+    process.standardOutput = out
+    process.standardError = err
+    out.fileHandleForReading.readabilityHandler = { [weak self] h in
+      let d = h.availableData
+      self?.lock.withLock { self?.outData.append(d) }
+    }
+    err.fileHandleForReading.readabilityHandler = { [weak self] h in
+      let d = h.availableData
+      self?.lock.withLock { self?.errData.append(d) }
+    }
+    try process.run()
+  }
+
+  var stdout: String { lock.withLock { String(decoding: outData, as: UTF8.self) } }
+  var stderr: String { lock.withLock { String(decoding: errData, as: UTF8.self) } }
+
+  /// Waits for exit; kills the process after `timeout` seconds. Returns the exit status, nil when killed.
+  func wait(timeout: Double) -> Int32? {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while process.isRunning && Date() < deadline { usleep(50_000) }
+    if process.isRunning {
+      process.terminate()
+      process.waitUntilExit()
+      return nil
+    }
+    process.waitUntilExit()
+    usleep(100_000)  // let the pipe handlers drain
+    return process.terminationStatus
+  }
+
+  /// The JSON event lines written so far to stdout (`--events-fd 1`).
+  var events: [[String: Any]] {
+    stdout.split(separator: "\n").compactMap {
+      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }
+  }
+
+  deinit {
+    if process.isRunning { process.terminate() }
+  }
+}

@@ -1,0 +1,157 @@
+import Foundation
+import OrbTestSupport
+import XCTest
+
+/// The window a person sees, under the test session's Xvfb: screenshots, keys, resizing, events.
+final class WindowTests: XCTestCase {
+  /// The 75% bars of test://bars.
+  static let bars: [RGB] = [
+    RGB(r: 191, g: 191, b: 191), RGB(r: 191, g: 191, b: 0), RGB(r: 0, g: 191, b: 191), RGB(r: 0, g: 191, b: 0),
+    RGB(r: 191, g: 0, b: 191), RGB(r: 191, g: 0, b: 0), RGB(r: 0, g: 0, b: 191), RGB(r: 0, g: 0, b: 0),
+  ]
+
+  private func start(_ args: [String], title: String) throws -> BackgroundPlayer {
+    try Screen.requireDisplay()
+    let player = try BackgroundPlayer(["--title", title, "--events-fd", "1"] + args)
+    guard Screen.waitForWindow(title: title) != nil else {
+      _ = player.wait(timeout: 1)
+      throw TestMediaError("the window never appeared: \(player.stderr)")
+    }
+    return player
+  }
+
+  private func windowID(_ title: String) -> String {
+    Tool.run("xdotool", ["search", "--name", "^\(title)$"]).stdout.split(separator: "\n").first.map(String.init) ?? ""
+  }
+
+  private func press(_ key: String, title: String) {
+    let id = windowID(title)
+    _ = Tool.run("xdotool", ["windowfocus", "--sync", id])
+    _ = Tool.run("xdotool", ["key", "--window", id, key])
+  }
+
+  /// Every bar colour appears along a row through the bars (they scroll, so their positions move).
+  private func assertShowsBars(_ image: RGBImage, file: StaticString = #filePath, line: UInt = #line) {
+    let y = image.height / 4
+    let row = (0..<image.width).map { image.pixel(x: $0, y: y) }
+    for (i, bar) in Self.bars.enumerated() {
+      let closest = row.map { $0.distance(to: bar) }.min() ?? 255
+      XCTAssertLessThanOrEqual(closest, 6, "bar \(i) \(bar) not on screen", file: file, line: line)
+    }
+  }
+
+  private func barsShowThrough(_ path: String) throws {
+    let title = "bars-\(path)-\(UUID().uuidString.prefix(6))"
+    let player = try start(["--video-output", path, "test://bars?duration=30"], title: title)
+    usleep(1_500_000)
+    let first = try Screen.grab(title: title)
+    Screen.keep(title: title, as: "window-bars-\(path)")
+    XCTAssertEqual(first.width, 1280)
+    XCTAssertEqual(first.height, 720)
+    assertShowsBars(first)
+    // Playing: the time code (bottom quarter) changes between two screenshots a second apart.
+    usleep(1_000_000)
+    let second = try Screen.grab(title: title)
+    var changed = 0
+    for y in stride(from: 560, to: 700, by: 4) {
+      for x in stride(from: 200, to: 1080, by: 4) where first.pixel(x: x, y: y) != second.pixel(x: x, y: y) {
+        changed += 1
+      }
+    }
+    XCTAssertGreaterThan(changed, 20, "the time code did not move")
+    XCTAssertTrue(player.stderr.contains("presentation: \(path)"), player.stderr)
+    press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 15), 0, player.stderr)
+    let ended = player.events.last { $0["event"] as? String == "ended" }
+    XCTAssertEqual(ended?["reason"] as? String, "user-quit", player.stdout)
+  }
+
+  func testBarsThroughZeroCopyGLImport() throws {
+    try barsShowThrough("zero-copy")
+  }
+
+  func testBarsThroughMemoryTextures() throws {
+    try barsShowThrough("memory")
+  }
+
+  func testClipPlaysToTheEndAtItsRateWithEvents() throws {
+    let clip = try Clips.moving(seconds: 3)
+    try Screen.requireDisplay()
+    let started = Date()
+    let player = try BackgroundPlayer(["--events-fd", "1", clip])
+    let name = (clip as NSString).lastPathComponent
+    XCTAssertNotNil(Screen.waitForWindow(title: name), "window titled with the file name")
+    XCTAssertEqual(player.wait(timeout: 30), 0, player.stderr)
+    let elapsed = Date().timeIntervalSince(started)
+    XCTAssertGreaterThan(elapsed, 2.8, "3 s of video played in \(elapsed) s")
+    let progress = player.events.filter { $0["event"] as? String == "progress" }
+    XCTAssertGreaterThanOrEqual(progress.count, 2, player.stdout)
+    let positions = progress.compactMap { $0["position_ms"] as? Int }
+    XCTAssertEqual(positions, positions.sorted(), "progress only moves forward")
+    XCTAssertEqual(progress.first?["duration_ms"] as? Int, 3000)
+    let ended = try XCTUnwrap(player.events.last { $0["event"] as? String == "ended" })
+    XCTAssertEqual(ended["reason"] as? String, "eof")
+    XCTAssertEqual(Double(ended["position_ms"] as? Int ?? 0), 3000, accuracy: 150)
+  }
+
+  func testSpacePausesAndResumes() throws {
+    let title = "pause-\(UUID().uuidString.prefix(6))"
+    let player = try start(["test://bars?duration=60"], title: title)
+    usleep(1_200_000)
+    press("space", title: title)
+    usleep(300_000)
+    let paused = try Screen.grab(title: title)
+    usleep(1_200_000)
+    let stillPaused = try Screen.grab(title: title)
+    XCTAssertEqual(paused.bytes, stillPaused.bytes, "the picture moved while paused")
+    press("space", title: title)
+    usleep(1_200_000)
+    let resumed = try Screen.grab(title: title)
+    XCTAssertNotEqual(paused.bytes, resumed.bytes, "the picture did not move after resuming")
+    let states = player.events.filter { $0["event"] as? String == "state" }.compactMap { $0["state"] as? String }
+    XCTAssertEqual(Array(states.suffix(2)), ["paused", "playing"], player.stdout)
+    press("Escape", title: title)
+    XCTAssertEqual(player.wait(timeout: 15), 0)
+  }
+
+  func testResizedWindowIsRedrawnAtItsNewSizeAndLetterboxed() throws {
+    let title = "resize-\(UUID().uuidString.prefix(6))"
+    let player = try start(["--paused", "test://bars?duration=60"], title: title)
+    usleep(1_000_000)
+    _ = Tool.run("xdotool", ["windowsize", "--sync", windowID(title), "800", "600"])
+    usleep(1_000_000)
+    let image = try Screen.grab(title: title)
+    Screen.keep(title: title, as: "window-resized-800x600")
+    XCTAssertEqual(image.width, 800)
+    XCTAssertEqual(image.height, 600)
+    // 16:9 in 800x600: a 450-row picture with 75-row bars above and below; bars 100 px wide.
+    assertPixel(image, x: 400, y: 30, approximately: .black, tolerance: 3, "letterbox above")
+    assertPixel(image, x: 400, y: 570, approximately: .black, tolerance: 3, "letterbox below")
+    assertShowsBarsInRect(image, y: 75 + 120)
+    // Drawn at 800 wide, not scaled from 1280: a bar's edge is a single step, no blur.
+    let row = (0..<800).map { image.pixel(x: $0, y: 195) }
+    let soft = zip(row, row.dropFirst()).filter { a, b in
+      let d = a.distance(to: b)
+      return d > 12 && d < 150
+    }.count
+    XCTAssertLessThanOrEqual(soft, 16, "bar edges are smeared over \(soft) pixels")
+    press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 15), 0)
+  }
+
+  private func assertShowsBarsInRect(_ image: RGBImage, y: Int, file: StaticString = #filePath, line: UInt = #line) {
+    let row = (0..<image.width).map { image.pixel(x: $0, y: y) }
+    for (i, bar) in Self.bars.enumerated() {
+      XCTAssertLessThanOrEqual(row.map { $0.distance(to: bar) }.min() ?? 255, 6, "bar \(i)", file: file, line: line)
+    }
+  }
+
+  func testNoDisplayIsAClearError() {
+    var env = ProcessInfo.processInfo.environment
+    env["DISPLAY"] = nil
+    env["WAYLAND_DISPLAY"] = nil
+    let r = Tool.run(OrbBinary.path, ["test://bars"], environment: env, timeout: 20)
+    XCTAssertEqual(r.status, 1)
+    XCTAssertTrue(r.stderr.contains("cannot open a window: no display"), r.stderr)
+  }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// Clips with known colours, shared by the renderer's and the app's tests.
+public enum Clips {
+  /// 100% bars, 80 px each on a 640x240 picture: white, yellow, cyan, green, magenta, red, blue, black.
+  public static let bars: [RGB] = [.white, .yellow, .cyan, .green, .magenta, .red, .blue, .black]
+
+  /// A lossless H.264 clip of `bars`, converted from RGB by swscale with `matrix` ("bt709", "bt601") and
+  /// `range` ("tv", "pc"), and tagged with `tag` ("bt709", "smpte170m").
+  public static func bars(matrix: String, range: String, tag: String) throws -> String {
+    let sources = bars.enumerated().map { i, c in
+      String(format: "color=c=0x%02X%02X%02X:s=80x240:d=1:r=25,format=rgb24[c%d]", c.r, c.g, c.b, i)
+    }
+    let stack = (0..<8).map { "[c\($0)]" }.joined()
+    let graph =
+      sources.joined(separator: ";") + ";\(stack)hstack=inputs=8,"
+      + "scale=out_color_matrix=\(matrix):out_range=\(range),format=yuv420p"
+    return try TestMedia.path(
+      "bars-\(matrix)-\(range).mp4",
+      [
+        "-filter_complex", graph, "-frames:v", "5", "-c:v", "libx264", "-qp", "0", "-preset", "ultrafast",
+        "-colorspace", tag, "-color_range", range == "pc" ? "pc" : "tv", "-color_primaries",
+        tag == "bt709" ? "bt709" : "smpte170m", "-color_trc", tag == "bt709" ? "bt709" : "smpte170m",
+      ])
+  }
+
+  /// Left half red, right half blue, 320x240 BT.709 lossless H.264; `filters` are appended (e.g. ",setsar=2").
+  public static func halves(_ name: String, filters: String = "") throws -> String {
+    try TestMedia.path(
+      name,
+      [
+        "-filter_complex",
+        "color=c=red:s=160x240:d=1:r=25,format=rgb24[l];color=c=blue:s=160x240:d=1:r=25,format=rgb24[r];"
+          + "[l][r]hstack=inputs=2,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p\(filters)",
+        "-frames:v", "5", "-c:v", "libx264", "-qp", "0", "-preset", "ultrafast", "-colorspace", "bt709",
+        "-color_range", "tv",
+      ])
+  }
+
+  /// A 640x360 H.264 clip of testsrc2 (moving, with a frame counter) of `seconds`, 30 fps.
+  public static func moving(seconds: Int = 3) throws -> String {
+    try TestMedia.path(
+      "moving-\(seconds)s.mp4",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=\(seconds)", "-c:v", "libx264", "-preset",
+        "veryfast", "-pix_fmt", "yuv420p",
+      ])
+  }
+}

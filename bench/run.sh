@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# The README's benchmark: how fast orb-player decodes *and* renders compared with plain FFmpeg decoding.
+#
+#   bench/run.sh
+#
+# 1. Builds the release binary (`swift build -c release`), so it measures what the README builds.
+#    ORB_PLAYER_BIN=/path/to/orb-player skips the build and measures that binary instead.
+# 2. Generates two 10 s clips once into ${ORB_BENCH_MEDIA:-/tmp/orb-bench-media} (recipes from MEDIA.md):
+#    SDR 1080p30 H.264 and HDR10 1080p24 HEVC Main10 (PQ, SDR white at 203 nits, mastering + MaxCLL metadata).
+# 3. For each clip, in this run:
+#    a. `ffmpeg -threads 0 -i CLIP -f null -`: decode only; frames / wall seconds, CPU seconds of the process;
+#    b. `orb-player --benchmark --size 1280x720 CLIP`: decode + Vulkan render of every frame (its JSON line);
+#    and prints a table and writes bench/results/latest.json (ratio = orb fps / ffmpeg decode fps).
+#
+# Environment: ORB_PLAYER_BIN (binary; skips the build), ORB_BENCH_MEDIA (clip cache),
+# ORB_BENCH_SIZE (render size, default 1280x720), ORB_BENCH_SCRATCH (optional --scratch-path for the build).
+# Exits non-zero with a message naming the step that failed.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+[ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
+
+MEDIA="${ORB_BENCH_MEDIA:-/tmp/orb-bench-media}"
+SIZE="${ORB_BENCH_SIZE:-1280x720}"
+RESULTS="$ROOT/bench/results"
+STEP="start"
+WORK=""
+REPORTED=0
+
+die() {
+  echo "bench: FAILED during: $STEP${1:+: $1}" >&2
+  REPORTED=1
+  exit 1
+}
+on_exit() {
+  local rc=$?
+  [ -n "$WORK" ] && rm -rf "$WORK"
+  if [ $rc -ne 0 ] && [ $REPORTED -eq 0 ]; then echo "bench: FAILED during: $STEP (exit status $rc)" >&2; fi
+  exit $rc
+}
+trap on_exit EXIT
+log() { echo "bench: $*" >&2; }
+
+[[ "$SIZE" =~ ^[0-9]+x[0-9]+$ ]] || die "ORB_BENCH_SIZE must look like 1280x720, got '$SIZE'"
+
+# ---------------------------------------------------------------------------------------------- tools
+STEP="checking tools"
+if [ -z "${ORB_PLAYER_BIN:-}" ] && [ -x scripts/setup.sh ]; then
+  STEP="installing build dependencies (scripts/setup.sh)"
+  scripts/setup.sh || die
+fi
+STEP="checking tools"
+command -v ffmpeg >/dev/null || die "ffmpeg is not installed (apt-get install ffmpeg)"
+command -v ffprobe >/dev/null || die "ffprobe is not installed (apt-get install ffmpeg)"
+# (grep the captured lists: `ffmpeg | grep -q` would fail under pipefail when grep stops reading early)
+encoders="$(ffmpeg -hide_banner -encoders 2>/dev/null)"
+for f in libx264 libx265; do
+  grep -qw "$f" <<<"$encoders" || die "this ffmpeg has no $f encoder"
+done
+grep -qw zscale <<<"$(ffmpeg -hide_banner -filters 2>/dev/null)" || die "this ffmpeg has no zscale filter"
+TIME_BIN=""
+if [ -x /usr/bin/time ]; then
+  TIME_BIN=/usr/bin/time
+else
+  log "/usr/bin/time not found (apt-get install time); measuring ffmpeg CPU with bash 'times' instead"
+fi
+if command -v mpv >/dev/null; then
+  MPV="$(mpv --version 2>/dev/null | sed -n 1p)"
+  log "mpv found ($MPV); not benchmarked here (see MEDIA.md for its gpu-next/lavapipe numbers)"
+else
+  MPV="absent"
+  log "mpv not installed; no mpv comparison"
+fi
+
+# ---------------------------------------------------------------------------------------------- build
+if [ -n "${ORB_PLAYER_BIN:-}" ]; then
+  STEP="checking ORB_PLAYER_BIN"
+  BIN="$ORB_PLAYER_BIN"
+  [ -x "$BIN" ] || die "ORB_PLAYER_BIN=$BIN is not an executable file"
+  log "using $BIN (no build)"
+else
+  STEP="building the release binary (swift build -c release)"
+  command -v swift >/dev/null || die "swift is not on PATH"
+  scratch=()
+  [ -n "${ORB_BENCH_SCRATCH:-}" ] && scratch=(--scratch-path "$ORB_BENCH_SCRATCH")
+  log "swift build -c release ${scratch[*]}"
+  swift build -c release --product orb-player "${scratch[@]}" >&2 || die
+  BIN="$(swift build -c release "${scratch[@]}" --show-bin-path)/orb-player"
+  [ -x "$BIN" ] || die "the build finished but $BIN is missing"
+fi
+
+# ---------------------------------------------------------------------------------------------- clips
+# Name, file, recipe version: bump the version in the file name when a recipe changes, so old caches are not reused.
+SDR="$MEDIA/sdr-1080p30-h264-10s.v1.mp4"
+HDR="$MEDIA/hdr10-1080p24-hevc-main10-10s.v1.mkv"
+
+# A cached clip counts only if ffprobe can read it and it lasts about 10 s.
+clip_ok() {
+  local d
+  d="$(ffprobe -v error -show_entries format=duration -of default=nw=1:nk=1 "$1" 2>/dev/null)" || return 1
+  awk -v d="$d" 'BEGIN { exit !(d + 0 > 9.5 && d + 0 < 10.5) }'
+}
+
+make_clip() { # make_clip OUT ffmpeg-args... ; writes to a temporary name, then renames (never half a clip)
+  local out="$1"
+  shift
+  if clip_ok "$out"; then
+    log "clip cached: $out"
+    return 0
+  fi
+  log "generating $out"
+  local tmp="${out%.*}.partial.${out##*.}"
+  rm -f "$tmp"
+  ffmpeg -hide_banner -nostdin -loglevel error -y "$@" "$tmp" || die "ffmpeg could not write $out"
+  clip_ok "$tmp" || die "generated $tmp is not a readable 10 s clip"
+  mv -f "$tmp" "$out"
+}
+
+STEP="generating clips in $MEDIA"
+mkdir -p "$MEDIA" || die "cannot create $MEDIA"
+make_clip "$SDR" \
+  -f lavfi -i testsrc2=size=1920x1080:rate=30 -t 10 \
+  -c:v libx264 -preset veryfast -pix_fmt yuv420p
+make_clip "$HDR" \
+  -f lavfi -i testsrc2=size=1920x1080:rate=24 -t 10 \
+  -vf "zscale=tin=bt709:pin=bt709:min=bt709:rin=tv:t=smpte2084:p=bt2020:m=bt2020nc:r=tv:npl=203,format=yuv420p10le" \
+  -c:v libx265 -preset ultrafast \
+  -x265-params "hdr10=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):max-cll=1000,400:log-level=error" \
+  -color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc -color_range tv
+
+# ---------------------------------------------------------------------------------------------- measuring
+WORK="$(mktemp -d "${TMPDIR:-/tmp}/orb-bench.XXXXXX")"
+
+num() { # num KEY JSON -> the number stored under "KEY" in a flat JSON object (empty if absent)
+  grep -o "\"$1\":[-+0-9.eE]*" <<<"$2" | sed -n 1p | cut -d: -f2
+}
+num_device() { echo "${DEVICE:-an unknown device}"; }
+calc() { awk "BEGIN { printf \"%.${2:-3}f\", $1 }"; }
+
+# timed NAME CMD... : runs CMD with stdout in $WORK/NAME.out and stderr in $WORK/NAME.err; sets WALL and CPU
+# (seconds, CPU = user + system of the whole process and its threads). Returns CMD's exit status.
+timed() {
+  local name="$1" t0 t1 rc=0
+  shift
+  t0=$EPOCHREALTIME
+  if [ -n "$TIME_BIN" ]; then
+    "$TIME_BIN" -f "%U %S" -o "$WORK/$name.time" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" || rc=$?
+    t1=$EPOCHREALTIME
+    # GNU time puts "Command exited with non-zero status N" first when CMD fails; the numbers are last.
+    CPU="$(tail -n1 "$WORK/$name.time" | awk '{ printf "%.3f", $1 + $2 }')"
+  else
+    # `times` in a subshell: its second line is the CPU time of that subshell's children (CMD only).
+    ("$@" >"$WORK/$name.out" 2>"$WORK/$name.err"; r=$?; times >"$WORK/$name.time"; exit $r) || rc=$?
+    t1=$EPOCHREALTIME
+    CPU="$(sed -n 2p "$WORK/$name.time" | awk '{
+      for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } } END { printf "%.3f", t }')"
+  fi
+  WALL="$(calc "$t1 - $t0")"
+  return $rc
+}
+
+STEP="checking the player binary"
+VERSION="$("$BIN" --version 2>/dev/null | sed -n 1p)" || VERSION="unknown"
+
+FMT='%-21s %6s %6s %8s %7s %8s %7s %8s %8s %6s'
+ROWS=()
+CLIP_JSON=()
+ODD=()
+for spec in "sdr-1080p30-h264|$SDR" "hdr10-1080p24-hevc10|$HDR"; do
+  name="${spec%%|*}"
+  clip="${spec#*|}"
+
+  STEP="ffmpeg decode of $name"
+  log "$name: ffmpeg -threads 0 -i $(basename "$clip") -f null -"
+  rm -f "$WORK/progress"
+  timed ffmpeg ffmpeg -hide_banner -nostdin -loglevel error -nostats -progress "$WORK/progress" \
+    -threads 0 -i "$clip" -f null - || {
+    sed 's/^/  ffmpeg: /' "$WORK/ffmpeg.err" >&2
+    die "ffmpeg could not decode $clip"
+  }
+  ff_wall="$WALL" ff_cpu="$CPU"
+  ff_frames="$(grep '^frame=' "$WORK/progress" | tail -n1 | cut -d= -f2)"
+  [ "${ff_frames:-0}" -gt 0 ] || die "ffmpeg decoded no frames"
+  ff_fps="$(calc "$ff_frames / $ff_wall" 2)"
+
+  STEP="orb-player --benchmark of $name"
+  log "$name: orb-player --benchmark --size $SIZE $(basename "$clip")"
+  timed orb "$BIN" --benchmark --size "$SIZE" "$clip" || {
+    sed 's/^/  orb-player: /' "$WORK/orb.out" "$WORK/orb.err" >&2
+    die "orb-player exited with an error"
+  }
+  orb_proc_wall="$WALL" orb_proc_cpu="$CPU"
+  orb_out="$(cat "$WORK/orb.out")"
+  orb_json="$(grep '^{' <<<"$orb_out" | tail -n1)"
+  DEVICE="$(grep -o '"device":"[^"]*"' <<<"$orb_json" | cut -d'"' -f4)"
+  orb_fps="$(num fps "$orb_json")"
+  orb_frames="$(num frames "$orb_json")"
+  orb_cpu="$(num cpu_seconds "$orb_json")"
+  orb_rss="$(num peak_rss_mb "$orb_json")"
+  orb_corrupt="$(num corrupt_packets "$orb_json")"
+  [ -n "$orb_fps" ] && [ -n "$orb_frames" ] && [ -n "$orb_cpu" ] && [ -n "$orb_rss" ] ||
+    die "no benchmark JSON in its output: $orb_out"
+  [ "$orb_frames" -gt 0 ] || die "orb-player rendered no frames"
+  if [ -s "$WORK/orb.err" ]; then
+    ODD+=("$name: orb-player wrote to stderr: $(head -c 300 "$WORK/orb.err" | tr '\n' ' ')")
+  fi
+  ratio="$(calc "$orb_fps / $ff_fps" 3)"
+
+  [ "$orb_frames" -eq "$ff_frames" ] ||
+    ODD+=("$name: frame counts differ: ffmpeg $ff_frames, orb-player $orb_frames")
+  [ "${orb_corrupt:-0}" -eq 0 ] || ODD+=("$name: orb-player counted $orb_corrupt corrupt packets")
+
+  ROWS+=("$(printf "$FMT" "$name" "$ff_frames" "$orb_frames" "$ff_fps" "$(calc "$ff_cpu" 2)" \
+    "$(calc "$orb_fps" 2)" "$(calc "$orb_cpu" 2)" "$(calc "$orb_proc_cpu" 2)" "$(calc "$orb_rss" 1)" "$ratio")")
+  CLIP_JSON+=("$(printf '{"name":"%s","file":"%s","ffmpeg":{"command":"ffmpeg -threads 0 -i CLIP -f null -","frames":%s,"wall_seconds":%s,"cpu_seconds":%s,"fps":%s},"orb":%s,"orb_process":{"wall_seconds":%s,"cpu_seconds":%s},"ratio_orb_fps_to_ffmpeg_decode_fps":%s}' \
+    "$name" "$clip" "$ff_frames" "$ff_wall" "$ff_cpu" "$ff_fps" "$orb_json" "$orb_proc_wall" "$orb_proc_cpu" "$ratio")")
+done
+
+# ---------------------------------------------------------------------------------------------- report
+STEP="writing results"
+echo
+printf "$FMT\n" clip "ff fr" "orb fr" "ff fps" "ff CPU" "orb fps" "orb CPU" "orb pCPU" "orb RSS" ratio
+printf '%s\n' "${ROWS[@]}"
+echo "ff = ffmpeg -threads 0 decode only (CPU of the process); orb = orb-player --benchmark, decode + render at"
+echo "$SIZE on $(num_device)"
+echo "orb CPU = its own figure for the decode+render loop; orb pCPU = the whole process incl. Vulkan start-up;"
+echo "CPU in seconds, RSS = orb peak RSS in MB, ratio = orb fps / ffmpeg decode fps"
+for o in "${ODD[@]+"${ODD[@]}"}"; do echo "note: $o"; done
+
+mkdir -p "$RESULTS"
+esc() { sed 's/\\/\\\\/g; s/"/\\"/g' <<<"$1"; }
+{
+  printf '{"date":"%s","host":{"cpu":"%s","cores":%s,"kernel":"%s"},' \
+    "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
+    "$(esc "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')")" \
+    "$(nproc)" "$(uname -r)"
+  printf '"orb_player":{"binary":"%s","version":"%s","commit":"%s"},' \
+    "$(esc "$BIN")" "$(esc "$VERSION")" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  printf '"ffmpeg":"%s","mpv":"%s","render_size":"%s","clips":[' \
+    "$(esc "$(ffmpeg -version | sed -n 1p)")" "$(esc "$MPV")" "$SIZE"
+  (IFS=,; printf '%s' "${CLIP_JSON[*]}")
+  printf '],"notes":['
+  first=1
+  for o in "${ODD[@]+"${ODD[@]}"}"; do
+    [ $first -eq 1 ] || printf ','
+    first=0
+    printf '"%s"' "$(esc "$o")"
+  done
+  printf ']}\n'
+} >"$WORK/latest.json"
+if command -v python3 >/dev/null; then
+  python3 -m json.tool "$WORK/latest.json" >/dev/null || die "latest.json is not valid JSON"
+fi
+mv -f "$WORK/latest.json" "$RESULTS/latest.json"
+echo "results: $RESULTS/latest.json"
+STEP="done"
