@@ -23,6 +23,7 @@ ROOT="$PWD"
 
 MEDIA="${ORB_BENCH_MEDIA:-/tmp/orb-bench-media}"
 SIZE="${ORB_BENCH_SIZE:-1280x720}"
+RUNS="${ORB_BENCH_RUNS:-3}"
 RESULTS="$ROOT/bench/results"
 STEP="start"
 WORK=""
@@ -43,6 +44,7 @@ trap on_exit EXIT
 log() { echo "bench: $*" >&2; }
 
 [[ "$SIZE" =~ ^[0-9]+x[0-9]+$ ]] || die "ORB_BENCH_SIZE must look like 1280x720, got '$SIZE'"
+[[ "$RUNS" =~ ^[1-9][0-9]*$ ]] || die "ORB_BENCH_RUNS must be a positive whole number, got '$RUNS'"
 
 # ---------------------------------------------------------------------------------------------- tools
 STEP="checking tools"
@@ -135,6 +137,7 @@ WORK="$(mktemp -d "${TMPDIR:-/tmp}/orb-bench.XXXXXX")"
 num() { # num KEY JSON -> the number stored under "KEY" in a flat JSON object (empty if absent)
   grep -o "\"$1\":[-+0-9.eE]*" <<<"$2" | sed -n 1p | cut -d: -f2
 }
+esc() { sed 's/\\/\\\\/g; s/"/\\"/g' <<<"$1"; } # JSON string escaping (enough for paths and names)
 num_device() { echo "${DEVICE:-an unknown device}"; }
 calc() { awk "BEGIN { printf \"%.${2:-3}f\", $1 }"; }
 
@@ -163,6 +166,20 @@ timed() {
 STEP="checking the player binary"
 VERSION="$("$BIN" --version 2>/dev/null | sed -n 1p)" || VERSION="unknown"
 
+# median_index FPS... -> index of the median value (the lower middle one for an even count)
+median_index() {
+  local i=0 v
+  for v in "$@"; do
+    echo "$v $i"
+    i=$((i + 1))
+  done | sort -g | awk -v n=$# 'NR == int((n + 1) / 2) { print $2 }'
+}
+
+LOAD="$(cut -d' ' -f1 /proc/loadavg)"
+if awk -v l="$LOAD" 'BEGIN { exit !(l > 0.5) }'; then
+  log "load average is $LOAD before starting: something else is using the CPU, expect noisy numbers"
+fi
+
 FMT='%-21s %6s %6s %8s %7s %8s %7s %8s %8s %6s'
 ROWS=()
 CLIP_JSON=()
@@ -170,51 +187,70 @@ ODD=()
 for spec in "sdr-1080p30-h264|$SDR" "hdr10-1080p24-hevc10|$HDR"; do
   name="${spec%%|*}"
   clip="${spec#*|}"
+  ff_runs=() orb_runs=() ff_fpss=() orb_fpss=() ff_rows=() orb_rows=()
 
-  STEP="ffmpeg decode of $name"
-  log "$name: ffmpeg -threads 0 -i $(basename "$clip") -f null -"
-  rm -f "$WORK/progress"
-  timed ffmpeg ffmpeg -hide_banner -nostdin -loglevel error -nostats -progress "$WORK/progress" \
-    -threads 0 -i "$clip" -f null - || {
-    sed 's/^/  ffmpeg: /' "$WORK/ffmpeg.err" >&2
-    die "ffmpeg could not decode $clip"
-  }
-  ff_wall="$WALL" ff_cpu="$CPU"
-  ff_frames="$(grep '^frame=' "$WORK/progress" | tail -n1 | cut -d= -f2)"
-  [ "${ff_frames:-0}" -gt 0 ] || die "ffmpeg decoded no frames"
-  ff_fps="$(calc "$ff_frames / $ff_wall" 2)"
+  for ((run = 1; run <= RUNS; run++)); do
+    STEP="ffmpeg decode of $name (run $run of $RUNS)"
+    log "$name: ffmpeg -threads 0 -i $(basename "$clip") -f null -   (run $run of $RUNS)"
+    rm -f "$WORK/progress"
+    timed ffmpeg ffmpeg -hide_banner -nostdin -loglevel error -nostats -progress "$WORK/progress" \
+      -threads 0 -i "$clip" -f null - || {
+      sed 's/^/  ffmpeg: /' "$WORK/ffmpeg.err" >&2
+      die "ffmpeg could not decode $clip"
+    }
+    ff_frames="$(grep '^frame=' "$WORK/progress" | tail -n1 | cut -d= -f2)"
+    [ "${ff_frames:-0}" -gt 0 ] || die "ffmpeg decoded no frames"
+    ff_fps="$(calc "$ff_frames / $WALL" 2)"
+    ff_fpss+=("$ff_fps")
+    ff_rows+=("$ff_frames $WALL $CPU $ff_fps")
+    ff_runs+=("$(printf '{"frames":%s,"wall_seconds":%s,"cpu_seconds":%s,"fps":%s}' "$ff_frames" "$WALL" "$CPU" "$ff_fps")")
 
-  STEP="orb-player --benchmark of $name"
-  log "$name: orb-player --benchmark --size $SIZE $(basename "$clip")"
-  timed orb "$BIN" --benchmark --size "$SIZE" "$clip" || {
-    sed 's/^/  orb-player: /' "$WORK/orb.out" "$WORK/orb.err" >&2
-    die "orb-player exited with an error"
-  }
-  orb_proc_wall="$WALL" orb_proc_cpu="$CPU"
-  orb_out="$(cat "$WORK/orb.out")"
-  orb_json="$(grep '^{' <<<"$orb_out" | tail -n1)"
-  DEVICE="$(grep -o '"device":"[^"]*"' <<<"$orb_json" | cut -d'"' -f4)"
-  orb_fps="$(num fps "$orb_json")"
-  orb_frames="$(num frames "$orb_json")"
-  orb_cpu="$(num cpu_seconds "$orb_json")"
-  orb_rss="$(num peak_rss_mb "$orb_json")"
-  orb_corrupt="$(num corrupt_packets "$orb_json")"
-  [ -n "$orb_fps" ] && [ -n "$orb_frames" ] && [ -n "$orb_cpu" ] && [ -n "$orb_rss" ] ||
-    die "no benchmark JSON in its output: $orb_out"
-  [ "$orb_frames" -gt 0 ] || die "orb-player rendered no frames"
-  if [ -s "$WORK/orb.err" ]; then
-    ODD+=("$name: orb-player wrote to stderr: $(head -c 300 "$WORK/orb.err" | tr '\n' ' ')")
-  fi
+    STEP="orb-player --benchmark of $name (run $run of $RUNS)"
+    log "$name: orb-player --benchmark --size $SIZE $(basename "$clip")   (run $run of $RUNS)"
+    timed orb "$BIN" --benchmark --size "$SIZE" "$clip" || {
+      sed 's/^/  orb-player: /' "$WORK/orb.out" "$WORK/orb.err" >&2
+      die "orb-player exited with an error"
+    }
+    orb_json="$(grep '^{' "$WORK/orb.out" | tail -n1)" || true
+    DEVICE="$(grep -o '"device":"[^"]*"' <<<"$orb_json" | cut -d'"' -f4)" || true
+    orb_fps="$(num fps "$orb_json")"
+    orb_frames="$(num frames "$orb_json")"
+    orb_cpu="$(num cpu_seconds "$orb_json")"
+    orb_rss="$(num peak_rss_mb "$orb_json")"
+    orb_corrupt="$(num corrupt_packets "$orb_json")"
+    [ -n "$orb_fps" ] && [ -n "$orb_frames" ] && [ -n "$orb_cpu" ] && [ -n "$orb_rss" ] ||
+      die "no benchmark JSON in its output: $(head -c 500 "$WORK/orb.out")"
+    [ "$orb_frames" -gt 0 ] || die "orb-player rendered no frames"
+    if [ -s "$WORK/orb.err" ] && [ "$run" -eq 1 ]; then
+      ODD+=("$name: orb-player wrote to stderr: $(head -c 300 "$WORK/orb.err" | tr '\n' ' ')")
+    fi
+    [ "$orb_frames" -eq "$ff_frames" ] ||
+      ODD+=("$name run $run: frame counts differ: ffmpeg $ff_frames, orb-player $orb_frames")
+    [ "${orb_corrupt:-0}" -eq 0 ] || ODD+=("$name run $run: orb-player counted $orb_corrupt corrupt packets")
+    orb_fpss+=("$orb_fps")
+    orb_rows+=("$orb_frames $orb_fps $orb_cpu $CPU $orb_rss")
+    orb_runs+=("$(printf '{"benchmark":%s,"process":{"wall_seconds":%s,"cpu_seconds":%s}}' "$orb_json" "$WALL" "$CPU")")
+  done
+
+  # The table and the ratio use the median run of each (by fps); every run is kept in the JSON.
+  fi="$(median_index "${ff_fpss[@]}")"
+  oi="$(median_index "${orb_fpss[@]}")"
+  read -r ff_frames ff_wall ff_cpu ff_fps <<<"${ff_rows[$fi]}"
+  read -r orb_frames orb_fps orb_cpu orb_proc_cpu orb_rss <<<"${orb_rows[$oi]}"
   ratio="$(calc "$orb_fps / $ff_fps" 3)"
-
-  [ "$orb_frames" -eq "$ff_frames" ] ||
-    ODD+=("$name: frame counts differ: ffmpeg $ff_frames, orb-player $orb_frames")
-  [ "${orb_corrupt:-0}" -eq 0 ] || ODD+=("$name: orb-player counted $orb_corrupt corrupt packets")
+  spread() { printf '%s\n' "$@" | sort -g | sed -n '1p;$p' | paste -sd- -; }
+  [ "$RUNS" -gt 1 ] && log "$name: fps over $RUNS runs: ffmpeg $(spread "${ff_fpss[@]}"), orb $(spread "${orb_fpss[@]}")"
 
   ROWS+=("$(printf "$FMT" "$name" "$ff_frames" "$orb_frames" "$ff_fps" "$(calc "$ff_cpu" 2)" \
     "$(calc "$orb_fps" 2)" "$(calc "$orb_cpu" 2)" "$(calc "$orb_proc_cpu" 2)" "$(calc "$orb_rss" 1)" "$ratio")")
-  CLIP_JSON+=("$(printf '{"name":"%s","file":"%s","ffmpeg":{"command":"ffmpeg -threads 0 -i CLIP -f null -","frames":%s,"wall_seconds":%s,"cpu_seconds":%s,"fps":%s},"orb":%s,"orb_process":{"wall_seconds":%s,"cpu_seconds":%s},"ratio_orb_fps_to_ffmpeg_decode_fps":%s}' \
-    "$name" "$clip" "$ff_frames" "$ff_wall" "$ff_cpu" "$ff_fps" "$orb_json" "$orb_proc_wall" "$orb_proc_cpu" "$ratio")")
+  CLIP_JSON+=("$(
+    printf '{"name":"%s","file":"%s",' "$name" "$(esc "$clip")"
+    printf '"ffmpeg":{"command":"ffmpeg -threads 0 -i CLIP -f null -","median":%s,"runs":[%s]},' \
+      "${ff_runs[$fi]}" "$(IFS=,; echo "${ff_runs[*]}")"
+    printf '"orb":{"command":"orb-player --benchmark --size %s CLIP","median":%s,"runs":[%s]},' \
+      "$SIZE" "${orb_runs[$oi]}" "$(IFS=,; echo "${orb_runs[*]}")"
+    printf '"ratio_orb_fps_to_ffmpeg_decode_fps":%s}' "$ratio"
+  )")
 done
 
 # ---------------------------------------------------------------------------------------------- report
@@ -229,7 +265,6 @@ echo "CPU in seconds, RSS = orb peak RSS in MB, ratio = orb fps / ffmpeg decode 
 for o in "${ODD[@]+"${ODD[@]}"}"; do echo "note: $o"; done
 
 mkdir -p "$RESULTS"
-esc() { sed 's/\\/\\\\/g; s/"/\\"/g' <<<"$1"; }
 {
   printf '{"date":"%s","host":{"cpu":"%s","cores":%s,"kernel":"%s"},' \
     "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
@@ -237,8 +272,8 @@ esc() { sed 's/\\/\\\\/g; s/"/\\"/g' <<<"$1"; }
     "$(nproc)" "$(uname -r)"
   printf '"orb_player":{"binary":"%s","version":"%s","commit":"%s"},' \
     "$(esc "$BIN")" "$(esc "$VERSION")" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
-  printf '"ffmpeg":"%s","mpv":"%s","render_size":"%s","clips":[' \
-    "$(esc "$(ffmpeg -version | sed -n 1p)")" "$(esc "$MPV")" "$SIZE"
+  printf '"ffmpeg":"%s","mpv":"%s","render_size":"%s","runs":%s,"load_average_at_start":%s,"clips":[' \
+    "$(esc "$(ffmpeg -version | sed -n 1p)")" "$(esc "$MPV")" "$SIZE" "$RUNS" "$LOAD"
   (IFS=,; printf '%s' "${CLIP_JSON[*]}")
   printf '],"notes":['
   first=1

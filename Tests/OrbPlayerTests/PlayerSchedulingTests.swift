@@ -1,0 +1,131 @@
+import Foundation
+import XCTest
+
+@testable import OrbPlayer
+
+/// The engine's frame choice at each refresh, with the clock in the test's hands (no sleeping on a schedule).
+final class PlayerSchedulingTests: XCTestCase {
+  /// A 10 fps, 2 s pattern, drawn into 64x36 memory targets.
+  private func makePlayer(_ host: ManualHostClock, paused: Bool = false, start: Double = 0) -> Player {
+    let player = Player(
+      source: "test://bars?size=64x36&rate=10&duration=2", start: start, paused: paused, presentation: .memory,
+      width: 64, height: 36, clock: MediaClock(host: host))
+    player.start()
+    return player
+  }
+
+  /// Asks until the player shows something (the render thread draws ahead on its own time).
+  private func nextShown(_ player: Player, at host: ManualHostClock, timeout: Double = 10) -> VideoSlot? {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while Date() < deadline {
+      if case .show(let slot) = player.frameToShow(presentationTime: host.now()) { return slot }
+      usleep(2000)
+    }
+    return nil
+  }
+
+  func testFirstFrameStartsTheClockAndLaterFramesComeOnTime() throws {
+    let host = ManualHostClock()
+    let player = makePlayer(host)
+    defer { player.stop() }
+    let first = try XCTUnwrap(nextShown(player, at: host))
+    XCTAssertEqual(first.time, 0, accuracy: 1e-9)
+    XCTAssertEqual(player.state, .playing)
+    player.release(first)
+    // Not yet due: 50 ms in, frame 1 (at 100 ms) must wait.
+    host.advance(seconds: 0.05)
+    usleep(100_000)
+    if case .show(let early) = player.frameToShow(presentationTime: host.now()) {
+      XCTFail("showed the frame at \(early.time) s at 0.05 s")
+    }
+    host.advance(seconds: 0.05)
+    let second = try XCTUnwrap(nextShown(player, at: host))
+    XCTAssertEqual(second.time, 0.1, accuracy: 1e-6)
+    XCTAssertEqual(player.stats.dropped, 0)
+    XCTAssertEqual(player.stats.avOffset, 0, accuracy: 1e-6)
+  }
+
+  func testLateFramesAreDroppedAndCounted() throws {
+    let host = ManualHostClock()
+    let player = makePlayer(host)
+    defer { player.stop() }
+    let first = try XCTUnwrap(nextShown(player, at: host))
+    player.release(first)
+    usleep(200_000)  // let the ring fill
+    host.advance(seconds: 0.75)  // the display stalled for three quarters of a second
+    let shown = try XCTUnwrap(nextShown(player, at: host))
+    XCTAssertLessThanOrEqual(shown.time, 0.75 + 1e-6)
+    XCTAssertGreaterThan(shown.time, 0.1)
+    XCTAssertGreaterThan(player.stats.dropped, 0)
+  }
+
+  func testPausedPlayerHoldsItsFrame() throws {
+    let host = ManualHostClock()
+    let player = makePlayer(host, paused: true)
+    defer { player.stop() }
+    let first = try XCTUnwrap(nextShown(player, at: host))
+    XCTAssertEqual(player.state, .paused)
+    player.release(first)
+    host.advance(seconds: 5)
+    usleep(100_000)
+    if case .show(let slot) = player.frameToShow(presentationTime: host.now()) {
+      XCTFail("showed \(slot.time) s while paused")
+    }
+    player.togglePause()
+    XCTAssertEqual(player.state, .playing)
+    host.advance(seconds: 0.1)
+    XCTAssertEqual(try XCTUnwrap(nextShown(player, at: host)).time, 0.1, accuracy: 1e-6)
+  }
+
+  func testStartPositionAndEndOfMedia() throws {
+    let host = ManualHostClock()
+    let player = makePlayer(host, start: 1.7)
+    defer { player.stop() }
+    let first = try XCTUnwrap(nextShown(player, at: host))
+    XCTAssertEqual(first.time, 1.7, accuracy: 1e-6)
+    var last = first
+    var ended = false
+    let deadline = Date(timeIntervalSinceNow: 10)
+    while !ended && Date() < deadline {
+      host.advance(seconds: 0.02)
+      switch player.frameToShow(presentationTime: host.now()) {
+      case .show(let slot):
+        player.release(last)
+        last = slot
+      case .ended: ended = true
+      case .keep: usleep(2000)
+      }
+    }
+    XCTAssertTrue(ended, "never reached the end")
+    XCTAssertEqual(last.time, 1.9, accuracy: 1e-6)
+    XCTAssertEqual(player.state, .ended)
+  }
+
+  func testResizeRedrawsTheShownFrameAtTheNewSize() throws {
+    let host = ManualHostClock()
+    let player = makePlayer(host, paused: true)
+    defer { player.stop() }
+    let first = try XCTUnwrap(nextShown(player, at: host))
+    XCTAssertEqual(first.target.width, 64)
+    player.setTargetSize(width: 128, height: 72)
+    let redrawn = try XCTUnwrap(nextShown(player, at: host))
+    XCTAssertEqual(redrawn.target.width, 128)
+    XCTAssertEqual(redrawn.target.height, 72)
+    XCTAssertEqual(redrawn.time, first.time)
+  }
+
+  func testAMissingFileIsReportedAsAnEvent() {
+    let player = Player(source: "/nonexistent/clip.mkv", presentation: .memory, width: 64, height: 36)
+    let reported = expectation(description: "failed event")
+    player.onEvent = { event in
+      if case .failed(let error) = event {
+        XCTAssertEqual(error.kind, .missing)
+        XCTAssertEqual(error.description, "cannot open '/nonexistent/clip.mkv': no such file")
+        reported.fulfill()
+      }
+    }
+    player.start()
+    wait(for: [reported], timeout: 10)
+    XCTAssertEqual(player.state, .error)
+  }
+}
