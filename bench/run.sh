@@ -10,10 +10,13 @@
 # 3. For each clip, in this run:
 #    a. `ffmpeg -threads 0 -i CLIP -f null -`: decode only; frames / wall seconds, CPU seconds of the process;
 #    b. `orb-player --benchmark --size 1280x720 CLIP`: decode + Vulkan render of every frame (its JSON line);
-#    and prints a table and writes bench/results/latest.json (ratio = orb fps / ffmpeg decode fps).
+#    each ORB_BENCH_RUNS times (default 3, alternating), and prints a table of the median run of each and writes
+#    bench/results/latest.json with every run (ratio = orb fps / ffmpeg decode fps, of the medians).
 #
-# Environment: ORB_PLAYER_BIN (binary; skips the build), ORB_BENCH_MEDIA (clip cache),
+# Environment: ORB_PLAYER_BIN (binary; skips the build), ORB_BENCH_MEDIA (clip cache), ORB_BENCH_RUNS,
 # ORB_BENCH_SIZE (render size, default 1280x720), ORB_BENCH_SCRATCH (optional --scratch-path for the build).
+# Needs: ffmpeg with libx264, libx265 and zscale (Debian's has them), GNU time (/usr/bin/time, package `time`;
+# without it CPU seconds come from bash's `times`). Takes about a minute after the build on 2 cores.
 # Exits non-zero with a message naming the step that failed.
 set -euo pipefail
 
@@ -135,7 +138,7 @@ make_clip "$HDR" \
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/orb-bench.XXXXXX")"
 
 num() { # num KEY JSON -> the number stored under "KEY" in a flat JSON object (empty if absent)
-  grep -o "\"$1\":[-+0-9.eE]*" <<<"$2" | sed -n 1p | cut -d: -f2
+  { grep -o "\"$1\":[-+0-9.eE]*" <<<"$2" || true; } | sed -n 1p | cut -d: -f2
 }
 esc() { sed 's/\\/\\\\/g; s/"/\\"/g' <<<"$1"; } # JSON string escaping (enough for paths and names)
 num_device() { echo "${DEVICE:-an unknown device}"; }
@@ -238,7 +241,7 @@ for spec in "sdr-1080p30-h264|$SDR" "hdr10-1080p24-hevc10|$HDR"; do
   read -r ff_frames ff_wall ff_cpu ff_fps <<<"${ff_rows[$fi]}"
   read -r orb_frames orb_fps orb_cpu orb_proc_cpu orb_rss <<<"${orb_rows[$oi]}"
   ratio="$(calc "$orb_fps / $ff_fps" 3)"
-  spread() { printf '%s\n' "$@" | sort -g | sed -n '1p;$p' | paste -sd- -; }
+  spread() { printf '%s\n' "$@" | sort -g | sed -n '1p;$p' | awk '{ printf "%s%.1f", NR > 1 ? " to " : "", $1 }'; }
   [ "$RUNS" -gt 1 ] && log "$name: fps over $RUNS runs: ffmpeg $(spread "${ff_fpss[@]}"), orb $(spread "${orb_fpss[@]}")"
 
   ROWS+=("$(printf "$FMT" "$name" "$ff_frames" "$orb_frames" "$ff_fps" "$(calc "$ff_cpu" 2)" \
