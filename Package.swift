@@ -13,7 +13,9 @@ let package = Package(
     .systemLibrary(name: "CPipeWire", pkgConfig: "libpipewire-0.3"),
     .target(name: "OrbDecode", dependencies: ["CFFmpeg"]),
     .target(name: "OrbRender", dependencies: ["CVulkan", "OrbDecode"]),
-    .target(name: "OrbPlayer", dependencies: ["OrbDecode", "OrbRender", "CPipeWire"]),
+    // Audio DSP in plain Swift (time-stretch, EQ, night mode, remap, volume): no PipeWire, no GTK.
+    .target(name: "OrbDSP"),
+    .target(name: "OrbPlayer", dependencies: ["OrbDecode", "OrbRender", "OrbDSP", "CPipeWire"]),
     .executableTarget(
       name: "OrbApp",
       dependencies: ["OrbPlayer", "OrbRender", "OrbDecode", "CGtk"]
@@ -23,6 +25,7 @@ let package = Package(
     .testTarget(name: "OrbDecodeTests", dependencies: ["OrbDecode", "OrbTestSupport"]),
     .testTarget(name: "OrbRenderTests", dependencies: ["OrbRender", "OrbDecode", "OrbTestSupport"]),
     .testTarget(name: "OrbPlayerTests", dependencies: ["OrbPlayer", "OrbTestSupport"]),
+    .testTarget(name: "OrbDSPTests", dependencies: ["OrbDSP"]),
     .testTarget(name: "OrbAppTests", dependencies: ["OrbDecode", "OrbTestSupport"]),
   ]
 )
