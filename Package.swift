@@ -15,7 +15,12 @@ let package = Package(
     .target(name: "OrbRender", dependencies: ["CVulkan", "OrbDecode"]),
     // Audio DSP in plain Swift (time-stretch, EQ, night mode, remap, volume): no PipeWire, no GTK.
     .target(name: "OrbDSP"),
-    .target(name: "OrbPlayer", dependencies: ["OrbDecode", "OrbRender", "OrbDSP", "CPipeWire"]),
+    // The real-time half of the PipeWire output (ring buffer, process callback) in C: it must never allocate,
+    // lock or touch reference counts, which plain C guarantees.
+    .target(
+      name: "COrbAudio", dependencies: ["CPipeWire"],
+      cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2", "-D_REENTRANT"])]),
+    .target(name: "OrbPlayer", dependencies: ["OrbDecode", "OrbRender", "OrbDSP", "COrbAudio"]),
     .executableTarget(
       name: "OrbApp",
       dependencies: ["OrbPlayer", "OrbRender", "OrbDecode", "CGtk"]

@@ -28,7 +28,7 @@ MEDIA="${ORB_BENCH_MEDIA:-/tmp/orb-bench-media}"
 SIZE="${ORB_BENCH_SIZE:-1280x720}"
 RUNS="${ORB_BENCH_RUNS:-3}"
 RESULTS="$ROOT/bench/results"
-STEP="start"
+STEP="checking settings"
 WORK=""
 REPORTED=0
 
@@ -68,7 +68,7 @@ TIME_BIN=""
 if [ -x /usr/bin/time ]; then
   TIME_BIN=/usr/bin/time
 else
-  log "/usr/bin/time not found (apt-get install time); measuring ffmpeg CPU with bash 'times' instead"
+  log "/usr/bin/time not found (apt-get install time); measuring CPU with bash 'times' instead"
 fi
 if command -v mpv >/dev/null; then
   MPV="$(mpv --version 2>/dev/null | sed -n 1p)"
@@ -241,7 +241,7 @@ for spec in "sdr-1080p30-h264|$SDR" "hdr10-1080p24-hevc10|$HDR"; do
   read -r ff_frames ff_wall ff_cpu ff_fps <<<"${ff_rows[$fi]}"
   read -r orb_frames orb_fps orb_cpu orb_proc_cpu orb_rss <<<"${orb_rows[$oi]}"
   ratio="$(calc "$orb_fps / $ff_fps" 3)"
-  spread() { printf '%s\n' "$@" | sort -g | sed -n '1p;$p' | awk '{ printf "%s%.1f", NR > 1 ? " to " : "", $1 }'; }
+  spread() { printf '%s\n' "$@" | sort -g | sed -n '1p;$p' | awk '{ printf "%s%.1f", (NR > 1 ? " to " : ""), $1 }'; }
   [ "$RUNS" -gt 1 ] && log "$name: fps over $RUNS runs: ffmpeg $(spread "${ff_fpss[@]}"), orb $(spread "${orb_fpss[@]}")"
 
   ROWS+=("$(printf "$FMT" "$name" "$ff_frames" "$orb_frames" "$ff_fps" "$(calc "$ff_cpu" 2)" \

@@ -1,0 +1,406 @@
+import CFFmpeg
+import Foundation
+
+/// An owned AVPacket.
+final class Packet: @unchecked Sendable {
+  let pointer: UnsafeMutablePointer<AVPacket>
+  init(_ pointer: UnsafeMutablePointer<AVPacket>) { self.pointer = pointer }
+  deinit {
+    var p: UnsafeMutablePointer<AVPacket>? = pointer
+    av_packet_free(&p)
+  }
+}
+
+/// The pipeline's name before it carried audio; tests and headless modes still say it.
+public typealias VideoPipeline = MediaPipeline
+
+/// Demux thread → bounded packet queues → a video decode thread (FFmpeg frame threading) and an audio decode thread
+/// (libswresample to Float32) → bounded frame and audio queues. Times are seconds from the start of the file (the
+/// container's start time is subtracted). Seeks are numbered (generations) so nothing from before one leaks out.
+/// Thread-safety: Safe. `nextFrame` from one consumer thread, `nextAudio` from one; `seek` and `close` from any thread.
+public final class MediaPipeline: FrameSource, @unchecked Sendable {
+  private enum PacketItem {
+    case packet(Packet, generation: Int)
+    case flush(generation: Int, target: Double)
+    case end(generation: Int)
+  }
+  private enum FrameItem {
+    case frame(VideoFrame)
+    case end(generation: Int)
+  }
+  private enum AudioItem {
+    case chunk(AudioChunk)
+    case end(generation: Int)
+  }
+
+  /// Which audio to decode.
+  public struct AudioRequest: Sendable {
+    /// 1-based among the audio streams; nil: the default stream, else the first.
+    public var track: Int?
+    /// Output sample rate, Hz.
+    public var sampleRate: Int
+    public init(track: Int? = nil, sampleRate: Int = 48000) {
+      self.track = track
+      self.sampleRate = sampleRate
+    }
+  }
+
+  public var info: MediaInfo { media.info }
+  public let duration: Double?
+  /// The video stream decoded, if any.
+  public let videoStream: VideoStreamInfo?
+  /// The audio stream decoded, if any.
+  public let audioStream: AudioStreamInfo?
+  /// The first video stream (kept for callers that only play video).
+  public var stream: VideoStreamInfo { videoStream! }
+
+  private let media: MediaSource
+  private let startTime: Double
+  private let frameDuration: Double
+  private let videoTimeBase: AVRational
+  private let audioTimeBase: AVRational
+  private let audioRate: Int
+  // Bounded by bytes and count, so a high-bitrate stream cannot grow memory without limit.
+  private let videoPackets = BoundedQueue<PacketItem>(capacity: 64 << 20, maxCount: 512)
+  private let audioPackets = BoundedQueue<PacketItem>(capacity: 16 << 20, maxCount: 2048)
+  private let frames = BoundedQueue<FrameItem>(capacity: 4)
+  // About half a second of decoded audio ahead of the output.
+  private let audioChunks: BoundedQueue<AudioItem>
+
+  // Protected by `lock`.
+  private let lock = NSCondition()
+  private var generation = 0
+  private var pendingSeek: Double?
+  private var stopped = false
+  private var endedVideoGeneration = -1
+  private var endedAudioGeneration = -1
+  private var skippedPackets = 0
+
+  /// Opens `source` and starts decoding from `start` seconds: video only, or audio too when `audio` is given.
+  /// - Throws: `MediaError` when the source cannot be opened or has nothing decodable.
+  public convenience init(source: String, headers: [String] = [], start: Double = 0, audio: AudioRequest? = nil)
+    throws
+  {
+    try self.init(media: MediaSource(source, headers: headers), start: start, audio: audio)
+  }
+
+  public init(media: MediaSource, start: Double = 0, audio: AudioRequest? = nil) throws {
+    self.media = media
+    let video = media.bestVideoStream
+    var audioInfo: AudioStreamInfo?
+    if let audio {
+      if let track = audio.track {
+        guard track >= 1 && track <= media.info.audio.count else {
+          throw MediaError(
+            .unplayable, source: media.source,
+            reason: "no audio track \(track) (it has \(media.info.audio.count))")
+        }
+        audioInfo = media.info.audio[track - 1]
+      } else {
+        audioInfo = media.info.audio.first(where: { $0.isDefault }) ?? media.info.audio.first
+      }
+    }
+    if video == nil && (audio == nil || audioInfo == nil) {
+      throw MediaError(.unplayable, source: media.source, reason: "no video stream in it")
+    }
+    videoStream = video
+    audioRate = audio?.sampleRate ?? 48000
+    audioChunks = BoundedQueue<AudioItem>(capacity: audioRate / 2)
+    let ctxStart = media.context.pointee.start_time
+    startTime = ctxStart == orb_nopts_value() ? 0 : Double(ctxStart) / Double(AV_TIME_BASE)
+    duration = media.info.durationMs.map { Double($0) / 1000 }
+    frameDuration = 1 / (video?.frameRate.flatMap { $0 > 0 && $0 < 1000 ? $0 : nil } ?? 25)
+    videoTimeBase = video.map { media.stream($0.index).pointee.time_base } ?? AVRational(num: 1, den: 1)
+    // Discard what we never decode, so the demuxer skips it cheaply.
+    for i in 0..<Int(media.context.pointee.nb_streams) where i != video?.index && i != audioInfo?.index {
+      media.stream(i).pointee.discard = AVDISCARD_ALL
+    }
+    var videoDecoder: Decoder?
+    if let video {
+      do {
+        videoDecoder = try Decoder(stream: media.stream(video.index))
+      } catch {
+        if audioInfo == nil {
+          throw MediaError(.unplayable, source: media.source, reason: "cannot decode its \(video.codec) video")
+        }
+      }
+    }
+    var audioDecoder: Decoder?
+    if let a = audioInfo {
+      // A broken audio track is dropped; the video plays on.
+      audioDecoder = try? Decoder(stream: media.stream(a.index), threads: 1)
+    }
+    audioStream = audioDecoder == nil ? nil : audioInfo
+    audioTimeBase = audioInfo.map { media.stream($0.index).pointee.time_base } ?? AVRational(num: 1, den: 1)
+    if videoDecoder == nil && audioDecoder == nil {
+      throw MediaError(.unplayable, source: media.source, reason: "none of its streams can be decoded")
+    }
+    if start > 0 {
+      pendingSeek = start
+      generation = 1
+    }
+    let demux = Thread { [unowned self] in self.demuxLoop() }
+    demux.name = "orb-demux"
+    demux.start()
+    if let videoDecoder {
+      let t = Thread { [unowned self] in self.videoLoop(videoDecoder) }
+      t.name = "orb-video-decode"
+      t.start()
+    } else {
+      frames.close()
+    }
+    if let audioDecoder {
+      let t = Thread { [unowned self] in self.audioLoop(audioDecoder) }
+      t.name = "orb-audio-decode"
+      t.start()
+    } else {
+      audioChunks.close()
+    }
+  }
+
+  deinit { close() }
+
+  /// Packets that failed to decode and were skipped.
+  public var corruptPackets: Int { lock.withLock { skippedPackets } }
+
+  /// Whether the pipeline decodes video.
+  public var hasVideo: Bool { videoStream != nil }
+
+  public func nextFrame() -> VideoFrame? {
+    while true {
+      let current = lock.withLock { stopped || endedVideoGeneration == generation ? -1 : generation }
+      if current < 0 { return nil }
+      guard let item = frames.pop() else { return nil }
+      switch item {
+      case .frame(let frame) where frame.generation == current:
+        return frame
+      case .end(let g) where g == current:
+        lock.withLock { endedVideoGeneration = g }
+        return nil
+      default:
+        continue  // from before a seek
+      }
+    }
+  }
+
+  /// The next decoded audio, waiting for it; nil at the end of the audio or once closed (or without audio).
+  public func nextAudio(timeout: Double? = nil) -> AudioChunk? {
+    while true {
+      let current = lock.withLock { stopped || endedAudioGeneration == generation ? -1 : generation }
+      if current < 0 { return nil }
+      let item = timeout.map { audioChunks.pop(timeout: $0) } ?? audioChunks.pop()
+      guard let item else { return nil }
+      switch item {
+      case .chunk(let chunk) where chunk.generation == current:
+        return chunk
+      case .end(let g) where g == current:
+        lock.withLock { endedAudioGeneration = g }
+        return nil
+      default:
+        continue
+      }
+    }
+  }
+
+  /// The seek generation now current (frames and chunks carry the one they were decoded in).
+  public var currentGeneration: Int { lock.withLock { generation } }
+
+  public func seek(to seconds: Double) {
+    lock.lock()
+    generation += 1
+    pendingSeek = max(0, seconds)
+    // Cleared under `lock`, before the demux thread can wake and queue the new generation's flush:
+    // clearing after would be able to drop that flush and starve the decoders. No thread takes `lock`
+    // while holding a queue's lock, so this cannot deadlock.
+    videoPackets.clear()
+    audioPackets.clear()
+    frames.clear()
+    audioChunks.clear()
+    lock.broadcast()
+    lock.unlock()
+  }
+
+  public func close() {
+    lock.lock()
+    let wasStopped = stopped
+    stopped = true
+    lock.broadcast()
+    lock.unlock()
+    if wasStopped { return }
+    videoPackets.close()
+    audioPackets.close()
+    frames.close()
+    audioChunks.close()
+  }
+
+  // MARK: demux thread
+
+  private func demuxLoop() {
+    let ctx = media.context
+    let videoIndex = videoStream.map { Int32($0.index) }
+    let audioIndex = audioStream.map { Int32($0.index) }
+    var atEnd = false
+    while true {
+      lock.lock()
+      while !stopped && pendingSeek == nil && atEnd { lock.wait() }
+      if stopped {
+        lock.unlock()
+        return
+      }
+      if let target = pendingSeek {
+        let gen = generation
+        pendingSeek = nil
+        lock.unlock()
+        let ts = Int64((target + startTime) * Double(AV_TIME_BASE))
+        avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0)
+        atEnd = false
+        videoPackets.push(.flush(generation: gen, target: target), cost: 0)
+        audioPackets.push(.flush(generation: gen, target: target), cost: 0)
+        continue
+      }
+      let gen = generation
+      lock.unlock()
+
+      guard let packet = av_packet_alloc() else { return }
+      let owned = Packet(packet)
+      let code = av_read_frame(ctx, packet)
+      if code == FFmpegError.again { continue }
+      if code < 0 {
+        // End of file, or a read error (a truncated file ends here too): decode what we have.
+        videoPackets.push(.end(generation: gen), cost: 0)
+        audioPackets.push(.end(generation: gen), cost: 0)
+        atEnd = true
+        continue
+      }
+      let index = packet.pointee.stream_index
+      if index == videoIndex {
+        videoPackets.push(.packet(owned, generation: gen), cost: Int(packet.pointee.size))
+      } else if index == audioIndex {
+        audioPackets.push(.packet(owned, generation: gen), cost: Int(packet.pointee.size))
+      }
+    }
+  }
+
+  /// Runs a decode thread's loop over `queue`: flushes on a seek, skips corrupt packets, drains at the end.
+  /// `receive` takes every frame the decoder has; `finish` runs once the stream's end is decoded.
+  private func decodeLoop(
+    _ decoder: Decoder, queue: BoundedQueue<PacketItem>, flushed: (_ generation: Int, _ target: Double) -> Void,
+    receive: (UnsafeMutablePointer<AVFrame>) -> Void, finish: (_ generation: Int) -> Void
+  ) {
+    let ctx = decoder.context
+    var current = lock.withLock { generation }
+    guard let frame = av_frame_alloc() else { return }
+    var frameOwner: UnsafeMutablePointer<AVFrame>? = frame
+    defer { av_frame_free(&frameOwner) }
+    func receiveAll() {
+      while avcodec_receive_frame(ctx, frame) >= 0 { receive(frame) }
+    }
+    while let item = queue.pop() {
+      switch item {
+      case .flush(let g, let t):
+        avcodec_flush_buffers(ctx)
+        current = g
+        flushed(g, t)
+      case .packet(let packet, let g):
+        guard g == current else { continue }
+        let code = avcodec_send_packet(ctx, packet.pointer)
+        if code < 0 && code != FFmpegError.again {
+          lock.withLock { skippedPackets += 1 }  // a corrupt packet: skip it, keep going
+        }
+        receiveAll()
+      case .end(let g):
+        guard g == current else { continue }
+        avcodec_send_packet(ctx, nil)
+        receiveAll()
+        finish(g)
+      }
+    }
+  }
+
+  private func seconds(_ frame: UnsafeMutablePointer<AVFrame>, _ timeBase: AVRational) -> Double? {
+    let f = frame.pointee
+    let pts = f.best_effort_timestamp != orb_nopts_value() ? f.best_effort_timestamp : f.pts
+    return pts == orb_nopts_value() ? nil : Double(pts) * av_q2d(timeBase) - startTime
+  }
+
+  // MARK: video decode thread
+
+  private func videoLoop(_ decoder: Decoder) {
+    guard let stream = videoStream else { return }
+    var current = lock.withLock { generation }
+    var target = 0.0
+    var held: VideoFrame?  // the last frame before `target`, shown if nothing later comes
+    var emitted = false
+    let converter = FrameConverter()
+    decodeLoop(
+      decoder, queue: videoPackets,
+      flushed: { g, t in
+        current = g
+        target = t
+        held = nil
+        emitted = false
+      },
+      receive: { frame in
+        let time = seconds(frame, videoTimeBase) ?? 0
+        guard let copy = av_frame_alloc() else { return }
+        av_frame_move_ref(copy, frame)
+        guard
+          let video = converter.makeFrame(
+            copy, stream: stream, time: time, duration: frameDuration, generation: current)
+        else { return }
+        if !emitted && time + frameDuration <= target + 1e-6 {
+          held = video
+          return
+        }
+        if !emitted, let h = held, time > target + 1e-6, h.time <= target {
+          frames.push(.frame(h))
+        }
+        held = nil
+        emitted = true
+        frames.push(.frame(video))
+      },
+      finish: { g in
+        if let h = held { frames.push(.frame(h)) }
+        held = nil
+        frames.push(.end(generation: g))
+      })
+  }
+
+  // MARK: audio decode thread
+
+  private func audioLoop(_ decoder: Decoder) {
+    var current = lock.withLock { generation }
+    var target = 0.0
+    var nextTime: Double?
+    let converter = AudioConverter(outputRate: audioRate)
+    decodeLoop(
+      decoder, queue: audioPackets,
+      flushed: { g, t in
+        current = g
+        target = t
+        nextTime = nil
+        converter.reset()
+      },
+      receive: { frame in
+        let stamped = seconds(frame, audioTimeBase)
+        guard var samples = converter.convert(frame) else { return }
+        let channels = converter.outputChannels
+        var time = stamped ?? nextTime ?? target
+        // Trim what lies before a seek target, so sound starts exactly where the picture does.
+        let frameCount = samples.count / channels
+        let end = time + Double(frameCount) / Double(audioRate)
+        if end <= target { return }
+        if time < target {
+          let drop = min(frameCount, Int(((target - time) * Double(audioRate)).rounded()))
+          samples.removeFirst(drop * channels)
+          time += Double(drop) / Double(audioRate)
+        }
+        nextTime = time + Double(samples.count / channels) / Double(audioRate)
+        guard !samples.isEmpty else { return }
+        let chunk = AudioChunk(
+          samples: samples, channels: channels, sampleRate: audioRate, time: time, generation: current)
+        audioChunks.push(.chunk(chunk), cost: chunk.frames)
+      },
+      finish: { g in audioChunks.push(.end(generation: g), cost: 0) })
+  }
+}
