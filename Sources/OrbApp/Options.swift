@@ -14,6 +14,7 @@ struct Options {
   var speed: Double = 1
   var volume: Int = 100
   var mute = false
+  var noAudio = false
   var audioTrack: Int?
   var subtitleTrack: Int?
   var subtitleFile: String?
@@ -91,6 +92,7 @@ private final class OptionTable {
     Spec(name: "volume", kind: .int, help: "Volume in percent, 0 to 150", argHelp: "PERCENT"),
     Spec(name: "mute", kind: .flag, help: "Start muted", argHelp: nil),
     Spec(name: "aid", kind: .int, help: "Audio track (1-based)", argHelp: "N"),
+    Spec(name: "no-audio", kind: .flag, help: "Play without sound", argHelp: nil),
     Spec(name: "sid", kind: .int, help: "Subtitle track (1-based, 0 for none)", argHelp: "N"),
     Spec(name: "sub-file", kind: .filename, help: "Subtitle file to load", argHelp: "FILE"),
     Spec(name: "fullscreen", kind: .flag, help: "Start in fullscreen", argHelp: nil),
@@ -215,7 +217,11 @@ private final class OptionTable {
       if !(0...150).contains(o.volume) { return fail("--volume must be between 0 and 150") }
     }
     o.mute = flag("mute")
-    if given("aid") { o.audioTrack = Int(int("aid")) }
+    o.noAudio = flag("no-audio")
+    if given("aid") {
+      o.audioTrack = Int(int("aid"))
+      if o.audioTrack! < 1 { return fail("--aid counts from 1") }
+    }
     if given("sid") { o.subtitleTrack = Int(int("sid")) }
     o.subtitleFile = string("sub-file")
     o.fullscreen = flag("fullscreen")

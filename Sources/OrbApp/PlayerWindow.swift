@@ -94,7 +94,8 @@ final class PlayerWindow: @unchecked Sendable {
     let player = Player(
       source: source, headers: requestHeaders, start: Double(options.resumeMs) / 1000, paused: options.paused,
       speed: options.speed, presentation: presentation, width: max(w, 16), height: max(h, 16),
-      renderContext: vulkan)
+      renderContext: vulkan,
+      audio: options.noAudio ? nil : MediaPipeline.AudioRequest(track: options.audioTrack))
     player.onEvent = { [unowned self] event in
       MainLoop.post { [unowned self] in self.handle(event) }
     }
@@ -128,6 +129,8 @@ final class PlayerWindow: @unchecked Sendable {
       events?.state("playing", positionMs: Int64(options.resumeMs))
     case .failed(let error):
       fail(error)
+    case .notice(let message):
+      log(message)
     }
   }
 

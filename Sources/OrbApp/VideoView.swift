@@ -96,7 +96,8 @@ final class VideoView {
     gdk_frame_clock_get_refresh_info(clock, frameTime, &interval, &presentation)
     // Ask for the frame that will be on screen when this refresh is presented (times in µs of CLOCK_MONOTONIC).
     let predictedUs = presentation > 0 ? presentation : frameTime + (interval > 0 ? interval : 16_667)
-    switch player.frameToShow(presentationTime: UInt64(max(0, predictedUs)) * 1000) {
+    let refreshNs = UInt64(interval > 0 ? interval : 16_667) * 1000
+    switch player.frameToShow(presentationTime: UInt64(max(0, predictedUs)) * 1000, refreshInterval: refreshNs) {
     case .show(let slot): show(slot, player: player)
     case .keep: break
     case .ended:

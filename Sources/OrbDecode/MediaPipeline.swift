@@ -75,6 +75,7 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
   private var endedVideoGeneration = -1
   private var endedAudioGeneration = -1
   private var skippedPackets = 0
+  private var audioStopped = false
 
   /// Opens `source` and starts decoding from `start` seconds: video only, or audio too when `audio` is given.
   /// - Throws: `MediaError` when the source cannot be opened or has nothing decodable.
@@ -202,6 +203,16 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
     }
   }
 
+  /// Stops decoding audio for good (no output to play it on): its packets are dropped, video goes on.
+  public func stopAudio() {
+    lock.withLock { audioStopped = true }
+    audioPackets.close()
+    audioChunks.close()
+  }
+
+  /// Whether the audio of seek generation `generation` has been decoded to its end and taken.
+  public func audioEnded(generation g: Int) -> Bool { lock.withLock { endedAudioGeneration == g } }
+
   /// The seek generation now current (frames and chunks carry the one they were decoded in).
   public var currentGeneration: Int { lock.withLock { generation } }
 
@@ -275,7 +286,7 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
       let index = packet.pointee.stream_index
       if index == videoIndex {
         videoPackets.push(.packet(owned, generation: gen), cost: Int(packet.pointee.size))
-      } else if index == audioIndex {
+      } else if index == audioIndex && !lock.withLock({ audioStopped }) {
         audioPackets.push(.packet(owned, generation: gen), cost: Int(packet.pointee.size))
       }
     }

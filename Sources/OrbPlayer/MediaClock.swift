@@ -23,8 +23,9 @@ public struct MonotonicHostClock: HostClock {
   public func now() -> UInt64 { HostTime.now() }
 }
 
-/// Media time as a function of host time: anchored at a (host, media) pair, advancing at `speed` while playing.
-/// The audio output will re-anchor it from PipeWire's position; without audio it runs on the monotonic clock.
+/// Media time as a function of host time. While playing with a `master` (the audio output) that can tell, it is the
+/// master's time: the media time being heard. Otherwise it runs on the host clock from its last anchor, advancing
+/// at `speed`, and every answer from the master re-anchors it, so a switch between the two never jumps.
 /// Thread-safety: Safe; every member takes the clock's lock.
 public final class MediaClock: @unchecked Sendable {
   private let host: HostClock
@@ -33,6 +34,7 @@ public final class MediaClock: @unchecked Sendable {
   private var anchorMedia: Double
   private var speedValue: Double = 1
   private var playing = false
+  private var master: MasterClock?
 
   public init(host: HostClock = MonotonicHostClock(), start: Double = 0) {
     self.host = host
@@ -42,7 +44,23 @@ public final class MediaClock: @unchecked Sendable {
 
   /// Media seconds at host time `at` (nanoseconds; default now).
   public func time(at: UInt64? = nil) -> Double {
-    lock.withLock { timeLocked(at ?? host.now()) }
+    lock.withLock {
+      let when = at ?? host.now()
+      if playing, let master, let heard = master.mediaTime(at: when) {
+        anchorHost = when
+        anchorMedia = heard
+        return heard
+      }
+      return timeLocked(when)
+    }
+  }
+
+  /// Makes `master` (the audio output) the source of time while it can tell; nil returns to the host clock.
+  public func setMaster(_ master: MasterClock?) { lock.withLock { self.master = master } }
+
+  /// Whether the master (audio) is driving the clock right now.
+  public var isDrivenByMaster: Bool {
+    lock.withLock { playing && master?.mediaTime(at: host.now()) != nil }
   }
 
   public var isPlaying: Bool { lock.withLock { playing } }

@@ -7,13 +7,16 @@ public enum MediaOpener {
   ///   - headers: extra HTTP request headers ("Name: value") for network sources.
   ///   - start: seconds into the media where output begins.
   /// - Throws: `MediaError` naming the source and the reason.
-  public static func open(_ source: String, headers: [String] = [], start: Double = 0) throws -> FrameSource {
+  ///   - audio: decode audio too (files and streams; the built-in patterns are silent).
+  public static func open(
+    _ source: String, headers: [String] = [], start: Double = 0, audio: MediaPipeline.AudioRequest? = nil
+  ) throws -> FrameSource {
     if TestPatternSource.isTestURL(source) {
       let pattern = try TestPatternSource(url: source)
       if start > 0 { pattern.seek(to: start) }
       return pattern
     }
-    return try VideoPipeline(source: source, headers: headers, start: start)
+    return try MediaPipeline(source: source, headers: headers, start: start, audio: audio)
   }
 
   /// The stream description for `--probe`, without starting any decode thread.

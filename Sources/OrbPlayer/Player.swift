@@ -22,6 +22,8 @@ public final class Player: @unchecked Sendable {
     /// The media opened; the render device's name.
     case opened(MediaInfo, device: String)
     case failed(MediaError)
+    /// Something the user should hear about once, playback going on (e.g. "no audio output").
+    case notice(String)
   }
 
   /// What the display should do at this refresh.
@@ -45,6 +47,10 @@ public final class Player: @unchecked Sendable {
   public var onEvent: (@Sendable (Event) -> Void)?
 
   private let headers: [String]
+  private let audioRequest: MediaPipeline.AudioRequest?
+  private let makeProcessor: () -> AudioProcessing
+  private var audio: AudioPlayback?
+  private var hasVideo = true
   private let renderContext: VulkanContext?
   private let startPosition: Double
   private let lock = NSCondition()
@@ -73,8 +79,11 @@ public final class Player: @unchecked Sendable {
   public init(
     source: String, headers: [String] = [], start: Double = 0, paused: Bool = false, speed: Double = 1,
     presentation: Presentation, width: Int, height: Int, clock: MediaClock = MediaClock(),
-    renderContext: VulkanContext? = nil
+    renderContext: VulkanContext? = nil, audio: MediaPipeline.AudioRequest? = nil,
+    audioProcessor: @escaping () -> AudioProcessing = { PlainStereo() }
   ) {
+    audioRequest = audio
+    makeProcessor = audioProcessor
     self.renderContext = renderContext
     self.source = source
     self.headers = headers
@@ -118,6 +127,7 @@ public final class Player: @unchecked Sendable {
       userPaused.toggle()
       if stateValue != .loading { stateValue = userPaused ? .paused : .playing }
       if userPaused { clock.pause() } else if !needsClockStart { clock.play() }
+      audio?.setPaused(userPaused || needsClockStart)
     }
   }
 
@@ -144,7 +154,9 @@ public final class Player: @unchecked Sendable {
   }
 
   /// Called at each display refresh with the host time (CLOCK_MONOTONIC ns) the picture will appear at.
-  public func frameToShow(presentationTime: UInt64) -> Display {
+  /// - Parameter refreshInterval: nanoseconds between display refreshes: a frame is shown at the refresh nearest
+  ///   its time, so presented frames sit within half a refresh of the clock, on both sides.
+  public func frameToShow(presentationTime: UInt64, refreshInterval: UInt64 = 0) -> Display {
     lock.lock()
     defer { lock.unlock() }
     guard stateValue != .error else { return .keep }
@@ -153,23 +165,26 @@ public final class Player: @unchecked Sendable {
     let now: Double
     if needsClockStart {
       guard let first = ready.first, let frame = first.frame else {
-        return endCheckLocked(now: clock.time(at: presentationTime))
+        return endCheckLocked(now: clock.time(at: presentationTime), host: presentationTime)
       }
       // The first picture after opening or seeking starts the clock: no frame is late for a slow start.
       clock.set(frame.time)
-      if !userPaused { clock.play() }
+      if !userPaused {
+        clock.play()
+        audio?.setPaused(false)
+      }
       needsClockStart = false
       stateValue = userPaused ? .paused : .playing
       chosen = first
       now = frame.time
     } else {
       now = clock.time(at: presentationTime)
-      let due = ready.filter { $0.time <= now + 0.0005 }
+      let due = ready.filter { $0.time <= now + Double(refreshInterval) / 2e9 + 0.0005 }
       guard let newest = due.last else {
         if let shown = shownFrame, ready.isEmpty, clock.isPlaying, !sourceEnded, now > shown.time + shown.duration {
           statsValue.repeated += 1
         }
-        return endCheckLocked(now: now)
+        return endCheckLocked(now: now, host: presentationTime)
       }
       for late in due.dropLast() {
         late.state = .free
@@ -197,9 +212,10 @@ public final class Player: @unchecked Sendable {
     }
   }
 
-  private func endCheckLocked(now: Double) -> Display {
+  private func endCheckLocked(now: Double, host: UInt64) -> Display {
     guard sourceEnded, !slots.contains(where: { $0.state == .ready }) else { return .keep }
     if let last = shownFrame, now < last.time + last.duration { return .keep }
+    if let audio, !audio.finished(at: host) { return .keep }
     if stateValue != .ended { stateValue = .ended }
     return .ended
   }
@@ -221,7 +237,7 @@ public final class Player: @unchecked Sendable {
     }
     let opened: FrameSource
     do {
-      opened = try MediaOpener.open(source, headers: headers, start: startPosition)
+      opened = try MediaOpener.open(source, headers: headers, start: startPosition, audio: audioRequest)
     } catch let error as MediaError {
       fail(error)
       return
@@ -240,6 +256,7 @@ public final class Player: @unchecked Sendable {
       return
     }
     onEvent?(.opened(opened.info, device: renderer.context.deviceName))
+    startAudio(opened)
 
     var pending: VideoFrame?
     while true {
@@ -256,6 +273,8 @@ public final class Player: @unchecked Sendable {
         lock.unlock()
         pending = nil
         opened.seek(to: target)
+        audio?.flushForSeek()
+        audio?.setPaused(true)
         clock.set(target)
         continue
       }
@@ -284,7 +303,7 @@ public final class Player: @unchecked Sendable {
           lock.withLock {
             if pendingSeek == nil && !stopped {
               sourceEnded = true
-              if statsValue.presented == 0 && !slots.contains(where: { $0.state == .ready }) {
+              if hasVideo && statsValue.presented == 0 && !slots.contains(where: { $0.state == .ready }) {
                 stateValue = .error
               }
             }
@@ -321,6 +340,36 @@ public final class Player: @unchecked Sendable {
       pending = nil
     }
     opened.close()
+  }
+
+  /// Sound through PipeWire, which then drives the clock; without PipeWire the video plays on the host clock.
+  private func startAudio(_ opened: FrameSource) {
+    guard let pipeline = opened as? MediaPipeline else { return }
+    lock.withLock { hasVideo = pipeline.hasVideo }
+    guard pipeline.audioStream != nil else { return }
+    let output: AudioOutput
+    do {
+      output = try AudioOutput(mediaName: info?.source ?? source)
+    } catch {
+      pipeline.stopAudio()
+      onEvent?(.notice("no audio output (\(error)); playing without sound"))
+      return
+    }
+    output.setActive(false)  // until the first picture starts the clock
+    onEvent?(.notice("audio: PipeWire, \(output.sampleRate) Hz stereo; the picture follows the sound"))
+    let playback = AudioPlayback(pipeline: pipeline, output: output, processor: makeProcessor())
+    lock.withLock {
+      audio = playback
+      if !pipeline.hasVideo {
+        // Nothing to wait for: sound starts the clock.
+        needsClockStart = false
+        stateValue = userPaused ? .paused : .playing
+        if !userPaused { clock.play() }
+        playback.setPaused(userPaused)
+      }
+    }
+    clock.setMaster(playback)
+    playback.start()
   }
 
   /// A free slot of the current ring, waiting a little for one; nil when something else needs handling.

@@ -1,0 +1,85 @@
+import Foundation
+import OrbDecode
+
+/// The tone curves that map HDR luminance onto a dimmer display, as in libplacebo's table of named curves. Each maps
+/// luminance in nits (source, 0...source peak) to nits (target, 0...target peak), rises monotonically, and is the
+/// identity when the source peak is no brighter than the target peak. The raw value is the `--tone-mapping` name.
+/// Thread-safety: a value type; `map` is a pure function.
+public enum ToneMapCurve: String, Sendable, CaseIterable {
+  /// ITU-R BT.2390 EETF (section 5.4): a Hermite spline in PQ space above a knee; the default.
+  case bt2390
+  /// John Hable's filmic curve ("Uncharted 2"), scaled so the source peak lands on the target peak.
+  case hable
+  /// Extended Reinhard, L(1 + L/Lp²)/(1 + L) in units of the target peak, so the source peak lands on the target peak.
+  case reinhard
+  /// Hard clip at the target peak.
+  case clip
+
+  public static let `default` = ToneMapCurve.bt2390
+
+  /// The curve id the shader's `tone_map(curve, ...)` switches on (0 bt2390, 1 hable, 2 reinhard, 3 clip).
+  public var shaderID: Int32 {
+    switch self {
+    case .bt2390: return 0
+    case .hable: return 1
+    case .reinhard: return 2
+    case .clip: return 3
+    }
+  }
+
+  /// BT.2390's knee offset: KS = (1 + offset)·maxLum − offset. 0.5 is the value in ITU-R BT.2390 (libplacebo's
+  /// `bt.2390` defaults to 1.0, a lower knee).
+  public static let bt2390KneeOffset = 0.5
+
+  /// Maps luminance `nits` of the source to nits on the target. Input above the source peak is taken as the peak;
+  /// negative input as 0. When `sourcePeak <= targetPeak` every curve returns its input. GLSL `tone_map`.
+  /// - Parameters:
+  ///   - sourcePeak: the brightest luminance the source holds, nits (see `ToneMapParams.sourcePeak`).
+  ///   - targetPeak: the display's peak, nits.
+  public func map(_ nits: Double, sourcePeak: Double, targetPeak: Double) -> Double {
+    guard sourcePeak > targetPeak else { return nits }
+    let l = min(max(nits, 0), sourcePeak)
+    switch self {
+    case .bt2390: return Self.bt2390(l, sourcePeak: sourcePeak, targetPeak: targetPeak)
+    case .hable: return targetPeak * Self.hable(l / targetPeak) / Self.hable(sourcePeak / targetPeak)
+    case .reinhard:
+      let x = l / targetPeak
+      let p = sourcePeak / targetPeak
+      return targetPeak * x * (1 + x / (p * p)) / (1 + x)
+    case .clip: return min(l, targetPeak)
+    }
+  }
+
+  /// The knee of the BT.2390 EETF in nits: luminance below it passes unchanged. Equal to `sourcePeak` when no tone
+  /// mapping is needed.
+  public static func bt2390Knee(sourcePeak: Double, targetPeak: Double) -> Double {
+    guard sourcePeak > targetPeak else { return sourcePeak }
+    let source = PQTransfer.inverseEOTF(sourcePeak)
+    let maxLum = PQTransfer.inverseEOTF(targetPeak) / source
+    let ks = (1 + bt2390KneeOffset) * maxLum - bt2390KneeOffset
+    return PQTransfer.eotf(max(ks, 0) * source)
+  }
+
+  /// BT.2390 EETF. The source black (Lb) and the target black (Lmin) are both 0 nits, so E1 = PQ(L)/PQ(Lw) and the
+  /// spec's black-level lift b·(1 − E2)^4 (b = minLum = 0) vanishes; it is left out.
+  private static func bt2390(_ nits: Double, sourcePeak: Double, targetPeak: Double) -> Double {
+    let source = PQTransfer.inverseEOTF(sourcePeak)
+    let e1 = PQTransfer.inverseEOTF(nits) / source
+    let maxLum = PQTransfer.inverseEOTF(targetPeak) / source
+    let ks = (1 + bt2390KneeOffset) * maxLum - bt2390KneeOffset
+    var e2 = e1
+    if e1 >= ks {
+      let t = (e1 - ks) / (1 - ks)
+      let t2 = t * t
+      let t3 = t2 * t
+      e2 = (2 * t3 - 3 * t2 + 1) * ks + (t3 - 2 * t2 + t) * (1 - ks) + (-2 * t3 + 3 * t2) * maxLum
+    }
+    return PQTransfer.eotf(e2 * source)
+  }
+
+  /// Hable's filmic curve with its published constants (A...F = 0.15, 0.50, 0.10, 0.20, 0.02, 0.30).
+  static func hable(_ x: Double) -> Double {
+    let (a, b, c, d, e, f) = (0.15, 0.50, 0.10, 0.20, 0.02, 0.30)
+    return (x * (a * x + c * b) + d * e) / (x * (a * x + b) + d * f) - e / f
+  }
+}

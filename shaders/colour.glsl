@@ -1,0 +1,205 @@
+// HDR -> SDR colour math: the GLSL mirror of Sources/OrbRender/ColorScience (TransferFunctions.swift,
+// ToneMapCurve.swift, Gamut.swift, HDRToSDR.swift, OrderedDither.swift), same formulas, same constants
+// (ColorScienceShaderTests compares the constants and compiles this file). Functions only, no main. Use with
+//   #extension GL_GOOGLE_include_directive : require
+//   #include "colour.glsl"
+// and glslc -I shaders. Luminance is in nits (cd/m2); signals are normalised 0..1.
+#ifndef ORB_COLOUR_GLSL
+#define ORB_COLOUR_GLSL
+
+// ---- SMPTE ST 2084 (PQ), absolute: signal 1.0 = 10000 nits. Swift: PQTransfer.
+const float PQ_PEAK_NITS = 10000.0;
+const float PQ_M1 = 0.1593017578125;  // 2610 / 16384
+const float PQ_M2 = 78.84375;         // 2523 / 4096 * 128
+const float PQ_C1 = 0.8359375;        // 3424 / 4096
+const float PQ_C2 = 18.8515625;       // 2413 / 4096 * 32
+const float PQ_C3 = 18.6875;          // 2392 / 4096 * 32
+
+// PQ signal (clamped to 0..1) -> display luminance, nits.
+vec3 pq_eotf(vec3 signal) {
+  vec3 p = pow(clamp(signal, 0.0, 1.0), vec3(1.0 / PQ_M2));
+  return PQ_PEAK_NITS * pow(max(p - PQ_C1, 0.0) / (PQ_C2 - PQ_C3 * p), vec3(1.0 / PQ_M1));
+}
+float pq_eotf(float signal) { return pq_eotf(vec3(signal)).x; }
+
+// Display luminance in nits (clamped to 0..10000) -> PQ signal.
+vec3 pq_inv_eotf(vec3 nits) {
+  vec3 y = pow(clamp(nits / PQ_PEAK_NITS, 0.0, 1.0), vec3(PQ_M1));
+  return pow((PQ_C1 + PQ_C2 * y) / (1.0 + PQ_C3 * y), vec3(PQ_M2));
+}
+float pq_inv_eotf(float nits) { return pq_inv_eotf(vec3(nits)).x; }
+
+// ---- ARIB STD-B67 (HLG) and the BT.2100 OOTF (black level 0). Swift: HLGTransfer.
+const float HLG_A = 0.17883277;
+const float HLG_B = 0.28466892;             // 1 - 4a
+const float HLG_C = 0.5599107295;           // 0.5 - a ln(4a)
+const float HLG_REFERENCE_PEAK_NITS = 1000.0;  // system gamma 1.2 here
+const vec3 HLG_LUMA = vec3(0.2627, 0.6780, 0.0593);  // BT.2100 Y_s coefficients
+
+// Normalised scene linear light (0..1) -> HLG signal.
+vec3 hlg_oetf(vec3 scene) {
+  vec3 e = max(scene, 0.0);
+  vec3 low = sqrt(3.0 * e);
+  vec3 high = HLG_A * log(max(12.0 * e - HLG_B, 1e-6)) + HLG_C;
+  return mix(high, low, lessThanEqual(e, vec3(1.0 / 12.0)));
+}
+float hlg_oetf(float scene) { return hlg_oetf(vec3(scene)).x; }
+
+// HLG signal (clamped to 0..1) -> normalised scene linear light (0..1).
+vec3 hlg_inverse_oetf(vec3 signal) {
+  vec3 e = clamp(signal, 0.0, 1.0);
+  vec3 low = e * e / 3.0;
+  vec3 high = (exp((e - HLG_C) / HLG_A) + HLG_B) / 12.0;
+  return mix(high, low, lessThanEqual(e, vec3(0.5)));
+}
+float hlg_inverse_oetf(float signal) { return hlg_inverse_oetf(vec3(signal)).x; }
+
+// BT.2100 system gamma for nominal peak luminance peak_nits: 1.2 + 0.42 log10(Lw / 1000).
+float hlg_system_gamma(float peak_nits) {
+  return 1.2 + 0.42 * (log2(peak_nits / HLG_REFERENCE_PEAK_NITS) / log2(10.0));
+}
+
+// Normalised scene linear BT.2020 RGB (0..1) -> display linear RGB, nits: Lw * Y_s^(gamma - 1) * E.
+vec3 hlg_ootf(vec3 scene, float peak_nits) {
+  vec3 rgb = clamp(scene, 0.0, 1.0);
+  float ys = dot(rgb, HLG_LUMA);
+  if (ys <= 0.0) {
+    return vec3(0.0);
+  }
+  return rgb * (peak_nits * pow(ys, hlg_system_gamma(peak_nits) - 1.0));
+}
+
+// ---- BT.1886 (black 0): relative light = signal^2.4. Swift: BT1886Transfer.
+const float BT1886_GAMMA = 2.4;
+
+vec3 bt1886_eotf(vec3 signal) { return pow(clamp(signal, 0.0, 1.0), vec3(BT1886_GAMMA)); }
+float bt1886_eotf(float signal) { return bt1886_eotf(vec3(signal)).x; }
+vec3 bt1886_inv_eotf(vec3 relative) { return pow(clamp(relative, 0.0, 1.0), vec3(1.0 / BT1886_GAMMA)); }
+float bt1886_inv_eotf(float relative) { return bt1886_inv_eotf(vec3(relative)).x; }
+
+// ---- sRGB (IEC 61966-2-1) piecewise. Swift: SRGBTransfer.
+vec3 srgb_eotf(vec3 signal) {
+  vec3 v = clamp(signal, 0.0, 1.0);
+  return mix(pow((v + 0.055) / 1.055, vec3(2.4)), v / 12.92, lessThanEqual(v, vec3(0.04045)));
+}
+float srgb_eotf(float signal) { return srgb_eotf(vec3(signal)).x; }
+vec3 srgb_inv_eotf(vec3 relative) {
+  vec3 l = clamp(relative, 0.0, 1.0);
+  return mix(1.055 * pow(l, vec3(1.0 / 2.4)) - 0.055, 12.92 * l, lessThanEqual(l, vec3(0.0031308)));
+}
+float srgb_inv_eotf(float relative) { return srgb_inv_eotf(vec3(relative)).x; }
+
+// ---- Tone curves: luminance in nits (source) -> nits (target). Swift: ToneMapCurve.
+const int TONE_MAP_BT2390 = 0;
+const int TONE_MAP_HABLE = 1;
+const int TONE_MAP_REINHARD = 2;
+const int TONE_MAP_CLIP = 3;
+const float BT2390_KNEE_OFFSET = 0.5;  // KS = 1.5 maxLum - 0.5, as in ITU-R BT.2390
+
+// BT.2390 EETF with source and target black at 0 nits (the black-level lift term is then 0 and left out).
+float tone_map_bt2390(float nits, float source_peak, float target_peak) {
+  float source = pq_inv_eotf(source_peak);
+  float e1 = pq_inv_eotf(nits) / source;
+  float max_lum = pq_inv_eotf(target_peak) / source;
+  float ks = (1.0 + BT2390_KNEE_OFFSET) * max_lum - BT2390_KNEE_OFFSET;
+  float e2 = e1;
+  if (e1 >= ks) {
+    float t = (e1 - ks) / (1.0 - ks);
+    float t2 = t * t;
+    float t3 = t2 * t;
+    e2 = (2.0 * t3 - 3.0 * t2 + 1.0) * ks + (t3 - 2.0 * t2 + t) * (1.0 - ks) + (-2.0 * t3 + 3.0 * t2) * max_lum;
+  }
+  return pq_eotf(e2 * source);
+}
+
+// Hable's filmic curve, A..F = 0.15, 0.50, 0.10, 0.20, 0.02, 0.30.
+float hable(float x) {
+  const float a = 0.15, b = 0.50, c = 0.10, d = 0.20, e = 0.02, f = 0.30;
+  return (x * (a * x + c * b) + d * e) / (x * (a * x + b) + d * f) - e / f;
+}
+
+// Maps luminance (nits) with curve TONE_MAP_*; input above source_peak counts as the peak, negative as 0; the
+// identity when source_peak <= target_peak.
+float tone_map(int curve, float nits, float source_peak, float target_peak) {
+  if (source_peak <= target_peak) {
+    return nits;
+  }
+  float l = clamp(nits, 0.0, source_peak);
+  if (curve == TONE_MAP_HABLE) {
+    return target_peak * hable(l / target_peak) / hable(source_peak / target_peak);
+  } else if (curve == TONE_MAP_REINHARD) {
+    float x = l / target_peak;
+    float p = source_peak / target_peak;
+    return target_peak * x * (1.0 + x / (p * p)) / (1.0 + x);
+  } else if (curve == TONE_MAP_CLIP) {
+    return min(l, target_peak);
+  }
+  return tone_map_bt2390(l, source_peak, target_peak);
+}
+
+// ---- Gamut. Swift: GamutMapping, ColorPrimaries.
+// BT.2020 -> BT.709 linear light, derived from the primaries and D65 (mat3 takes columns).
+const mat3 BT2020_TO_BT709 = mat3(
+  vec3(1.6604910021, -0.1245504745, -0.0181507634),
+  vec3(-0.5876411388, 1.1328998971, -0.1005788980),
+  vec3(-0.0728498633, -0.0083494226, 1.1187296614));
+// Luminance coefficients derived from the primaries (the Y row of RGB -> XYZ).
+const vec3 BT709_LUMA = vec3(0.2126390059, 0.7151686788, 0.0721923154);
+const vec3 BT2020_LUMA = vec3(0.2627002120, 0.6779980715, 0.0593017165);
+
+// Relative linear RGB -> 0..1 by mixing with the grey of its own luminance as little as needed (Y and xy hue kept).
+vec3 gamut_map(vec3 rgb, vec3 luma) {
+  float y = clamp(dot(rgb, luma), 0.0, 1.0);
+  float t = 1.0;
+  for (int i = 0; i < 3; i++) {
+    float d = rgb[i] - y;
+    if (rgb[i] > 1.0) {
+      t = min(t, (1.0 - y) / d);
+    } else if (rgb[i] < 0.0) {
+      t = min(t, -y / d);
+    }
+  }
+  return clamp(vec3(y) + max(t, 0.0) * (rgb - vec3(y)), 0.0, 1.0);
+}
+
+// ---- The pipeline. Swift: HDRToSDR.
+const int TRANSFER_PQ = 0;
+const int TRANSFER_HLG = 1;
+
+// Source R'G'B' signal (0..1) -> linear display light in nits (source primaries). For HLG, source_peak is the
+// nominal peak of the OOTF.
+vec3 colour_linearise(vec3 signal, int transfer, float source_peak) {
+  if (transfer == TRANSFER_HLG) {
+    return hlg_ootf(hlg_inverse_oetf(signal), source_peak);
+  }
+  return pq_eotf(signal);
+}
+
+// Linear light in nits (source primaries) -> encoded SDR BT.709 signal (0..1, BT.1886 inverse EOTF), before dither:
+// tone-map luminance Y = dot(rgb, source_luma) and scale RGB by Y'/Y, convert with gamut (source -> BT.709, e.g.
+// BT2020_TO_BT709), divide by target_peak, gamut_map, encode.
+vec3 hdr_to_sdr(vec3 rgb_nits, int curve, float source_peak, float target_peak, mat3 gamut, vec3 source_luma) {
+  vec3 rgb = max(rgb_nits, 0.0);
+  float y = dot(rgb, source_luma);
+  float mapped_y = tone_map(curve, y, source_peak, target_peak);
+  vec3 toned = y > 0.0 ? rgb * (mapped_y / y) : vec3(0.0);
+  vec3 relative = gamut * toned / target_peak;
+  return bt1886_inv_eotf(gamut_map(relative, BT709_LUMA));
+}
+
+// ---- Ordered dither, 8x8 Bayer, offset (index + 0.5) / 64 - 0.5 LSB. Swift: OrderedDither.
+// The offset in LSB at integer pixel p (use uvec2(gl_FragCoord.xy)).
+float bayer8(uvec2 p) {
+  uint v = (p.x ^ p.y) & 7u;
+  uint w = p.y & 7u;
+  uint i = ((v & 1u) << 5) | ((w & 1u) << 4) | ((v & 2u) << 2) | ((w & 2u) << 1) | ((v & 4u) >> 1) | ((w & 4u) >> 2);
+  return (float(i) + 0.5) / 64.0 - 0.5;
+}
+
+// Signal plus the pixel's dither offset, for an output with max_code + 1 levels (255.0 for 8 bits).
+vec3 dither(vec3 signal, vec2 frag_coord, float max_code) {
+  return signal + bayer8(uvec2(frag_coord)) / max_code;
+}
+vec3 dither8(vec3 signal, vec2 frag_coord) { return dither(signal, frag_coord, 255.0); }
+
+#endif
