@@ -185,6 +185,7 @@ fi
 
 FMT='%-21s %6s %6s %8s %7s %8s %7s %8s %8s %6s'
 ROWS=()
+CPF=()
 CLIP_JSON=()
 ODD=()
 for spec in "sdr-1080p30-h264|$SDR" "hdr10-1080p24-hevc10|$HDR"; do
@@ -241,6 +242,10 @@ for spec in "sdr-1080p30-h264|$SDR" "hdr10-1080p24-hevc10|$HDR"; do
   read -r ff_frames ff_wall ff_cpu ff_fps <<<"${ff_rows[$fi]}"
   read -r orb_frames orb_fps orb_cpu orb_proc_cpu orb_rss <<<"${orb_rows[$oi]}"
   ratio="$(calc "$orb_fps / $ff_fps" 3)"
+  # CPU per frame moves much less than fps when something else shares the cores.
+  ff_cpf="$(calc "1000 * $ff_cpu / $ff_frames" 2)"
+  orb_cpf="$(calc "1000 * $orb_cpu / $orb_frames" 2)"
+  CPF+=("$(printf '%-21s ffmpeg %6s ms, orb-player %6s ms (x%s)' "$name" "$ff_cpf" "$orb_cpf" "$(calc "$orb_cpf / $ff_cpf" 1)")")
   spread() { printf '%s\n' "$@" | sort -g | sed -n '1p;$p' | awk '{ printf "%s%.1f", (NR > 1 ? " to " : ""), $1 }'; }
   [ "$RUNS" -gt 1 ] && log "$name: fps over $RUNS runs: ffmpeg $(spread "${ff_fpss[@]}"), orb $(spread "${orb_fpss[@]}")"
 
@@ -252,7 +257,8 @@ for spec in "sdr-1080p30-h264|$SDR" "hdr10-1080p24-hevc10|$HDR"; do
       "${ff_runs[$fi]}" "$(IFS=,; echo "${ff_runs[*]}")"
     printf '"orb":{"command":"orb-player --benchmark --size %s CLIP","median":%s,"runs":[%s]},' \
       "$SIZE" "${orb_runs[$oi]}" "$(IFS=,; echo "${orb_runs[*]}")"
-    printf '"ratio_orb_fps_to_ffmpeg_decode_fps":%s}' "$ratio"
+    printf '"ratio_orb_fps_to_ffmpeg_decode_fps":%s,' "$ratio"
+    printf '"cpu_ms_per_frame":{"ffmpeg":%s,"orb":%s}}' "$ff_cpf" "$orb_cpf"
   )")
 done
 
@@ -265,6 +271,9 @@ echo "ff = ffmpeg -threads 0 decode only (CPU of the process); orb = orb-player 
 echo "$SIZE on $(num_device)"
 echo "orb CPU = its own figure for the decode+render loop; orb pCPU = the whole process incl. Vulkan start-up;"
 echo "CPU in seconds, RSS = orb peak RSS in MB, ratio = orb fps / ffmpeg decode fps"
+echo
+echo "CPU time per frame (less sensitive to other load than fps):"
+printf '  %s\n' "${CPF[@]}"
 for o in "${ODD[@]+"${ODD[@]}"}"; do echo "note: $o"; done
 
 mkdir -p "$RESULTS"

@@ -1,0 +1,53 @@
+import Foundation
+import OrbTestSupport
+import XCTest
+
+/// Sound in the app: the notice when there is none, and playback that goes on regardless.
+final class AudioAppTests: XCTestCase {
+  static func clipWithSound() throws -> String {
+    try TestMedia.path(
+      "av-3s.mp4",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=3", "-f", "lavfi", "-i",
+        "sine=frequency=440:sample_rate=48000:duration=3", "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt",
+        "yuv420p", "-c:a", "aac", "-ac", "2",
+      ])
+  }
+
+  func testWithoutPipeWireTheVideoPlaysToTheEndOnTheSystemClock() throws {
+    try Screen.requireDisplay()
+    let clip = try Self.clipWithSound()
+    let empty = NSTemporaryDirectory() + "orb-no-pw-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: empty) }
+    var env = ProcessInfo.processInfo.environment
+    env["XDG_RUNTIME_DIR"] = empty
+    env["PIPEWIRE_RUNTIME_DIR"] = empty
+    env["PIPEWIRE_REMOTE"] = nil
+    let started = Date()
+    let r = Tool.run(OrbBinary.path, ["--events-fd", "1", clip], environment: env, timeout: 30)
+    XCTAssertEqual(r.status, 0, r.stderr)
+    XCTAssertGreaterThan(Date().timeIntervalSince(started), 2.8)
+    XCTAssertEqual(r.stderr.components(separatedBy: "no audio output").count - 1, 1, r.stderr)
+    XCTAssertTrue(r.stdout.contains("\"reason\":\"eof\""), r.stdout)
+  }
+
+  func testWithPipeWireTheSoundDrivesPlayback() throws {
+    try Screen.requireDisplay()
+    let clip = try Self.clipWithSound()
+    let r = Tool.run(OrbBinary.path, ["--events-fd", "1", clip], timeout: 30)
+    XCTAssertEqual(r.status, 0, r.stderr)
+    if ProcessInfo.processInfo.environment["PIPEWIRE_RUNTIME_DIR"] != nil {
+      XCTAssertTrue(r.stderr.contains("audio: PipeWire"), r.stderr)
+      XCTAssertFalse(r.stderr.contains("no audio output"), r.stderr)
+    }
+    XCTAssertTrue(r.stdout.contains("\"reason\":\"eof\""), r.stdout)
+  }
+
+  func testNoAudioOptionStaysSilent() throws {
+    try Screen.requireDisplay()
+    let r = Tool.run(OrbBinary.path, ["--no-audio", try Self.clipWithSound()], timeout: 30)
+    XCTAssertEqual(r.status, 0, r.stderr)
+    XCTAssertFalse(r.stderr.contains("audio:"), r.stderr)
+  }
+}

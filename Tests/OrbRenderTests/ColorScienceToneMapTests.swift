@@ -1,0 +1,135 @@
+import OrbDecode
+import XCTest
+
+@testable import OrbRender
+
+/// The tone curves, in the spirit of libplacebo's src/tests/tone_mapping.c: they only rise, land the source peak on
+/// the target peak, and do nothing when there is nothing to do.
+final class ColorScienceToneMapTests: XCTestCase {
+  /// (source peak, target peak) pairs in nits that need tone mapping.
+  private let ranges: [(Double, Double)] = [
+    (1000, 203), (4000, 203), (10_000, 203), (10_000, 100), (1000, 100), (600, 400), (2000, 1000),
+  ]
+
+  func testEveryCurveRisesMonotonically() {
+    for curve in ToneMapCurve.allCases {
+      for (source, target) in ranges {
+        var last = -1.0
+        for i in 0...4000 {
+          let nits = source * 1.1 * Double(i) / 4000
+          let out = curve.map(nits, sourcePeak: source, targetPeak: target)
+          XCTAssertGreaterThanOrEqual(
+            out, last - 1e-9, "\(curve) falls at \(nits) nits (\(source) → \(target))")
+          last = out
+        }
+      }
+    }
+  }
+
+  func testEveryCurveMapsTheSourcePeakToTheTargetPeak() {
+    for curve in ToneMapCurve.allCases {
+      for (source, target) in ranges {
+        let out = curve.map(source, sourcePeak: source, targetPeak: target)
+        XCTAssertEqual(out, target, accuracy: target * 0.005, "\(curve): \(source) → \(target)")
+        XCTAssertEqual(curve.map(0, sourcePeak: source, targetPeak: target), 0, accuracy: 1e-6, "\(curve) black")
+      }
+    }
+  }
+
+  /// Content brighter than its declared peak still lands on the target peak (clip clips everything there).
+  func testInputAboveTheSourcePeakStaysAtTheTargetPeak() {
+    for curve in ToneMapCurve.allCases {
+      let out = curve.map(4000, sourcePeak: 1000, targetPeak: 203)
+      XCTAssertEqual(out, 203, accuracy: 203 * 0.005, "\(curve)")
+    }
+    XCTAssertEqual(ToneMapCurve.clip.map(500, sourcePeak: 1000, targetPeak: 203), 203)
+    XCTAssertEqual(ToneMapCurve.clip.map(150, sourcePeak: 1000, targetPeak: 203), 150)
+  }
+
+  func testBT2390LeavesLuminanceBelowItsKneeUnchanged() {
+    for (source, target) in ranges {
+      let knee = ToneMapCurve.bt2390Knee(sourcePeak: source, targetPeak: target)
+      XCTAssertGreaterThan(knee, 0)
+      XCTAssertLessThan(knee, target)
+      for i in 0...200 {
+        let nits = knee * 0.999 * Double(i) / 200
+        let out = ToneMapCurve.bt2390.map(nits, sourcePeak: source, targetPeak: target)
+        XCTAssertEqual(out, nits, accuracy: max(nits * 0.005, 1e-9), "\(nits) nits (\(source) → \(target))")
+      }
+      // Above the knee it compresses.
+      let above = (knee + target) / 2
+      XCTAssertLessThan(ToneMapCurve.bt2390.map(above, sourcePeak: source, targetPeak: target), above)
+    }
+  }
+
+  /// Values of the BT.2390 EETF computed independently from ITU-R BT.2390 section 5.4 (KS = 1.5·maxLum − 0.5) for
+  /// a 1000-nit source on a 203-nit target: the knee is at 87.84 nits.
+  func testBT2390MatchesTheSpecificationAtKnownPoints() {
+    XCTAssertEqual(ToneMapCurve.bt2390Knee(sourcePeak: 1000, targetPeak: 203), 87.836, accuracy: 0.01)
+    XCTAssertEqual(ToneMapCurve.bt2390.map(203, sourcePeak: 1000, targetPeak: 203), 159.042, accuracy: 0.01)
+    XCTAssertEqual(ToneMapCurve.bt2390.map(100, sourcePeak: 1000, targetPeak: 203), 99.361, accuracy: 0.01)
+    XCTAssertEqual(ToneMapCurve.bt2390.map(50, sourcePeak: 1000, targetPeak: 203), 50, accuracy: 1e-9)
+  }
+
+  func testEveryCurveIsTheIdentityWhenTheSourceFitsTheTarget() {
+    for curve in ToneMapCurve.allCases {
+      for (source, target) in [(150.0, 203.0), (203.0, 203.0), (1000.0, 1000.0), (400.0, 1000.0)] {
+        for i in 0...100 {
+          let nits = source * Double(i) / 100
+          XCTAssertEqual(curve.map(nits, sourcePeak: source, targetPeak: target), nits, "\(curve)")
+        }
+      }
+    }
+  }
+
+  func testHableAndReinhardCompressHighlightsMoreThanShadows() {
+    for curve in [ToneMapCurve.hable, .reinhard] {
+      let dark = curve.map(10, sourcePeak: 1000, targetPeak: 203) / 10
+      let bright = curve.map(800, sourcePeak: 1000, targetPeak: 203) / 800
+      XCTAssertGreaterThan(dark, bright, "\(curve)")
+    }
+  }
+
+  func testCurveNamesAndShaderIDs() {
+    XCTAssertEqual(ToneMapCurve.default, .bt2390)
+    XCTAssertEqual(ToneMapCurve.allCases.map(\.rawValue), ["bt2390", "hable", "reinhard", "clip"])
+    XCTAssertEqual(ToneMapCurve.allCases.map(\.shaderID), [0, 1, 2, 3])
+    XCTAssertEqual(ToneMapCurve(rawValue: "hable"), .hable)
+  }
+
+  func testSourcePeakPolicy() {
+    // MaxCLL when valid.
+    XCTAssertEqual(ToneMapParams.sourcePeak(maxCLL: 1000, masteringMax: 4000), 1000)
+    XCTAssertEqual(ToneMapParams.sourcePeak(maxCLL: 10_000, masteringMax: 4000), 10_000)
+    // Else the mastering display's maximum.
+    XCTAssertEqual(ToneMapParams.sourcePeak(maxCLL: 0, masteringMax: 4000), 4000)
+    XCTAssertEqual(ToneMapParams.sourcePeak(maxCLL: 20_000, masteringMax: 4000), 4000)
+    XCTAssertEqual(ToneMapParams.sourcePeak(maxCLL: -5, masteringMax: 600), 600)
+    // Else 1000 nits.
+    XCTAssertEqual(ToneMapParams.sourcePeak(maxCLL: 0, masteringMax: nil), 1000)
+    XCTAssertEqual(ToneMapParams.sourcePeak(maxCLL: 0, masteringMax: 0), 1000)
+    XCTAssertEqual(ToneMapParams.sourcePeak(maxCLL: 0, masteringMax: 50_000), 1000)
+  }
+
+  func testParamsFromAStream() {
+    let d65 = HDRMetadata.Chromaticity(x: 0.3127, y: 0.329)
+    let mastering = HDRMetadata.Mastering(
+      red: .init(x: 0.68, y: 0.32), green: .init(x: 0.265, y: 0.69), blue: .init(x: 0.15, y: 0.06), whitePoint: d65,
+      minLuminance: 0.0001, maxLuminance: 1000)
+    let hdr10 = ColorInfo(matrix: .bt2020nc, range: .limited, primaries: .bt2020, transfer: .pq)
+    let params = ToneMapParams(color: hdr10, metadata: HDRMetadata(mastering: mastering, maxCLL: 400, maxFALL: 100))
+    XCTAssertEqual(params?.sourcePeak, 400)
+    XCTAssertEqual(params?.targetPeak, 203)
+    XCTAssertEqual(params?.curve, .bt2390)
+    XCTAssertEqual(params?.transfer, .pq)
+    XCTAssertEqual(params?.primaries, .bt2020)
+    let noCLL = ToneMapParams(color: hdr10, metadata: HDRMetadata(mastering: mastering), curve: .hable, targetPeak: 100)
+    XCTAssertEqual(noCLL?.sourcePeak, 1000)
+    XCTAssertEqual(noCLL?.curve, .hable)
+    let hlg = ColorInfo(matrix: .bt2020nc, range: .limited, primaries: .bt2020, transfer: .hlg)
+    XCTAssertEqual(ToneMapParams(color: hlg, metadata: HDRMetadata())?.transfer, .hlg)
+    XCTAssertEqual(ToneMapParams(color: hlg, metadata: HDRMetadata())?.sourcePeak, 1000)
+    let sdr = ColorInfo(matrix: .bt709, range: .limited)
+    XCTAssertNil(ToneMapParams(color: sdr, metadata: HDRMetadata()))
+  }
+}
