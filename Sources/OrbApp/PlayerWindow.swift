@@ -169,6 +169,17 @@ final class PlayerWindow: @unchecked Sendable {
       }
       finish(reason: "user-quit", status: exitStatus)
       return true
+    case GDK_KEY_numbersign:
+      guard let player else { return true }
+      let (count, current) = player.audioTracks
+      guard count > 1, let current else {
+        log(count > 1 ? "no sound to switch" : "only one audio track")
+        return true
+      }
+      let next = current % count + 1
+      player.switchAudioTrack(next)
+      log("audio track \(next) of \(count)")
+      return true
     case GDK_KEY_f, GDK_KEY_F:
       toggleFullscreen()
       return true

@@ -61,6 +61,18 @@ public struct HDRMetadata: Sendable, Equatable, Encodable {
     public var whitePoint: Chromaticity
     public var minLuminance: Double
     public var maxLuminance: Double
+
+    public init(
+      red: Chromaticity, green: Chromaticity, blue: Chromaticity, whitePoint: Chromaticity, minLuminance: Double,
+      maxLuminance: Double
+    ) {
+      self.red = red
+      self.green = green
+      self.blue = blue
+      self.whitePoint = whitePoint
+      self.minLuminance = minLuminance
+      self.maxLuminance = maxLuminance
+    }
   }
   public var mastering: Mastering?
   /// Maximum content light level, nits; 0 when unknown.

@@ -49,8 +49,8 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
   public let duration: Double?
   /// The video stream decoded, if any.
   public let videoStream: VideoStreamInfo?
-  /// The audio stream decoded, if any.
-  public let audioStream: AudioStreamInfo?
+  /// The audio stream decoded, if any (it changes with `switchAudio`).
+  public var audioStream: AudioStreamInfo? { lock.withLock { currentAudio } }
   /// The first video stream (kept for callers that only play video).
   public var stream: VideoStreamInfo { videoStream! }
 
@@ -58,7 +58,6 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
   private let startTime: Double
   private let frameDuration: Double
   private let videoTimeBase: AVRational
-  private let audioTimeBase: AVRational
   private let audioRate: Int
   // Bounded by bytes and count, so a high-bitrate stream cannot grow memory without limit.
   private let videoPackets = BoundedQueue<PacketItem>(capacity: 64 << 20, maxCount: 512)
@@ -76,6 +75,9 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
   private var endedAudioGeneration = -1
   private var skippedPackets = 0
   private var audioStopped = false
+  private var currentAudio: AudioStreamInfo?
+  /// Set by `switchAudio`; the audio thread opens its decoder at the next flush.
+  private var switchedAudio: AudioStreamInfo?
 
   /// Opens `source` and starts decoding from `start` seconds: video only, or audio too when `audio` is given.
   /// - Throws: `MediaError` when the source cannot be opened or has nothing decodable.
@@ -131,8 +133,7 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
       // A broken audio track is dropped; the video plays on.
       audioDecoder = try? Decoder(stream: media.stream(a.index), threads: 1)
     }
-    audioStream = audioDecoder == nil ? nil : audioInfo
-    audioTimeBase = audioInfo.map { media.stream($0.index).pointee.time_base } ?? AVRational(num: 1, den: 1)
+    currentAudio = audioDecoder == nil ? nil : audioInfo
     if videoDecoder == nil && audioDecoder == nil {
       throw MediaError(.unplayable, source: media.source, reason: "none of its streams can be decoded")
     }
@@ -203,6 +204,18 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
     }
   }
 
+  /// Switches to audio track `track` (1-based among the audio streams), continuing from `position` seconds:
+  /// a seek there refills both decoders, so picture and sound stay together and nothing restarts.
+  /// - Throws: `MediaError` for a track that does not exist; nothing changes then.
+  public func switchAudio(track: Int, at position: Double) throws {
+    let tracks = media.info.audio
+    guard track >= 1 && track <= tracks.count else {
+      throw MediaError(.unplayable, source: media.source, reason: "no audio track \(track) (it has \(tracks.count))")
+    }
+    lock.withLock { switchedAudio = tracks[track - 1] }
+    seek(to: position)
+  }
+
   /// Stops decoding audio for good (no output to play it on): its packets are dropped, video goes on.
   public func stopAudio() {
     lock.withLock { audioStopped = true }
@@ -249,7 +262,7 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
   private func demuxLoop() {
     let ctx = media.context
     let videoIndex = videoStream.map { Int32($0.index) }
-    let audioIndex = audioStream.map { Int32($0.index) }
+    var routedAudio = lock.withLock { currentAudio?.index }
     var atEnd = false
     while true {
       lock.lock()
@@ -261,7 +274,14 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
       if let target = pendingSeek {
         let gen = generation
         pendingSeek = nil
+        let wantedAudio = (switchedAudio ?? currentAudio)?.index
         lock.unlock()
+        if wantedAudio != routedAudio {
+          // A track switch: read the new stream from here on, skip the old one cheaply.
+          if let old = routedAudio { media.stream(old).pointee.discard = AVDISCARD_ALL }
+          if let new = wantedAudio { media.stream(new).pointee.discard = AVDISCARD_DEFAULT }
+          routedAudio = wantedAudio
+        }
         let ts = Int64((target + startTime) * Double(AV_TIME_BASE))
         avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0)
         atEnd = false
@@ -286,7 +306,7 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
       let index = packet.pointee.stream_index
       if index == videoIndex {
         videoPackets.push(.packet(owned, generation: gen), cost: Int(packet.pointee.size))
-      } else if index == audioIndex && !lock.withLock({ audioStopped }) {
+      } else if Int32(routedAudio ?? -1) == index && !lock.withLock({ audioStopped }) {
         audioPackets.push(.packet(owned, generation: gen), cost: Int(packet.pointee.size))
       }
     }
@@ -295,10 +315,12 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
   /// Runs a decode thread's loop over `queue`: flushes on a seek, skips corrupt packets, drains at the end.
   /// `receive` takes every frame the decoder has; `finish` runs once the stream's end is decoded.
   private func decodeLoop(
-    _ decoder: Decoder, queue: BoundedQueue<PacketItem>, flushed: (_ generation: Int, _ target: Double) -> Void,
+    _ decoder: Decoder, queue: BoundedQueue<PacketItem>,
+    flushed: (_ generation: Int, _ target: Double) -> Decoder?,
     receive: (UnsafeMutablePointer<AVFrame>) -> Void, finish: (_ generation: Int) -> Void
   ) {
-    let ctx = decoder.context
+    var decoder = decoder
+    var ctx = decoder.context
     var current = lock.withLock { generation }
     guard let frame = av_frame_alloc() else { return }
     var frameOwner: UnsafeMutablePointer<AVFrame>? = frame
@@ -311,7 +333,10 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
       case .flush(let g, let t):
         avcodec_flush_buffers(ctx)
         current = g
-        flushed(g, t)
+        if let replacement = flushed(g, t) {
+          decoder = replacement
+          ctx = replacement.context
+        }
       case .packet(let packet, let g):
         guard g == current else { continue }
         let code = avcodec_send_packet(ctx, packet.pointer)
@@ -350,6 +375,7 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
         target = t
         held = nil
         emitted = false
+        return nil
       },
       receive: { frame in
         let time = seconds(frame, videoTimeBase) ?? 0
@@ -383,6 +409,7 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
     var current = lock.withLock { generation }
     var target = 0.0
     var nextTime: Double?
+    var timeBase = media.stream(lock.withLock { currentAudio!.index }).pointee.time_base
     let converter = AudioConverter(outputRate: audioRate)
     decodeLoop(
       decoder, queue: audioPackets,
@@ -391,9 +418,21 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
         target = t
         nextTime = nil
         converter.reset()
+        // A track switch lands here, with the seek that refills from the current position.
+        guard
+          let next = lock.withLock({ () -> AudioStreamInfo? in
+            defer { switchedAudio = nil }
+            return switchedAudio
+          })
+        else { return nil }
+        let st = media.stream(next.index)
+        guard let replacement = try? Decoder(stream: st, threads: 1) else { return nil }
+        timeBase = st.pointee.time_base
+        lock.withLock { currentAudio = next }
+        return replacement
       },
       receive: { frame in
-        let stamped = seconds(frame, audioTimeBase)
+        let stamped = seconds(frame, timeBase)
         guard var samples = converter.convert(frame) else { return }
         let channels = converter.outputChannels
         var time = stamped ?? nextTime ?? target

@@ -65,6 +65,8 @@ public final class Player: @unchecked Sendable {
   private var sourceEnded = false
   private var needsClockStart = true
   private var pendingSeek: Double?
+  /// With a pending seek: the audio track (1-based) to switch to there.
+  private var pendingAudioTrack: Int?
   private var stateValue = State.loading
   private var statsValue = PlaybackStats()
   private var shownFrame: VideoFrame?
@@ -139,6 +141,25 @@ public final class Player: @unchecked Sendable {
   public func seek(to seconds: Double) {
     lock.withLock {
       pendingSeek = max(0, seconds)
+      lock.broadcast()
+    }
+  }
+
+  /// The audio tracks of the media, and the one playing (1-based; nil without sound).
+  public var audioTracks: (count: Int, current: Int?) {
+    lock.withLock {
+      let tracks = info?.audio ?? []
+      guard let playing = (media as? MediaPipeline)?.audioStream, audio != nil else { return (tracks.count, nil) }
+      return (tracks.count, tracks.firstIndex { $0.index == playing.index }.map { $0 + 1 })
+    }
+  }
+
+  /// Switches sound to audio track `track` (1-based) where playback is now: picture and sound stay in step.
+  public func switchAudioTrack(_ track: Int) {
+    let here = clock.time()
+    lock.withLock {
+      pendingSeek = here
+      pendingAudioTrack = track
       lock.broadcast()
     }
   }
@@ -266,13 +287,24 @@ public final class Player: @unchecked Sendable {
         break
       }
       if let target = pendingSeek {
+        let track = pendingAudioTrack
         pendingSeek = nil
+        pendingAudioTrack = nil
         freeReadyLocked()
         sourceEnded = false
         needsClockStart = true
         lock.unlock()
         pending = nil
-        opened.seek(to: target)
+        if let track, let pipeline = opened as? MediaPipeline {
+          do {
+            try pipeline.switchAudio(track: track, at: target)
+          } catch {
+            onEvent?(.notice("\(error)"))
+            opened.seek(to: target)
+          }
+        } else {
+          opened.seek(to: target)
+        }
         audio?.flushForSeek()
         audio?.setPaused(true)
         clock.set(target)

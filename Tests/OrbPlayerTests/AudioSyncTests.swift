@@ -111,3 +111,80 @@ final class AudioSyncTests: XCTestCase {
     XCTAssertGreaterThan(Date().timeIntervalSince(started), 1.8, "2 s of sound ended early")
   }
 }
+
+/// Passes audio through as stereo and remembers what it saw: the chain's place, with eyes.
+final class RecordingProcessor: AudioProcessing, @unchecked Sendable {
+  private let lock = NSLock()
+  private let plain = PlainStereo()
+  private var seen: [(count: Int, crossings: Int, frames: Int)] = []
+  var latency: Double { 0 }
+  var speed: Double { 1 }
+  func reset() {}
+  func process(_ samples: [Float], channels: Int) -> [Float] {
+    // Zero crossings of the first channel give the tone's frequency without an FFT.
+    var crossings = 0
+    var previous = samples.first ?? 0
+    for i in stride(from: channels, to: samples.count, by: channels) {
+      let v = samples[i]
+      if (previous < 0) != (v < 0) { crossings += 1 }
+      previous = v
+    }
+    lock.withLock { seen.append((seen.count, crossings, samples.count / channels)) }
+    return plain.process(samples, channels: channels)
+  }
+
+  /// Frequency of the tone in the chunks processed after the first `skip`, Hz at 48 kHz.
+  func frequency(after skip: Int) -> Double {
+    let later = lock.withLock { seen.dropFirst(skip) }
+    let crossings = later.reduce(0) { $0 + $1.crossings }
+    let frames = later.reduce(0) { $0 + $1.frames }
+    return frames == 0 ? 0 : Double(crossings) / 2 / (Double(frames) / 48000)
+  }
+
+  var count: Int { lock.withLock { seen.count } }
+}
+
+final class AudioTrackSwitchTests: XCTestCase {
+  func testSwitchingTrackChangesTheSoundAndKeepsThePosition() throws {
+    do { _ = try AudioOutput(mediaName: "probe") } catch { throw XCTSkip("no PipeWire: \(error)") }
+    let clip = try TestMedia.path(
+      "two-tones-6s.mkv",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6", "-f", "lavfi", "-i",
+        "sine=frequency=440:sample_rate=48000:duration=6", "-f", "lavfi", "-i",
+        "sine=frequency=880:sample_rate=48000:duration=6", "-map", "0:v", "-map", "1:a", "-map", "2:a", "-c:v",
+        "libx264", "-preset", "ultrafast", "-c:a", "flac", "-metadata:s:a:0", "language=eng", "-metadata:s:a:1",
+        "language=jpn",
+      ])
+    let recorder = RecordingProcessor()
+    let player = Player(
+      source: clip, presentation: .memory, width: 160, height: 90, audio: MediaPipeline.AudioRequest(),
+      audioProcessor: { recorder })
+    player.start()
+    defer { player.stop() }
+    var shown: VideoSlot?
+    func play(_ seconds: Double) {
+      let end = Date(timeIntervalSinceNow: seconds)
+      while Date() < end {
+        if case .show(let slot) = player.frameToShow(presentationTime: HostTime.now(), refreshInterval: 16_666_667) {
+          if let old = shown { player.release(old) }
+          shown = slot
+        }
+        usleep(16_000)
+      }
+    }
+    play(2)
+    XCTAssertEqual(player.audioTracks.count, 2)
+    XCTAssertEqual(player.audioTracks.current, 1)
+    XCTAssertEqual(recorder.frequency(after: 0), 440, accuracy: 5)
+    let before = player.position
+    let seen = recorder.count
+    player.switchAudioTrack(2)
+    play(1.5)
+    XCTAssertEqual(player.audioTracks.current, 2)
+    XCTAssertEqual(recorder.frequency(after: seen + 2), 880, accuracy: 8)
+    let after = player.position
+    XCTAssertGreaterThan(after, before + 1.0, "playback went on from \(before) s, it is at \(after) s")
+    XCTAssertLessThan(after, before + 2.5)
+  }
+}
