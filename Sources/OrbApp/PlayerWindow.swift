@@ -14,6 +14,9 @@ final class PlayerWindow: @unchecked Sendable {
   private var window: UnsafeMutablePointer<GtkWidget>!
   private var overlay: UnsafeMutablePointer<GtkWidget>!
   private var errorLabel: UnsafeMutablePointer<GtkWidget>?
+  private var statsLabel: UnsafeMutablePointer<GtkWidget>?
+  private var presentationText = "starting"
+  private var audioText: String?
   /// Made in `activate`: GTK widgets exist only after GTK's start-up.
   private var video: VideoView!
   private var player: Player?
@@ -90,6 +93,7 @@ final class PlayerWindow: @unchecked Sendable {
       log("zero-copy presentation unavailable: \(why); using memory copies")
     }
     log("presentation: \(presentation.rawValue) (\(why)); Vulkan device: \(vulkan.deviceName)")
+    presentationText = presentation == .zeroCopy ? "zero-copy GL import" : "memory copies (\(why))"
     let (w, h) = video.pixelSize
     let player = Player(
       source: source, headers: requestHeaders, start: Double(options.resumeMs) / 1000, paused: options.paused,
@@ -131,6 +135,11 @@ final class PlayerWindow: @unchecked Sendable {
       fail(error)
     case .notice(let message):
       log(message)
+      if message.hasPrefix("audio: ") {
+        audioText = String(message.dropFirst(7))
+      } else if message.hasPrefix("no audio output") {
+        audioText = "none (\(message))"
+      }
     }
   }
 
@@ -180,6 +189,9 @@ final class PlayerWindow: @unchecked Sendable {
       player.switchAudioTrack(next)
       log("audio track \(next) of \(count)")
       return true
+    case GDK_KEY_i, GDK_KEY_I:
+      toggleStats()
+      return true
     case GDK_KEY_f, GDK_KEY_F:
       toggleFullscreen()
       return true
@@ -190,6 +202,46 @@ final class PlayerWindow: @unchecked Sendable {
     default:
       return false
     }
+  }
+
+  /// Shows or hides the stats overlay; while shown it is refreshed twice a second.
+  private func toggleStats() {
+    if let label = statsLabel {
+      gtk_overlay_remove_overlay(opaque(overlay), label)
+      statsLabel = nil
+      return
+    }
+    let label = gtk_label_new(nil)!
+    gtk_widget_add_css_class(label, "orb-stats")
+    gtk_widget_set_valign(label, GTK_ALIGN_START)
+    gtk_widget_set_halign(label, GTK_ALIGN_START)
+    gtk_label_set_xalign(opaque(label), 0)
+    gtk_overlay_add_overlay(opaque(overlay), label)
+    statsLabel = label
+    updateStats()
+    MainLoop.every(milliseconds: 500) { [weak self] in
+      guard let self, self.statsLabel != nil, !self.finished else { return false }
+      self.updateStats()
+      return true
+    }
+  }
+
+  private func updateStats() {
+    guard let label = statsLabel, let player else { return }
+    let frame = player.shownFrame.map {
+      (width: $0.width, height: $0.height, pixelFormat: $0.pixelFormatName, color: $0.color, hdr: $0.hdr)
+    }
+    let text = StatsText(
+      info: player.info, frame: frame, stats: player.stats, presentation: presentationText,
+      device: player.deviceName, toneMapping: toneMappingText(frame?.color), audio: audioText,
+      position: player.position, duration: player.duration)
+    gtk_label_set_text(opaque(label), text.lines.joined(separator: "\n"))
+  }
+
+  /// The tone-mapping line: only HDR sources are tone-mapped.
+  private func toneMappingText(_ color: ColorInfo?) -> String? {
+    guard let color, color.isHDR else { return nil }
+    return "\(options.toneMapping), target \(Int(options.targetPeak)) nits"
   }
 
   private var isFullscreen: Bool { gtk_window_is_fullscreen(cast(raw(window))) != 0 }
@@ -237,6 +289,8 @@ final class PlayerWindow: @unchecked Sendable {
     let provider = gtk_css_provider_new()
     let css = """
       .orb-video-window { background: black; }
+      .orb-stats { color: white; background: rgba(0,0,0,0.7); padding: 10px 14px; margin: 12px; border-radius: 6px;
+                   font-family: monospace; font-size: 10pt; }
       .orb-error { color: white; background: rgba(0,0,0,0.75); padding: 18px 24px; border-radius: 8px;
                    font-size: 16pt; }
       """

@@ -69,7 +69,7 @@ public final class Player: @unchecked Sendable {
   private var pendingAudioTrack: Int?
   private var stateValue = State.loading
   private var statsValue = PlaybackStats()
-  private var shownFrame: VideoFrame?
+  private var shownFrameValue: VideoFrame?
   private var media: FrameSource?
   private var thread: Thread?
   private nonisolated(unsafe) static var nextSlotID = 0
@@ -145,6 +145,9 @@ public final class Player: @unchecked Sendable {
     }
   }
 
+  /// The frame on screen, as the decoder gave it (for the stats overlay).
+  public var shownFrame: VideoFrame? { lock.withLock { shownFrameValue } }
+
   /// The audio tracks of the media, and the one playing (1-based; nil without sound).
   public var audioTracks: (count: Int, current: Int?) {
     lock.withLock {
@@ -202,7 +205,8 @@ public final class Player: @unchecked Sendable {
       now = clock.time(at: presentationTime)
       let due = ready.filter { $0.time <= now + Double(refreshInterval) / 2e9 + 0.0005 }
       guard let newest = due.last else {
-        if let shown = shownFrame, ready.isEmpty, clock.isPlaying, !sourceEnded, now > shown.time + shown.duration {
+        if let shown = shownFrameValue, ready.isEmpty, clock.isPlaying, !sourceEnded, now > shown.time + shown.duration
+        {
           statsValue.repeated += 1
         }
         return endCheckLocked(now: now, host: presentationTime)
@@ -215,7 +219,7 @@ public final class Player: @unchecked Sendable {
       chosen = newest
     }
     chosen.state = .shown
-    shownFrame = chosen.frame
+    shownFrameValue = chosen.frame
     statsValue.presented += 1
     statsValue.avOffset = chosen.time - now
     lock.broadcast()
@@ -235,7 +239,7 @@ public final class Player: @unchecked Sendable {
 
   private func endCheckLocked(now: Double, host: UInt64) -> Display {
     guard sourceEnded, !slots.contains(where: { $0.state == .ready }) else { return .keep }
-    if let last = shownFrame, now < last.time + last.duration { return .keep }
+    if let last = shownFrameValue, now < last.time + last.duration { return .keep }
     if let audio, !audio.finished(at: host) { return .keep }
     if stateValue != .ended { stateValue = .ended }
     return .ended
@@ -311,7 +315,7 @@ public final class Player: @unchecked Sendable {
         continue
       }
       if wantedWidth != ringWidth || wantedHeight != ringHeight {
-        let redraw = ([shownFrame] + slots.filter { $0.state == .ready }.map(\.frame)).compactMap { $0 }
+        let redraw = ([shownFrameValue] + slots.filter { $0.state == .ready }.map(\.frame)).compactMap { $0 }
         let (w, h) = (wantedWidth, wantedHeight)
         lock.unlock()
         do {

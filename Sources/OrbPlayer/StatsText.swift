@@ -1,0 +1,78 @@
+import Foundation
+import OrbDecode
+
+/// The lines of the stats overlay (`i`): what is playing, how it is coloured, how it reaches the screen, how well.
+/// Thread-safety: a value type, built on the main thread from the player's snapshots.
+public struct StatsText: Sendable {
+  public var info: MediaInfo?
+  /// The frame on screen, for what the decoder actually gives (pixel format, colour, HDR10 metadata).
+  public var frame: (width: Int, height: Int, pixelFormat: String, color: ColorInfo, hdr: HDRMetadata)?
+  public var stats: PlaybackStats
+  public var presentation: String
+  public var device: String
+  public var toneMapping: String?
+  public var audio: String?
+  public var position: Double
+  public var duration: Double?
+
+  public init(
+    info: MediaInfo?, frame: (width: Int, height: Int, pixelFormat: String, color: ColorInfo, hdr: HDRMetadata)?,
+    stats: PlaybackStats, presentation: String, device: String, toneMapping: String? = nil, audio: String? = nil,
+    position: Double, duration: Double?
+  ) {
+    self.info = info
+    self.frame = frame
+    self.stats = stats
+    self.presentation = presentation
+    self.device = device
+    self.toneMapping = toneMapping
+    self.audio = audio
+    self.position = position
+    self.duration = duration
+  }
+
+  public var lines: [String] {
+    var out: [String] = []
+    let video = info?.video.first
+    out.append("File      \(info.map { ($0.source as NSString).lastPathComponent } ?? "—") [\(info?.container ?? "—")]")
+    out.append("Position  \(Self.clock(position)) / \(duration.map(Self.clock) ?? "—")")
+    if let v = video {
+      let rate = v.frameRate.map { String(format: "%.3f fps", $0) } ?? "? fps"
+      out.append("Video     \(v.codec)\(v.profile.map { " (\($0))" } ?? "")  \(v.width)x\(v.height)  \(rate)")
+      if v.sampleAspectRatio != "1:1" || v.rotation != 0 {
+        out.append(
+          "Shape     SAR \(v.sampleAspectRatio), rotated \(v.rotation)°, shown \(v.displayWidth)x\(v.displayHeight)")
+      }
+    }
+    if let f = frame {
+      out.append("Pixels    \(f.pixelFormat)")
+      out.append(
+        "Colour    \(f.color.primaries.rawValue) / \(f.color.transfer.rawValue) / \(f.color.matrix.rawValue), "
+          + "\(f.color.range.rawValue) range")
+      if let m = f.hdr.mastering {
+        out.append(
+          String(
+            format: "Mastering R %.4f,%.4f G %.4f,%.4f B %.4f,%.4f W %.4f,%.4f", m.red.x, m.red.y, m.green.x,
+            m.green.y, m.blue.x, m.blue.y, m.whitePoint.x, m.whitePoint.y))
+        out.append(String(format: "          %.4f – %.0f nits", m.minLuminance, m.maxLuminance))
+      }
+      if f.hdr.maxCLL > 0 || f.hdr.maxFALL > 0 {
+        out.append("Light     MaxCLL \(f.hdr.maxCLL) nits, MaxFALL \(f.hdr.maxFALL) nits")
+      }
+    }
+    if let toneMapping { out.append("Tone map  \(toneMapping)") }
+    if let audio { out.append("Audio     \(audio)") }
+    out.append("Output    \(presentation) on \(device)")
+    out.append(
+      String(
+        format: "Frames    %d shown, %d dropped, %d repeated, A/V %+.1f ms", stats.presented, stats.dropped,
+        stats.repeated, stats.avOffset * 1000))
+    if stats.corruptPackets > 0 { out.append("Damage    \(stats.corruptPackets) corrupt packets skipped") }
+    return out
+  }
+
+  static func clock(_ seconds: Double) -> String {
+    let s = max(0, Int(seconds))
+    return String(format: "%d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60)
+  }
+}
