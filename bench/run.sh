@@ -283,7 +283,7 @@ mkdir -p "$RESULTS"
     "$(esc "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')")" \
     "$(nproc)" "$(uname -r)"
   printf '"orb_player":{"binary":"%s","version":"%s","commit":"%s"},' \
-    "$(esc "$BIN")" "$(esc "$VERSION")" "$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    "$(esc "$BIN")" "$(esc "$VERSION")" "$(git describe --always --dirty 2>/dev/null || echo unknown)"
   printf '"ffmpeg":"%s","mpv":"%s","render_size":"%s","runs":%s,"load_average_at_start":%s,"clips":[' \
     "$(esc "$(ffmpeg -version | sed -n 1p)")" "$(esc "$MPV")" "$SIZE" "$RUNS" "$LOAD"
   (IFS=,; printf '%s' "${CLIP_JSON[*]}")

@@ -2,7 +2,8 @@ import Foundation
 import OrbDecode
 
 /// Built-in sources for a first run with no media: `test://bars` is 75% colour bars that scroll, over a
-/// running time code (HH:MM:SS:FF), so a window shows at a glance that playback is live.
+/// running time code (HH:MM:SS:FF), so a window shows at a glance that playback is live. For HDR test viewing:
+/// `test://hdr10-ramp`, `test://hdr10-bars` and `test://hlg-bars` (10-bit BT.2020, see `HDRTestPattern`).
 /// Options as a query: `test://bars?size=1280x720&rate=30&duration=10` (no duration: endless).
 /// Thread-safety: Safe; state is behind a lock.
 public final class TestPatternSource: FrameSource, @unchecked Sendable {
@@ -15,7 +16,9 @@ public final class TestPatternSource: FrameSource, @unchecked Sendable {
   private let lock = NSLock()
   private var index = 0
   private var closed = false
-  private let color = ColorInfo(matrix: .bt709, range: .limited)
+  private let color: ColorInfo
+  private let hdrPattern: HDRTestPattern?
+  private var hdrPlanes: (y: [UInt16], cb: [UInt16], cr: [UInt16])?
 
   /// 75% bars, left to right: white, yellow, cyan, green, magenta, red, blue, black (8-bit R'G'B').
   public static let barColors: [(Int, Int, Int)] = [
@@ -30,9 +33,13 @@ public final class TestPatternSource: FrameSource, @unchecked Sendable {
       throw MediaError(.missing, source: url, reason: "not a test:// source")
     }
     let name = components.host ?? ""
-    guard name == "bars" else {
-      throw MediaError(.missing, source: url, reason: "no built-in pattern '\(name)' (try test://bars)")
+    let names = ["bars"] + HDRTestPattern.allCases.map(\.rawValue)
+    guard names.contains(name) else {
+      throw MediaError(
+        .missing, source: url,
+        reason: "no built-in pattern '\(name)' (there are \(names.map { "test://\($0)" }.joined(separator: ", ")))")
     }
+    hdrPattern = HDRTestPattern(rawValue: name)
     var width = 1280
     var height = 720
     var rate = 30.0
@@ -65,14 +72,22 @@ public final class TestPatternSource: FrameSource, @unchecked Sendable {
     self.height = height
     self.rate = rate
     self.duration = duration
+    color = hdrPattern?.color ?? ColorInfo(matrix: .bt709, range: .limited)
+    let hdr = hdrPattern?.hdr ?? HDRMetadata()
+    let c = color
     var info = MediaInfo(source: url, container: "test", durationMs: duration.map { Int64($0 * 1000) })
     info.video = [
       VideoStreamInfo(
         index: 0, codec: "rawvideo", profile: nil, width: width, height: height, frameRate: rate,
-        sampleAspectRatio: "1:1", rotation: 0, displayWidth: width, displayHeight: height, pixelFormat: "yuv420p",
-        bitDepth: 8, colorPrimaries: "bt709", colorTransfer: "bt709", colorMatrix: "bt709", colorRange: "tv",
-        effectiveColor: .init(matrix: "bt709", range: "limited", primaries: "bt709", transfer: "bt709"),
-        mastering: nil, maxCll: nil, maxFall: nil,
+        sampleAspectRatio: "1:1", rotation: 0, displayWidth: width, displayHeight: height,
+        pixelFormat: hdrPattern == nil ? "yuv420p" : "yuv420p10le", bitDepth: hdrPattern == nil ? 8 : 10,
+        colorPrimaries: c.primaries.rawValue, colorTransfer: c.transfer.rawValue, colorMatrix: c.matrix.rawValue,
+        colorRange: "tv",
+        effectiveColor: .init(
+          matrix: c.matrix.rawValue, range: c.range.rawValue, primaries: c.primaries.rawValue,
+          transfer: c.transfer.rawValue),
+        mastering: hdr.mastering, maxCll: hdr.maxCLL > 0 ? hdr.maxCLL : nil,
+        maxFall: hdr.maxFALL > 0 ? hdr.maxFALL : nil,
         frameCount: duration.map { Int64(($0 * rate).rounded()) }, isDefault: true)
     ]
     self.info = info
@@ -95,8 +110,9 @@ public final class TestPatternSource: FrameSource, @unchecked Sendable {
 
   public func close() { lock.withLock { closed = true } }
 
-  /// Frame `n`: bars scrolled left by `n` × 1/240 of the width, time code below them.
+  /// Frame `n`: bars scrolled left by `n` × 1/240 of the width, time code below them; HDR patterns stand still.
   func makeFrame(_ n: Int) -> VideoFrame {
+    if let hdrPattern { return makeHDRFrame(n, hdrPattern) }
     let w = width
     let h = height
     let cw = w / 2
@@ -152,6 +168,21 @@ public final class TestPatternSource: FrameSource, @unchecked Sendable {
     }
   }
 
+  private func makeHDRFrame(_ n: Int, _ pattern: HDRTestPattern) -> VideoFrame {
+    let planes = lock.withLock {
+      if hdrPlanes == nil { hdrPlanes = pattern.planes(width: width, height: height) }
+      return hdrPlanes!
+    }
+    return VideoFrame(
+      planar420Width: width, height: height, bitDepth: 10, color: color, hdr: pattern.hdr, time: Double(n) / rate,
+      duration: 1 / rate, pixelFormatName: "yuv420p10le"
+    ) { y, cb, cr in
+      planes.y.withUnsafeBytes { y.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+      planes.cb.withUnsafeBytes { cb.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+      planes.cr.withUnsafeBytes { cr.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+    }
+  }
+
   /// "HH:MM:SS:FF" for frame `n`.
   static func timeCode(frame n: Int, rate: Double) -> String {
     let fps = max(1, Int(rate.rounded()))
@@ -180,6 +211,6 @@ public final class TestPatternSource: FrameSource, @unchecked Sendable {
     "4": [0x02, 0x06, 0x0A, 0x12, 0x1F, 0x02, 0x02], "5": [0x1F, 0x10, 0x1E, 0x01, 0x01, 0x11, 0x0E],
     "6": [0x06, 0x08, 0x10, 0x1E, 0x11, 0x11, 0x0E], "7": [0x1F, 0x01, 0x02, 0x04, 0x08, 0x08, 0x08],
     "8": [0x0E, 0x11, 0x11, 0x0E, 0x11, 0x11, 0x0E], "9": [0x0E, 0x11, 0x11, 0x0F, 0x01, 0x02, 0x0C],
-    ":": [0x00, 0x0C, 0x0C, 0x00, 0x0C, 0x0C, 0x00],
+    ":": [0x00, 0x0C, 0x0C, 0x00, 0x0C, 0x0C, 0x00], ".": [0x00, 0x00, 0x00, 0x00, 0x00, 0x0C, 0x0C],
   ]
 }
