@@ -37,7 +37,7 @@ enum OrbMain {
           maxSeconds: options.benchmarkSeconds)
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
-        encoder.outputFormatting = [.sortedKeys]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         print(String(decoding: try encoder.encode(result), as: UTF8.self))
         return 0
       }

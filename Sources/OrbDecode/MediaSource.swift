@@ -12,6 +12,8 @@ public final class MediaSource: @unchecked Sendable {
   /// - Throws: `MediaError` naming the source and the reason.
   public init(_ source: String, headers: [String] = []) throws {
     orb_av_log_quiet()
+    // File managers and launchers may pass file:// URLs; FFmpeg wants the path, with escapes decoded.
+    let source = source.hasPrefix("file://") ? (URL(string: source)?.path ?? source) : source
     self.source = source
     let isURL = source.range(of: "^[a-zA-Z][a-zA-Z0-9+.-]*://", options: .regularExpression) != nil
     if !isURL, let problem = MediaError.checkLocalFile(source) { throw problem }

@@ -41,6 +41,18 @@ final class CommandLineTests: XCTestCase {
     XCTAssertEqual(video["color_matrix"] as? String, "bt709")
   }
 
+  func testFileURLsWithEscapesOpenTheFile() throws {
+    let clip = try Clips.halves("halves.mp4")
+    let spaced = NSTemporaryDirectory() + "orb clip \(UUID().uuidString).mp4"
+    try FileManager.default.copyItem(atPath: clip, toPath: spaced)
+    defer { try? FileManager.default.removeItem(atPath: spaced) }
+    let url = URL(fileURLWithPath: spaced).absoluteString
+    XCTAssertTrue(url.contains("%20"), url)
+    let r = Orb.run(["--probe", url])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    XCTAssertTrue(r.stdout.contains("\"codec\" : \"h264\""), r.stdout)
+  }
+
   func testProbeOfTheBuiltInPattern() throws {
     let r = Orb.run(["--probe", "test://bars?size=640x360&rate=25"])
     XCTAssertEqual(r.status, 0, r.stderr)
