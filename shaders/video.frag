@@ -31,12 +31,11 @@ void main() {
   float scale = params.misc.y;
   vec3 ycc;
   ycc.x = texture(planeY, uv).r;
-  if (params.misc.x > 0.5) {
-    ycc.yz = texture(planeCb, chromaUV).rg;
-  } else {
-    ycc.y = texture(planeCb, chromaUV).r;
-    ycc.z = texture(planeCr, chromaUV).r;
-  }
+  // No branch: llvmpipe runs both sides of a divergent-looking branch, which doubles the samples.
+  vec2 cbcr = texture(planeCb, chromaUV).rg;
+  float cr = texture(planeCr, chromaUV).r;
+  ycc.y = cbcr.x;
+  ycc.z = mix(cr, cbcr.y, params.misc.x);
   ycc *= scale;
   vec3 rgb = vec3(dot(params.row0.xyz, ycc) + params.row0.w,
                   dot(params.row1.xyz, ycc) + params.row1.w,
