@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Compiles shaders/*.{vert,frag} to SPIR-V and embeds the words in Sources/OrbRender/ShaderCode.swift,
+# Compiles shaders/*.{vert,frag} (which may #include shaders/*.glsl) to SPIR-V and embeds the words in Sources/OrbRender/ShaderCode.swift,
 # so the binary carries its shaders wherever it is installed.
 # `--check` compiles to a temporary file and fails when the committed file is not current.
 set -euo pipefail
@@ -18,7 +18,7 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"; [ "${1:-}" = "--check" ] && rm -f "$targe
     name=$(basename "$src" | sed -E 's/\.(vert|frag)$/_\1/; s/[^A-Za-z0-9_]/_/g')
     # camelCase: video_frag -> videoFrag
     name=$(echo "$name" | sed -E 's/_([a-z])/\U\1/g')
-    glslc -O --target-env=vulkan1.1 -o "$tmp/$name.spv" "$src"
+    glslc -O --target-env=vulkan1.1 -I shaders -o "$tmp/$name.spv" "$src"
     echo "  static let $name: [UInt32] = ["
     od -An -v -t x4 -w32 "$tmp/$name.spv" | sed -E 's/^ +//; s/ +$//; s/ +/, 0x/g; s/^/    0x/; s/$/,/'
     echo "  ]"

@@ -147,8 +147,106 @@ const mat3 BT2020_TO_BT709 = mat3(
 const vec3 BT709_LUMA = vec3(0.2126390059, 0.7151686788, 0.0721923154);
 const vec3 BT2020_LUMA = vec3(0.2627002120, 0.6779980715, 0.0593017165);
 
-// Relative linear RGB -> 0..1 by mixing with the grey of its own luminance as little as needed (Y and xy hue kept).
-vec3 gamut_map(vec3 rgb, vec3 luma) {
+// ICtCp (BT.2100). Swift: ICtCp. Linear BT.709 <-> LMS, and PQ-encoded L'M'S' <-> ICtCp.
+const mat3 BT709_TO_LMS = mat3(
+  vec3(0.2958093546, 0.1562489762, 0.0351356628),
+  vec3(0.6231013045, 0.7273257249, 0.1565747271),
+  vec3(0.0810893409, 0.1164252989, 0.8082896101));
+const mat3 LMS_TO_BT709 = mat3(
+  vec3(6.1733627416, -1.3243115000, -0.0118169027),
+  vec3(-5.3203805680, 2.5602264209, -0.2646720348),
+  vec3(0.1470178265, -0.2359149209, 1.2764889375));
+const mat3 LMS_TO_ICTCP = mat3(
+  vec3(2048.0, 6610.0, 17933.0) / 4096.0,
+  vec3(2048.0, -13613.0, -17390.0) / 4096.0,
+  vec3(0.0, 7003.0, -543.0) / 4096.0);
+const mat3 ICTCP_TO_LMS = mat3(
+  vec3(1.0000000000, 1.0000000000, 1.0000000000),
+  vec3(0.0086090370, -0.0086090370, 0.5600313357),
+  vec3(0.1110296250, -0.1110296250, -0.3206271750));
+const int GAMUT_MAP_STEPS = 8;
+
+bool in_unit_range(vec3 v) { return min(v.x, min(v.y, v.z)) >= 0.0 && max(v.x, max(v.y, v.z)) <= 1.0; }
+
+// Oklab (Ottosson). Swift: Oklab. Relative linear BT.709 <-> LMS, and cube-rooted L'M'S' <-> Lab (mat3 takes columns).
+const mat3 OKLAB_BT709_TO_LMS = mat3(
+  vec3(0.4122214708, 0.2119034982, 0.0883024619),
+  vec3(0.5363325363, 0.6806995451, 0.2817188376),
+  vec3(0.0514459929, 0.1073969566, 0.6299787005));
+const mat3 OKLAB_LMS_TO_LAB = mat3(
+  vec3(0.2104542553, 1.9779984951, 0.0259040371),
+  vec3(0.7936177850, -2.4285922050, 0.7827717662),
+  vec3(-0.0040720468, 0.4505937099, -0.8086757660));
+
+// The inverses as published: L with a = b = 0 comes back exactly neutral, L = 1 exactly white.
+const mat3 OKLAB_LAB_TO_LMS = mat3(
+  vec3(1.0, 1.0, 1.0),
+  vec3(0.3963377774, -0.1055613458, -0.0894841775),
+  vec3(0.2158037573, -0.0638541728, -1.2914855480));
+const mat3 OKLAB_LMS_TO_BT709 = mat3(
+  vec3(4.0767416621, -1.2684380046, -0.0041960863),
+  vec3(-3.3077115913, 2.6097574011, -0.7034186147),
+  vec3(0.2309699292, -0.3413193965, 1.7076147010));
+
+vec3 oklab_from_bt709(vec3 rgb) {
+  vec3 lms = OKLAB_BT709_TO_LMS * rgb;
+  return OKLAB_LMS_TO_LAB * (sign(lms) * pow(abs(lms), vec3(1.0 / 3.0)));
+}
+
+vec3 oklab_to_bt709(vec3 lab) {
+  vec3 p = OKLAB_LAB_TO_LMS * lab;
+  return OKLAB_LMS_TO_BT709 * (p * p * p);
+}
+
+// Relative linear BT.709 RGB -> 0..1 at constant Oklab hue: bisection along the Oklab line from the colour to the
+// grey of its lightness (or white, if lighter), then a linear step onto the gamut boundary, keeping as much chroma
+// as fits. Colours in 0..1 are returned unchanged. Swift: GamutMapping.perceptual.
+const float GAMUT_OVERSHOOT = 1e-6;
+
+vec3 gamut_map(vec3 rgb) {
+  if (in_unit_range(rgb)) {
+    return rgb;
+  }
+  // Rounding overshoot (a tone curve landing a hair above its peak) is clipped, not hue-mapped.
+  if (min(rgb.x, min(rgb.y, rgb.z)) >= -GAMUT_OVERSHOOT && max(rgb.x, max(rgb.y, rgb.z)) <= 1.0 + GAMUT_OVERSHOOT) {
+    return clamp(rgb, 0.0, 1.0);
+  }
+  vec3 colour = oklab_from_bt709(rgb);
+  float grey_l = min(colour.x, 1.0);
+  mat3 to_lms = OKLAB_LAB_TO_LMS;
+  mat3 to_rgb = OKLAB_LMS_TO_BT709;
+  float inside = 0.0;
+  float outside = 1.0;
+  for (int i = 0; i < GAMUT_MAP_STEPS; i++) {
+    float mid = (inside + outside) / 2.0;
+    vec3 p = to_lms * vec3(grey_l + mid * (colour.x - grey_l), mid * colour.y, mid * colour.z);
+    vec3 v = to_rgb * (p * p * p);
+    if (in_unit_range(v)) {
+      inside = mid;
+    } else {
+      outside = mid;
+    }
+  }
+  // Finish on the boundary: interpolate between the last points inside and outside so the channel that leaves
+  // 0..1 lands exactly on 0 or 1 (a residue of ~1e-4 would become several 8-bit codes after encoding).
+  vec3 p_in = to_lms * vec3(grey_l + inside * (colour.x - grey_l), inside * colour.y, inside * colour.z);
+  vec3 p_out = to_lms * vec3(grey_l + outside * (colour.x - grey_l), outside * colour.y, outside * colour.z);
+  vec3 v_in = to_rgb * (p_in * p_in * p_in);
+  vec3 v_out = to_rgb * (p_out * p_out * p_out);
+  float f = 1.0;
+  for (int c = 0; c < 3; c++) {
+    if (v_out[c] < 0.0) {
+      f = min(f, v_in[c] / (v_in[c] - v_out[c]));
+    } else if (v_out[c] > 1.0) {
+      f = min(f, (1.0 - v_in[c]) / (v_out[c] - v_in[c]));
+    }
+  }
+  return clamp(v_in + clamp(f, 0.0, 1.0) * (v_out - v_in), 0.0, 1.0);
+}
+
+// The cheap alternative (not used by hdr_to_sdr): mix with the grey of the colour's own luminance as little as needed;
+// keeps Y and the CIE xy hue exactly, not the perceived hue. Swift: GamutMapping.desaturate.
+vec3 gamut_desaturate(vec3 rgb, vec3 luma) {
   float y = clamp(dot(rgb, luma), 0.0, 1.0);
   float t = 1.0;
   for (int i = 0; i < 3; i++) {
@@ -177,14 +275,14 @@ vec3 colour_linearise(vec3 signal, int transfer, float source_peak) {
 
 // Linear light in nits (source primaries) -> encoded SDR BT.709 signal (0..1, BT.1886 inverse EOTF), before dither:
 // tone-map luminance Y = dot(rgb, source_luma) and scale RGB by Y'/Y, convert with gamut (source -> BT.709, e.g.
-// BT2020_TO_BT709), divide by target_peak, gamut_map, encode.
+// BT2020_TO_BT709), divide by target_peak, gamut_map (constant Oklab hue), encode.
 vec3 hdr_to_sdr(vec3 rgb_nits, int curve, float source_peak, float target_peak, mat3 gamut, vec3 source_luma) {
   vec3 rgb = max(rgb_nits, 0.0);
   float y = dot(rgb, source_luma);
   float mapped_y = tone_map(curve, y, source_peak, target_peak);
   vec3 toned = y > 0.0 ? rgb * (mapped_y / y) : vec3(0.0);
   vec3 relative = gamut * toned / target_peak;
-  return bt1886_inv_eotf(gamut_map(relative, BT709_LUMA));
+  return bt1886_inv_eotf(gamut_map(relative));
 }
 
 // ---- Ordered dither, 8x8 Bayer, offset (index + 0.5) / 64 - 0.5 LSB. Swift: OrderedDither.

@@ -1,6 +1,11 @@
 #version 450
-// Samples the video's Y'CbCr planes, converts to R'G'B' with the stream's matrix and range, and
-// letterboxes the picture into `rect`. Mirrors OrbRender's Swift reference (VideoGeometry, YUVMatrix).
+#extension GL_GOOGLE_include_directive : require
+// Samples the video's Y'CbCr planes, converts to R'G'B' with the stream's matrix and range, letterboxes the
+// picture into `rect`, and for HDR (PQ, HLG) or wide-gamut sources tone-maps and gamut-maps to SDR BT.709.
+// Mirrors OrbRender's Swift reference (VideoGeometry, YUVMatrix, HDRToSDR through colour.glsl).
+// What varies per stream kind is a specialization constant, not a branch: llvmpipe runs both sides of a branch.
+#include "colour.glsl"
+
 layout(location = 0) in vec2 position;
 layout(location = 0) out vec4 outColor;
 
@@ -9,14 +14,23 @@ layout(set = 0, binding = 0) uniform sampler2D planeY;
 layout(set = 0, binding = 1) uniform sampler2D planeCb;
 layout(set = 0, binding = 2) uniform sampler2D planeCr;
 
+// 0: SDR shown as it is; 1: PQ; 2: HLG; 3: SDR with BT.2020 primaries (gamut-mapped only).
+layout(constant_id = 0) const int MODE = 0;
+// Tone-mapping curve: 0 bt2390, 1 hable, 2 reinhard, 3 clip.
+layout(constant_id = 1) const int CURVE = 0;
+layout(constant_id = 2) const bool SEMI_PLANAR = false;
+// The source's primaries are BT.2020 (else BT.709).
+layout(constant_id = 3) const bool FROM_BT2020 = true;
+
 layout(push_constant) uniform Params {
   vec4 rect;         // picture area in target pixels: x0, y0, x1, y1
   vec4 axes;         // source uv per unit of picture x (xy) and y (zw): rotation and flips
   vec4 origin;       // source uv at the picture's top-left (xy); chroma siting offset in uv (zw)
-  vec4 misc;         // x: 1 when CbCr is interleaved; y: sample scale to code values / (2^depth - 1)
+  vec4 misc;         // y: sample scale to code values / (2^depth - 1)
   vec4 row0;         // R' = dot(row0.xyz, Y'CbCr) + row0.w
   vec4 row1;
   vec4 row2;
+  vec4 hdr;          // x: source peak, y: target peak (nits)
 } params;
 
 void main() {
@@ -28,17 +42,33 @@ void main() {
   vec2 local = (pixel - params.rect.xy) / (params.rect.zw - params.rect.xy);
   vec2 uv = params.origin.xy + local.x * params.axes.xy + local.y * params.axes.zw;
   vec2 chromaUV = uv + params.origin.zw;
-  float scale = params.misc.y;
   vec3 ycc;
   ycc.x = texture(planeY, uv).r;
-  // No branch: llvmpipe runs both sides of a divergent-looking branch, which doubles the samples.
-  vec2 cbcr = texture(planeCb, chromaUV).rg;
-  float cr = texture(planeCr, chromaUV).r;
-  ycc.y = cbcr.x;
-  ycc.z = mix(cr, cbcr.y, params.misc.x);
-  ycc *= scale;
+  if (SEMI_PLANAR) {
+    ycc.yz = texture(planeCb, chromaUV).rg;
+  } else {
+    ycc.y = texture(planeCb, chromaUV).r;
+    ycc.z = texture(planeCr, chromaUV).r;
+  }
+  ycc *= params.misc.y;
   vec3 rgb = vec3(dot(params.row0.xyz, ycc) + params.row0.w,
                   dot(params.row1.xyz, ycc) + params.row1.w,
                   dot(params.row2.xyz, ycc) + params.row2.w);
+  rgb = clamp(rgb, 0.0, 1.0);
+  if (MODE != 0) {
+    float sourcePeak = params.hdr.x;
+    float targetPeak = params.hdr.y;
+    vec3 nits;
+    if (MODE == 1) {
+      nits = pq_eotf(rgb);
+    } else if (MODE == 2) {
+      nits = hlg_ootf(hlg_inverse_oetf(rgb), sourcePeak);
+    } else {
+      nits = bt1886_eotf(rgb) * targetPeak;
+    }
+    mat3 gamut = FROM_BT2020 ? BT2020_TO_BT709 : mat3(1.0);
+    vec3 luma = FROM_BT2020 ? BT2020_LUMA : BT709_LUMA;
+    rgb = dither8(hdr_to_sdr(nits, CURVE, sourcePeak, targetPeak, gamut, luma), pixel);
+  }
   outColor = vec4(clamp(rgb, 0.0, 1.0), 1.0);
 }

@@ -1,5 +1,6 @@
 import CGtk
 import Foundation
+import OrbRender
 
 /// The command line, parsed with GLib's GOptionContext so `--help` reads like every GTK program's.
 /// Thread-safety: a value type, made on the main thread before anything else runs.
@@ -15,6 +16,10 @@ struct Options {
   var volume: Int = 100
   var mute = false
   var noAudio = false
+  /// Ten equaliser gains in dB, 31 Hz … 16 kHz.
+  var equalizer: [Double]?
+  var nightMode = false
+  var remap = "stereo"
   var audioTrack: Int?
   var subtitleTrack: Int?
   var subtitleFile: String?
@@ -34,7 +39,12 @@ struct Options {
   var paused = false
   var errorLingerMs = 6000
 
-  static let toneMappingCurves = ["bt2390", "hable", "reinhard", "clip"]
+  static let toneMappingCurves = ToneMapCurve.allCases.map(\.rawValue)
+
+  /// `--tone-mapping` and `--target-peak` as the renderer takes them.
+  var toneMappingSettings: ToneMapping {
+    ToneMapping(curve: ToneMapCurve(rawValue: toneMapping) ?? .default, targetPeak: targetPeak)
+  }
 
   /// Parses `arguments` (argv, program name first).
   /// - Returns: the options, or a message for the user (exit status 1).
@@ -93,6 +103,11 @@ private final class OptionTable {
     Spec(name: "mute", kind: .flag, help: "Start muted", argHelp: nil),
     Spec(name: "aid", kind: .int, help: "Audio track (1-based)", argHelp: "N"),
     Spec(name: "no-audio", kind: .flag, help: "Play without sound", argHelp: nil),
+    Spec(
+      name: "eq", kind: .string, help: "Equaliser: ten gains in dB for 31 Hz … 16 kHz, -12 to 12",
+      argHelp: "G1,…,G10"),
+    Spec(name: "night", kind: .flag, help: "Night mode: evens out loud and quiet scenes", argHelp: nil),
+    Spec(name: "remap", kind: .string, help: "Stereo remap: stereo, mono or swapped", argHelp: "MODE"),
     Spec(name: "sid", kind: .int, help: "Subtitle track (1-based, 0 for none)", argHelp: "N"),
     Spec(name: "sub-file", kind: .filename, help: "Subtitle file to load", argHelp: "FILE"),
     Spec(name: "fullscreen", kind: .flag, help: "Start in fullscreen", argHelp: nil),
@@ -218,6 +233,20 @@ private final class OptionTable {
     }
     o.mute = flag("mute")
     o.noAudio = flag("no-audio")
+    if let eq = string("eq") {
+      let gains = eq.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+      guard gains.count == 10, gains.allSatisfy({ $0 != nil && (-12...12).contains($0!) }) else {
+        return fail("--eq takes ten gains in dB from -12 to 12, e.g. 3,2,0,0,0,0,0,0,1,2")
+      }
+      o.equalizer = gains.map { $0! }
+    }
+    o.nightMode = flag("night")
+    if let remap = string("remap") {
+      guard ["stereo", "mono", "swapped"].contains(remap) else {
+        return fail("--remap must be stereo, mono or swapped")
+      }
+      o.remap = remap
+    }
     if given("aid") {
       o.audioTrack = Int(int("aid"))
       if o.audioTrack! < 1 { return fail("--aid counts from 1") }

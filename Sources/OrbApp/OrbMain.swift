@@ -28,13 +28,15 @@ enum OrbMain {
         return 0
       }
       if let seconds = options.frameAt, let output = options.output {
-        try FrameGrab.write(source: source, at: seconds, size: options.size, output: output, headers: options.headers)
+        try FrameGrab.write(
+          source: source, at: seconds, size: options.size, output: output, headers: options.headers,
+          toneMapping: options.toneMappingSettings)
         return 0
       }
       if options.benchmark {
         let result = try Benchmark.run(
           source: source, size: options.size ?? (1280, 720), headers: options.headers,
-          maxSeconds: options.benchmarkSeconds)
+          maxSeconds: options.benchmarkSeconds, toneMapping: options.toneMappingSettings)
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -1,5 +1,6 @@
 import CGtk
 import Foundation
+import OrbDSP
 import OrbDecode
 import OrbPlayer
 import OrbRender
@@ -99,7 +100,12 @@ final class PlayerWindow: @unchecked Sendable {
       source: source, headers: requestHeaders, start: Double(options.resumeMs) / 1000, paused: options.paused,
       speed: options.speed, presentation: presentation, width: max(w, 16), height: max(h, 16),
       renderContext: vulkan,
-      audio: options.noAudio ? nil : MediaPipeline.AudioRequest(track: options.audioTrack))
+      audio: options.noAudio ? nil : MediaPipeline.AudioRequest(track: options.audioTrack),
+      audioSettings: DSPSettings(
+        equalizerGainsDB: options.equalizer ?? [Double](repeating: 0, count: 10), nightMode: options.nightMode,
+        remap: ChannelRemap.Mode(rawValue: options.remap) ?? .stereo, volumePercent: Double(options.volume),
+        isMuted: options.mute),
+      toneMapping: options.toneMappingSettings)
     player.onEvent = { [unowned self] event in
       MainLoop.post { [unowned self] in self.handle(event) }
     }
@@ -189,6 +195,33 @@ final class PlayerWindow: @unchecked Sendable {
       player.switchAudioTrack(next)
       log("audio track \(next) of \(count)")
       return true
+    case GDK_KEY_bracketleft, GDK_KEY_bracketright, GDK_KEY_BackSpace:
+      guard let player else { return true }
+      let steps = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 4]
+      let now = player.speed
+      let next: Double
+      switch Int32(keyval) {
+      case GDK_KEY_bracketleft: next = steps.last { $0 < now - 0.001 } ?? steps.first!
+      case GDK_KEY_bracketright: next = steps.first { $0 > now + 0.001 } ?? steps.last!
+      default: next = 1
+      }
+      player.setSpeed(next)
+      showOSD(String(format: "Speed %g×", next))
+      return true
+    case GDK_KEY_m, GDK_KEY_M:
+      guard let player else { return true }
+      player.updateAudio { $0.isMuted.toggle() }
+      showOSD(player.dsp.settings.isMuted ? "Muted" : "Sound on")
+      return true
+    case GDK_KEY_9, GDK_KEY_0:
+      guard let player else { return true }
+      let step = Int32(keyval) == GDK_KEY_0 ? 5.0 : -5.0
+      player.updateAudio {
+        $0.volumePercent = min(150, max(0, $0.volumePercent + step))
+        $0.isMuted = false
+      }
+      showOSD("Volume \(Int(player.dsp.settings.volumePercent))%")
+      return true
     case GDK_KEY_i, GDK_KEY_I:
       toggleStats()
       return true
@@ -201,6 +234,29 @@ final class PlayerWindow: @unchecked Sendable {
       return true
     default:
       return false
+    }
+  }
+
+  private var osdLabel: UnsafeMutablePointer<GtkWidget>?
+  private var osdSerial = 0
+
+  /// A short message over the video (speed, volume), gone after a second and a half.
+  private func showOSD(_ text: String) {
+    if osdLabel == nil {
+      let label = gtk_label_new(nil)!
+      gtk_widget_add_css_class(label, "orb-osd")
+      gtk_widget_set_valign(label, GTK_ALIGN_START)
+      gtk_widget_set_halign(label, GTK_ALIGN_END)
+      gtk_overlay_add_overlay(opaque(overlay), label)
+      osdLabel = label
+    }
+    gtk_label_set_text(opaque(osdLabel), text)
+    gtk_widget_set_visible(osdLabel, 1)
+    osdSerial += 1
+    let serial = osdSerial
+    MainLoop.after(milliseconds: 1500) { [weak self] in
+      guard let self, self.osdSerial == serial, let label = self.osdLabel else { return }
+      gtk_widget_set_visible(label, 0)
     }
   }
 
@@ -291,6 +347,8 @@ final class PlayerWindow: @unchecked Sendable {
       .orb-video-window { background: black; }
       .orb-stats { color: white; background: rgba(0,0,0,0.7); padding: 10px 14px; margin: 12px; border-radius: 6px;
                    font-family: monospace; font-size: 10pt; }
+      .orb-osd { color: white; background: rgba(0,0,0,0.6); padding: 8px 14px; margin: 16px; border-radius: 6px;
+                 font-size: 14pt; }
       .orb-error { color: white; background: rgba(0,0,0,0.75); padding: 18px 24px; border-radius: 8px;
                    font-size: 16pt; }
       """

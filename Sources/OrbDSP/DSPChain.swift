@@ -170,6 +170,13 @@ public final class DSPChain: @unchecked Sendable {
     publish()
   }
 
+  /// Convenience: end of stream; returns the stereo audio the time-stretch still held.
+  public func flush() -> [Float] {
+    var output: [Float] = []
+    flush(into: &output)
+    return output
+  }
+
   /// Forgets all held audio and filter state and restarts the positions at 0 (a seek or a new track). The
   /// settings stay; the volume jumps to its target.
   public func reset() {

@@ -3,7 +3,7 @@ import Foundation
 /// A 10-band graphic equaliser on interleaved Float32 audio: one peaking biquad (RBJ audio-EQ cookbook) per band at
 /// the ISO octave centres, in series.
 ///
-/// Q is √2, a one-octave bandwidth: +6 dB at one centre gives +6.0 dB there, about +1.9 dB at the neighbouring
+/// Q is √2, a one-octave bandwidth: +6 dB at one centre gives +6.0 dB there, about +1.1 dB at the neighbouring
 /// centres and +0.2 dB two octaves away (the RBJ peaking filter has unity gain far from its centre). Bands at 0 dB
 /// are skipped, and so is a band whose centre is at or above 0.9 × Nyquist (at 32 kHz: the 16 kHz band), so all
 /// bands at 0 dB is a bit-exact pass-through. Coefficients and state are Double (the 31 Hz band's poles sit close to

@@ -43,7 +43,10 @@ public final class TimeStretcher {
   /// A change takes effect at the next hop (within 15 ms of output).
   public var speed: Double {
     get { currentSpeed }
-    set { currentSpeed = min(max(newValue.isFinite ? newValue : 1, Self.speedRange.lowerBound), Self.speedRange.upperBound) }
+    set {
+      let range = Self.speedRange
+      currentSpeed = min(max(newValue.isFinite ? newValue : 1, range.lowerBound), range.upperBound)
+    }
   }
 
   private enum Mode {

@@ -20,7 +20,8 @@ public final class Volume {
   /// Volume in percent of the input level (0...150, clamped).
   public var percent: Double {
     didSet {
-      let clamped = percent.isFinite ? min(max(percent, Self.percentRange.lowerBound), Self.percentRange.upperBound) : 100
+      let range = Self.percentRange
+      let clamped = percent.isFinite ? min(max(percent, range.lowerBound), range.upperBound) : 100
       if clamped != percent { percent = clamped }
       retarget()
     }

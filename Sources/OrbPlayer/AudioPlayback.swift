@@ -1,4 +1,5 @@
 import Foundation
+import OrbDSP
 import OrbDecode
 
 /// What turns decoded audio into the stereo output: the DSP chain (time-stretch, EQ, night mode, remap, volume).
@@ -12,6 +13,8 @@ public protocol AudioProcessing: AnyObject {
   var speed: Double { get }
   /// Forgets buffered audio (a seek).
   func reset()
+  /// What is still held back, at the end of the stream (interleaved stereo).
+  func flush() -> [Float]
 }
 
 /// A source of the master clock: which media time is heard at a host time.
@@ -107,14 +110,17 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
       }
       guard let chunk = pipeline.nextAudio(timeout: 0.05) else {
         // The end of the audio (or a seek in progress): mark where it ends once, then wait for a seek or stop.
-        let ended = lock.withLock { () -> Bool in
-          if endFrame == nil && !flushRequested && pipeline.currentGeneration == generation,
-            pipeline.audioEnded(generation: generation)
-          {
-            endFrame = output.writeIndex
-          }
-          return endFrame != nil
+        let reachedEnd = lock.withLock {
+          endFrame == nil && !flushRequested && pipeline.currentGeneration == generation
+            && pipeline.audioEnded(generation: generation)
         }
+        if reachedEnd {
+          // The time-stretch holds the last few milliseconds back: let them out before marking the end.
+          let tail = processor.flush()
+          if !tail.isEmpty { write(tail) }
+          lock.withLock { endFrame = output.writeIndex }
+        }
+        let ended = lock.withLock { endFrame != nil }
         if ended {
           lock.withLock {
             if !stopped && !flushRequested { _ = lock.wait(until: Date(timeIntervalSinceNow: 0.1)) }
@@ -127,7 +133,11 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
       let stereo = processor.process(chunk.samples, channels: chunk.channels)
       guard !stereo.isEmpty else { continue }
       let startFrame = output.writeIndex
-      let media = max(0, chunk.time - processor.latency)
+      // The end of what came out stands for the end of what went in, less what the chain still holds; its start
+      // lies `frames × speed` before that.
+      let rate = Double(output.sampleRate)
+      let end = chunk.time + Double(chunk.frames) / rate - processor.latency
+      let media = max(0, end - Double(stereo.count / 2) / rate * processor.speed)
       lock.withLock {
         anchors.append(Anchor(frame: startFrame, media: media, speed: processor.speed))
         if anchors.count > 256 { anchors.removeFirst(anchors.count - 128) }
@@ -152,12 +162,16 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
   }
 }
 
-/// Stereo out of anything, without effects: the stand-in until the DSP chain is wired.
+/// The player's DSP chain is what it processes audio with.
+extension DSPChain: AudioProcessing {}
+
+/// Stereo out of anything, without effects (tests use it to watch what flows).
 public final class PlainStereo: AudioProcessing {
   public init() {}
   public var latency: Double { 0 }
   public var speed: Double { 1 }
   public func reset() {}
+  public func flush() -> [Float] { [] }
   public func process(_ samples: [Float], channels: Int) -> [Float] {
     if channels == 2 { return samples }
     let frames = samples.count / channels

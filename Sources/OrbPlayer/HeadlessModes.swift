@@ -10,7 +10,8 @@ public enum FrameGrab {
   /// - Returns: the size written.
   @discardableResult
   public static func write(
-    source: String, at seconds: Double, size: (Int, Int)?, output: String, headers: [String] = []
+    source: String, at seconds: Double, size: (Int, Int)?, output: String, headers: [String] = [],
+    toneMapping: ToneMapping = ToneMapping()
   ) throws -> (Int, Int) {
     let media = try MediaOpener.open(source, headers: headers, start: seconds)
     defer { media.close() }
@@ -24,7 +25,7 @@ public enum FrameGrab {
         width: frame.width, height: frame.height, sampleAspect: frame.sampleAspect, rotation: frame.rotation)
     let renderer = try Renderer()
     let target = try renderer.makeTarget(width: w, height: h, readable: true)
-    try renderer.render(frame, into: target)
+    try renderer.render(frame, into: target, toneMapping: toneMapping)
     guard let pixels = target.pixels else { throw VulkanError(call: "readback", result: -1) }
     try PNGWriter.write(rgba: pixels, width: w, height: h, to: output)
     return (w, h)
@@ -46,9 +47,10 @@ public enum Benchmark {
     public var corruptPackets: Int
   }
 
-  public static func run(source: String, size: (Int, Int), headers: [String] = [], maxSeconds: Double? = nil)
-    throws -> Result
-  {
+  public static func run(
+    source: String, size: (Int, Int), headers: [String] = [], maxSeconds: Double? = nil,
+    toneMapping: ToneMapping = ToneMapping()
+  ) throws -> Result {
     let renderer = try Renderer()
     let target = try renderer.makeTarget(width: size.0, height: size.1)
     let started = HostTime.now()
@@ -57,7 +59,7 @@ public enum Benchmark {
     defer { media.close() }
     var frames = 0
     while let frame = media.nextFrame() {
-      try renderer.render(frame, into: target)
+      try renderer.render(frame, into: target, toneMapping: toneMapping)
       frames += 1
       if let maxSeconds, HostTime.seconds(since: started) >= maxSeconds { break }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import OrbDSP
 import OrbDecode
 import OrbRender
 
@@ -48,10 +49,14 @@ public final class Player: @unchecked Sendable {
 
   private let headers: [String]
   private let audioRequest: MediaPipeline.AudioRequest?
-  private let makeProcessor: () -> AudioProcessing
+  private let makeProcessor: (() -> AudioProcessing)?
+  /// The audio chain: speed, EQ, night mode, remap, volume. Settings may change from any thread.
+  public let dsp: DSPChain
   private var audio: AudioPlayback?
   private var hasVideo = true
   private let renderContext: VulkanContext?
+  /// How HDR frames are brought to SDR.
+  public let toneMapping: ToneMapping
   private let startPosition: Double
   private let lock = NSCondition()
   // Guarded by `lock`:
@@ -82,10 +87,15 @@ public final class Player: @unchecked Sendable {
     source: String, headers: [String] = [], start: Double = 0, paused: Bool = false, speed: Double = 1,
     presentation: Presentation, width: Int, height: Int, clock: MediaClock = MediaClock(),
     renderContext: VulkanContext? = nil, audio: MediaPipeline.AudioRequest? = nil,
-    audioProcessor: @escaping () -> AudioProcessing = { PlainStereo() }
+    audioSettings: DSPSettings = DSPSettings(), audioProcessor: (() -> AudioProcessing)? = nil,
+    toneMapping: ToneMapping = ToneMapping()
   ) {
+    self.toneMapping = toneMapping
     audioRequest = audio
     makeProcessor = audioProcessor
+    var settings = audioSettings
+    settings.speed = speed
+    dsp = DSPChain(sampleRate: audio?.sampleRate ?? 48000, settings: settings)
     self.renderContext = renderContext
     self.source = source
     self.headers = headers
@@ -135,7 +145,17 @@ public final class Player: @unchecked Sendable {
 
   public var isPaused: Bool { lock.withLock { userPaused } }
 
-  public func setSpeed(_ speed: Double) { clock.setSpeed(min(4, max(0.25, speed))) }
+  /// Playback speed, 0.25...4; sound keeps its pitch (WSOLA) and the picture follows the sound.
+  public func setSpeed(_ speed: Double) {
+    let s = min(4, max(0.25, speed))
+    clock.setSpeed(s)
+    dsp.updateSettings { $0.speed = s }
+  }
+
+  public var speed: Double { dsp.settings.speed }
+
+  /// Changes the audio chain's settings (volume, mute, EQ, night mode, remap) from any thread.
+  public func updateAudio(_ change: (inout DSPSettings) -> Void) { dsp.updateSettings(change) }
 
   /// Moves playback to `seconds` of media time (clamped at 0).
   public func seek(to seconds: Double) {
@@ -203,7 +223,9 @@ public final class Player: @unchecked Sendable {
       now = frame.time
     } else {
       now = clock.time(at: presentationTime)
-      let due = ready.filter { $0.time <= now + Double(refreshInterval) / 2e9 + 0.0005 }
+      // Half a refresh, in media time (it runs `speed` times faster than the host's).
+      let halfRefresh = Double(refreshInterval) / 2e9 * clock.speed
+      let due = ready.filter { $0.time <= now + halfRefresh + 0.0005 }
       guard let newest = due.last else {
         if let shown = shownFrameValue, ready.isEmpty, clock.isPlaying, !sourceEnded, now > shown.time + shown.duration
         {
@@ -363,7 +385,7 @@ public final class Player: @unchecked Sendable {
       }
       guard let slot = takeFreeSlot() else { continue }
       do {
-        try renderer.render(frame, into: slot.target)
+        try renderer.render(frame, into: slot.target, toneMapping: toneMapping)
       } catch {
         fail(MediaError(.unplayable, source: source, reason: "drawing failed (\(error))"))
         return
@@ -393,7 +415,7 @@ public final class Player: @unchecked Sendable {
     }
     output.setActive(false)  // until the first picture starts the clock
     onEvent?(.notice("audio: PipeWire, \(output.sampleRate) Hz stereo; the picture follows the sound"))
-    let playback = AudioPlayback(pipeline: pipeline, output: output, processor: makeProcessor())
+    let playback = AudioPlayback(pipeline: pipeline, output: output, processor: makeProcessor?() ?? dsp)
     lock.withLock {
       audio = playback
       if !pipeline.hasVideo {
@@ -443,7 +465,7 @@ public final class Player: @unchecked Sendable {
     }
     // Draw again what was on screen or waiting, at the new size, so a resize while paused stays sharp.
     for (slot, frame) in zip(made, redraw) {
-      try renderer.render(frame, into: slot.target)
+      try renderer.render(frame, into: slot.target, toneMapping: toneMapping)
       slot.frame = frame
       slot.state = .ready
     }

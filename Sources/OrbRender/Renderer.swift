@@ -12,7 +12,9 @@ public final class Renderer: @unchecked Sendable {
   private let renderPass: VkRenderPass
   private let setLayout: VkDescriptorSetLayout
   private let pipelineLayout: VkPipelineLayout
-  private let pipeline: VkPipeline
+  /// One pipeline per kind of stream (SDR, PQ, HLG, wide gamut; curve; plane layout), made on first use: the shader
+  /// takes them as specialization constants, so each variant runs only its own code.
+  private var pipelines: [PipelineVariant: VkPipeline] = [:]
   private let sampler: VkSampler
   private let descriptorPool: VkDescriptorPool
   private let descriptorSet: VkDescriptorSet
@@ -98,7 +100,6 @@ public final class Renderer: @unchecked Sendable {
       }
     }
     self.pipelineLayout = pipelineLayout!
-    pipeline = try Self.makePipeline(device: device, layout: pipelineLayout!, renderPass: renderPass!)
 
     var samplerInfo = VkSamplerCreateInfo()
     samplerInfo.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO
@@ -163,7 +164,7 @@ public final class Renderer: @unchecked Sendable {
     vkDestroyCommandPool(device, commandPool, nil)
     vkDestroyDescriptorPool(device, descriptorPool, nil)
     vkDestroySampler(device, sampler, nil)
-    vkDestroyPipeline(device, pipeline, nil)
+    for pipeline in pipelines.values { vkDestroyPipeline(device, pipeline, nil) }
     vkDestroyPipelineLayout(device, pipelineLayout, nil)
     vkDestroyDescriptorSetLayout(device, setLayout, nil)
     vkDestroyRenderPass(device, renderPass, nil)
@@ -179,21 +180,29 @@ public final class Renderer: @unchecked Sendable {
       readable: readable)
   }
 
-  /// Draws `frame` fitted into `target` (black bars around it); nil draws a black picture.
+  /// Draws `frame` fitted into `target` (black bars around it); nil draws a black picture. HDR and wide-gamut frames
+  /// are tone-mapped and gamut-mapped to SDR BT.709 as `toneMapping` says.
   /// - Parameter flipY: store rows bottom-up, as a GL texture expects.
-  public func render(_ frame: VideoFrame?, into target: RenderTarget, flipY: Bool = false) throws {
+  public func render(
+    _ frame: VideoFrame?, into target: RenderTarget, flipY: Bool = false, toneMapping: ToneMapping = ToneMapping()
+  ) throws {
     let planes = try planeSet(for: frame)
     let params: PushConstants
+    var variant = PipelineVariant.sdr
     if let frame {
       planes.stage(frame)
       let geometry = VideoGeometry(
         displayAspect: frame.displayAspect, rotation: frame.rotation, width: target.width, height: target.height,
         flipY: flipY)
       lastGeometry = geometry
-      params = PushConstants(frame: frame, geometry: geometry)
+      variant = PipelineVariant(frame: frame, toneMapping: toneMapping)
+      params = PushConstants(
+        frame: frame, geometry: geometry, sourcePeak: toneMapping.sourcePeak(for: frame),
+        targetPeak: toneMapping.targetPeak)
     } else {
       params = PushConstants.black
     }
+    let pipeline = try self.pipeline(variant)
 
     try vk(vkResetFences(device, 1, [fence]), "vkResetFences")
     try vk(vkResetCommandBuffer(commandBuffer, 0), "vkResetCommandBuffer")
@@ -277,9 +286,17 @@ public final class Renderer: @unchecked Sendable {
     return made
   }
 
-  private static func makePipeline(device: VkDevice, layout: VkPipelineLayout, renderPass: VkRenderPass) throws
-    -> VkPipeline
-  {
+  private func pipeline(_ variant: PipelineVariant) throws -> VkPipeline {
+    if let made = pipelines[variant] { return made }
+    let made = try Self.makePipeline(
+      device: device, layout: pipelineLayout, renderPass: renderPass, variant: variant)
+    pipelines[variant] = made
+    return made
+  }
+
+  private static func makePipeline(
+    device: VkDevice, layout: VkPipelineLayout, renderPass: VkRenderPass, variant: PipelineVariant
+  ) throws -> VkPipeline {
     func module(_ code: [UInt32]) throws -> VkShaderModule {
       var info = VkShaderModuleCreateInfo()
       info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO
@@ -307,6 +324,22 @@ public final class Renderer: @unchecked Sendable {
       stages[i].module = module
       stages[i].pName = UnsafePointer(entry)
     }
+    // The fragment shader's specialization constants 0...3 (MODE, CURVE, SEMI_PLANAR, FROM_BT2020), 4 bytes each.
+    var constants: [Int32] = [variant.mode, variant.curve, variant.semiPlanar ? 1 : 0, variant.fromBT2020 ? 1 : 0]
+    var entries = (0..<4).map { i in
+      VkSpecializationMapEntry(constantID: UInt32(i), offset: UInt32(i * 4), size: 4)
+    }
+    let specialization = UnsafeMutablePointer<VkSpecializationInfo>.allocate(capacity: 1)
+    defer { specialization.deallocate() }
+    let entryStorage = UnsafeMutablePointer<VkSpecializationMapEntry>.allocate(capacity: 4)
+    defer { entryStorage.deallocate() }
+    entryStorage.initialize(from: &entries, count: 4)
+    let data = UnsafeMutablePointer<Int32>.allocate(capacity: 4)
+    defer { data.deallocate() }
+    data.initialize(from: &constants, count: 4)
+    specialization.initialize(
+      to: VkSpecializationInfo(mapEntryCount: 4, pMapEntries: entryStorage, dataSize: 16, pData: data))
+    stages[1].pSpecializationInfo = UnsafePointer(specialization)
     var vertexInput = VkPipelineVertexInputStateCreateInfo()
     vertexInput.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO
     var assembly = VkPipelineInputAssemblyStateCreateInfo()
@@ -379,16 +412,70 @@ public final class Renderer: @unchecked Sendable {
   }
 }
 
-/// The shader's push constants (shaders/video.frag `Params`), as 28 floats.
+/// How HDR is brought to SDR: the curve and the display's peak. The source peak comes from each frame's metadata.
+/// Thread-safety: a value type.
+public struct ToneMapping: Sendable, Equatable {
+  public var curve: ToneMapCurve
+  /// The display's peak in nits; SDR reference white is 203.
+  public var targetPeak: Double
+
+  public init(curve: ToneMapCurve = .default, targetPeak: Double = ToneMapParams.referenceWhiteNits) {
+    self.curve = curve
+    self.targetPeak = targetPeak
+  }
+
+  /// MaxCLL, else the mastering peak, else 1000 nits; HLG's nominal display peak is 1000 nits.
+  func sourcePeak(for frame: VideoFrame) -> Double {
+    switch frame.color.transfer {
+    case .pq:
+      return ToneMapParams.sourcePeak(
+        maxCLL: Double(frame.hdr.maxCLL), masteringMax: frame.hdr.mastering?.maxLuminance)
+    case .hlg: return ToneMapParams.defaultSourcePeakNits
+    default: return targetPeak
+    }
+  }
+}
+
+/// Which fragment-shader variant a frame needs (its specialization constants).
+struct PipelineVariant: Hashable {
+  /// 0 SDR as it is, 1 PQ, 2 HLG, 3 SDR with BT.2020 primaries.
+  var mode: Int32
+  var curve: Int32
+  var semiPlanar: Bool
+  var fromBT2020: Bool
+
+  static let sdr = PipelineVariant(mode: 0, curve: 0, semiPlanar: false, fromBT2020: false)
+
+  init(mode: Int32, curve: Int32, semiPlanar: Bool, fromBT2020: Bool) {
+    self.mode = mode
+    self.curve = curve
+    self.semiPlanar = semiPlanar
+    self.fromBT2020 = fromBT2020
+  }
+
+  init(frame: VideoFrame, toneMapping: ToneMapping) {
+    let wide = frame.color.primaries == .bt2020
+    switch frame.color.transfer {
+    case .pq: mode = 1
+    case .hlg: mode = 2
+    default: mode = wide ? 3 : 0
+    }
+    curve = mode == 0 ? 0 : toneMapping.curve.shaderID
+    semiPlanar = frame.layout == .semiPlanar420
+    fromBT2020 = mode != 0 && wide
+  }
+}
+
+/// The shader's push constants (shaders/video.frag `Params`), as 32 floats (128 bytes, the guaranteed minimum).
 struct PushConstants {
-  static let floatCount = 28
+  static let floatCount = 32
   var values: [Float]
 
   static let black = PushConstants(values: [Float](repeating: 0, count: floatCount))
 
   init(values: [Float]) { self.values = values }
 
-  init(frame: VideoFrame, geometry g: VideoGeometry) {
+  init(frame: VideoFrame, geometry g: VideoGeometry, sourcePeak: Double, targetPeak: Double) {
     let m = YUVMatrix(matrix: frame.color.matrix, range: frame.color.range, bitDepth: frame.bitDepth)
     // Chroma of 4:2:0 MPEG-2/H.264 video is sited with the left luma column: sample half a luma pixel right.
     let chromaOffset = 0.5 / Double(frame.width)
@@ -399,6 +486,7 @@ struct PushConstants {
       frame.layout == .semiPlanar420 ? 1 : 0, frame.sampleScale, 0, 0,
     ]
     for row in m.rows { v += [row.x, row.y, row.z, row.w] }
+    v += [sourcePeak, targetPeak, 0, 0]
     values = v.map { Float($0) }
   }
 }

@@ -57,35 +57,65 @@ final class ColorScienceGamutTests: XCTestCase {
     }
   }
 
-  /// BT.2020 primaries and secondaries (the saturated green first), at a few levels, converted to BT.709: they fall
-  /// outside 0...1, and mapping brings them inside with the same luminance and hue.
-  func testSaturatedBT2020ColoursMapIntoBT709KeepingHue() {
+  /// BT.2020 primaries and secondaries (the saturated green first) and P3 colours, at a few levels, converted to
+  /// BT.709: they fall outside 0...1, and the perceptual mapping brings them inside at the same perceived hue.
+  func testSaturatedColoursMapIntoBT709KeepingPerceivedHue() {
+    for source in outOfGamutSources {
+      for targetPeak in [203.0, 100] {
+        let converted = GamutMapping.bt2020ToBT709 * source
+        XCTAssertFalse(converted.min() >= 0 && converted.max() <= 1, "\(source) is not a test of anything")
+        let mapped = GamutMapping.perceptual(converted)
+        XCTAssertEqual(mapped, mapped.clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 1)), "\(source)")
+        // Pushed all the way to the gamut boundary: some channel at 0 or 1.
+        XCTAssertTrue(mapped.min() < 0.01 || mapped.max() > 0.99, "\(source) → \(mapped)")
+        // Constant perceived hue, in Oklab, the space it maps in (ICtCp's hue lines differ from Oklab's by up to ~9°
+        // on BT.2020 reds and greens; Oklab's were fitted to perceived-hue data).
+        let okBefore = Oklab.hue(Oklab.fromBT709(converted))
+        let okAfter = Oklab.hue(Oklab.fromBT709(mapped))
+        XCTAssertLessThan(angleBetween(okBefore, okAfter), 1, "Oklab hue of \(source): \(okBefore)° → \(okAfter)°")
+        // And the desaturation by grey-mixing in linear light that this replaces does turn the hue: the test sees it.
+        let cheap = Oklab.hue(Oklab.fromBT709(GamutMapping.desaturate(converted, luma: HDRToSDR.outputLuma)))
+        if source.x > 0.5 && source.y == 0 && source.z == 0 {
+          XCTAssertGreaterThan(angleBetween(okBefore, cheap), 3, "grey-mixing keeps the hue of \(source)?")
+        }
+      }
+    }
+  }
+
+  /// The cheap alternative keeps luminance and the CIE xy hue exactly (but not the perceived hue).
+  func testDesaturationKeepsLuminanceAndXYHue() {
     let luma709 = ColorPrimaries.bt709.lumaCoefficients
     let toXYZ709 = ColorPrimaries.bt709.rgbToXYZ
-    let to2020 = GamutMapping.bt2020ToBT709.inverse
-    let colours: [SIMD3<Double>] = [
-      SIMD3(0, 1, 0), SIMD3(1, 0, 0), SIMD3(0, 0, 1), SIMD3(0, 1, 1), SIMD3(1, 0, 1), SIMD3(1, 1, 0),
-      SIMD3(0.2, 1, 0.1),
-    ]
-    for colour in colours {
-      for level in [0.3, 0.7, 1.0] {
-        let source = colour * level
-        let converted = GamutMapping.bt2020ToBT709 * source
-        let mapped = GamutMapping.desaturate(converted, luma: luma709)
-        for c in 0..<3 {
-          XCTAssertGreaterThanOrEqual(mapped[c], 0, "\(source)")
-          XCTAssertLessThanOrEqual(mapped[c], 1, "\(source)")
+    for source in outOfGamutSources {
+      let converted = GamutMapping.bt2020ToBT709 * source
+      let mapped = GamutMapping.desaturate(converted, luma: luma709)
+      XCTAssertEqual(mapped, mapped.clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 1)), "\(source)")
+      XCTAssertEqual((mapped * luma709).sum(), min((converted * luma709).sum(), 1), accuracy: 1e-9)
+      let before = xyHue(toXYZ709 * converted)
+      let after = xyHue(toXYZ709 * mapped)
+      XCTAssertLessThan(angleBetween(before, after), 0.01, "xy hue of \(source): \(before)° → \(after)°")
+    }
+  }
+
+  func testPerceptualMappingLeavesColoursInsideTheGamutAlone() {
+    let levels = [0.0, 0.05, 0.3, 0.5, 0.8, 1.0]
+    for r in levels {
+      for g in levels {
+        for b in levels {
+          XCTAssertEqual(GamutMapping.perceptual(SIMD3(r, g, b)), SIMD3(r, g, b))
         }
-        XCTAssertEqual((mapped * luma709).sum(), min((converted * luma709).sum(), 1), accuracy: 1e-9)
-        // CIE xy hue angle around D65: exact by construction.
-        let before = xyHue(toXYZ709 * converted)
-        let after = xyHue(toXYZ709 * mapped)
-        XCTAssertLessThan(angleBetween(before, after), 0.01, "xy hue of \(source): \(before)° → \(after)°")
-        // ICtCp hue (perceptual): within a few degrees.
-        let i0 = ictcpHue(source, nits: 203)
-        let i1 = ictcpHue(to2020 * mapped, nits: 203)
-        XCTAssertLessThan(angleBetween(i0, i1), 6, "ICtCp hue of \(source): \(i0)° → \(i1)°")
       }
+    }
+  }
+
+  func testICtCpRoundTripsAndPutsGreyOnTheAxis() {
+    let grey = ICtCp.fromBT709(nits: SIMD3(repeating: 100))
+    XCTAssertEqual(grey.x, PQTransfer.inverseEOTF(100), accuracy: 1e-9)
+    XCTAssertEqual(grey.y, 0, accuracy: 1e-9)
+    XCTAssertEqual(grey.z, 0, accuracy: 1e-9)
+    for rgb in [SIMD3(50.0, 10, 5), SIMD3(0.1, 300, 20), SIMD3(1, 2, 900)] {
+      let back = ICtCp.toBT709(ICtCp.fromBT709(nits: rgb))
+      for c in 0..<3 { XCTAssertEqual(back[c], rgb[c], accuracy: 1e-6 * max(1, rgb[c])) }
     }
   }
 
@@ -101,21 +131,20 @@ final class ColorScienceGamutTests: XCTestCase {
 
   // MARK: helpers
 
+  /// Linear BT.2020 colours outside BT.709: primaries, secondaries, an orange and P3 primaries, at several levels.
+  private var outOfGamutSources: [SIMD3<Double>] {
+    let p3 = ColorPrimaries.dciP3.conversion(to: .bt2020)
+    let colours: [SIMD3<Double>] = [
+      SIMD3(0, 1, 0), SIMD3(1, 0, 0), SIMD3(0, 0, 1), SIMD3(0, 1, 1), SIMD3(1, 0, 1), SIMD3(1, 1, 0),
+      SIMD3(1, 0.5, 0), SIMD3(0.2, 1, 0.1), p3 * SIMD3(1, 0, 0), p3 * SIMD3(0, 1, 0), p3 * SIMD3(1, 0.5, 0),
+    ]
+    return colours.flatMap { c in [0.3, 0.7, 1.0].map { c * $0 } }
+  }
+
   private func xyHue(_ xyz: SIMD3<Double>) -> Double {
     let sum = xyz.sum()
     let white = ColorPrimaries.d65
     return atan2(xyz.y / sum - white.y, xyz.x / sum - white.x) * 180 / .pi
-  }
-
-  /// ICtCp (ITU-R BT.2100) hue angle of linear BT.2020 RGB, scaled so that 1.0 is `nits`.
-  private func ictcpHue(_ rgb: SIMD3<Double>, nits: Double) -> Double {
-    let lms = ColorMatrix(
-      SIMD3(1688, 2146, 262) / 4096, SIMD3(683, 2951, 462) / 4096, SIMD3(99, 309, 3688) / 4096)
-    let l = lms * (rgb * nits)
-    let p = SIMD3(PQTransfer.inverseEOTF(l.x), PQTransfer.inverseEOTF(l.y), PQTransfer.inverseEOTF(l.z))
-    let ct = (6610 * p.x - 13_613 * p.y + 7003 * p.z) / 4096
-    let cp = (17_933 * p.x - 17_390 * p.y - 543 * p.z) / 4096
-    return atan2(cp, ct) * 180 / .pi
   }
 
   private func angleBetween(_ a: Double, _ b: Double) -> Double {

@@ -1,15 +1,19 @@
+import Foundation
 import OrbDecode
 
 /// A 3×3 matrix on linear RGB or XYZ column vectors, stored as rows: out.x = dot(rows.0, v), and so on.
 /// In GLSL (column-major) the same matrix is `transpose(mat3(row0, row1, row2))`.
 /// Thread-safety: a value type.
 public struct ColorMatrix: Sendable, Equatable {
+  /// The three rows.
   public var rows: (SIMD3<Double>, SIMD3<Double>, SIMD3<Double>)
 
+  /// A matrix from its rows.
   public init(_ row0: SIMD3<Double>, _ row1: SIMD3<Double>, _ row2: SIMD3<Double>) {
     rows = (row0, row1, row2)
   }
 
+  /// The identity.
   public static let identity = ColorMatrix(SIMD3(1, 0, 0), SIMD3(0, 1, 0), SIMD3(0, 0, 1))
 
   /// Columns of the matrix.
@@ -36,16 +40,19 @@ public struct ColorMatrix: Sendable, Equatable {
     return ColorMatrix(x / det, y / det, z / det)
   }
 
+  /// The matrix applied to a column vector.
   public static func * (m: ColorMatrix, v: SIMD3<Double>) -> SIMD3<Double> {
     SIMD3((m.rows.0 * v).sum(), (m.rows.1 * v).sum(), (m.rows.2 * v).sum())
   }
 
+  /// The product: applying it is applying `n`, then `m`.
   public static func * (m: ColorMatrix, n: ColorMatrix) -> ColorMatrix {
     let c = n.columns
     func row(_ r: SIMD3<Double>) -> SIMD3<Double> { SIMD3((r * c.0).sum(), (r * c.1).sum(), (r * c.2).sum()) }
     return ColorMatrix(row(m.rows.0), row(m.rows.1), row(m.rows.2))
   }
 
+  /// Element-wise equality.
   public static func == (m: ColorMatrix, n: ColorMatrix) -> Bool {
     m.rows.0 == n.rows.0 && m.rows.1 == n.rows.1 && m.rows.2 == n.rows.2
   }
@@ -54,12 +61,14 @@ public struct ColorMatrix: Sendable, Equatable {
 /// The CIE 1931 xy chromaticities of an RGB colour space's primaries and white point.
 /// Thread-safety: a value type.
 public struct ColorPrimaries: Sendable, Equatable {
+  /// A CIE 1931 xy chromaticity.
   public typealias Chromaticity = HDRMetadata.Chromaticity
   public var red: Chromaticity
   public var green: Chromaticity
   public var blue: Chromaticity
   public var white: Chromaticity
 
+  /// Primaries from their chromaticities and the white point's.
   public init(red: Chromaticity, green: Chromaticity, blue: Chromaticity, white: Chromaticity) {
     self.red = red
     self.green = green
@@ -115,15 +124,133 @@ public struct ColorPrimaries: Sendable, Equatable {
   }
 }
 
+/// ITU-R BT.2100 ICtCp: a perceptual space on PQ-encoded LMS whose hue lines are close to constant perceived hue.
+/// Thread-safety: Safe; pure functions.
+public enum ICtCp {
+  /// Linear BT.2020 RGB → LMS (BT.2100, integer coefficients over 4096).
+  public static let bt2020ToLMS = ColorMatrix(
+    SIMD3(1688, 2146, 262) / 4096, SIMD3(683, 2951, 462) / 4096, SIMD3(99, 309, 3688) / 4096)
+  /// PQ-encoded L'M'S' → ICtCp (BT.2100).
+  public static let lmsToICtCp = ColorMatrix(
+    SIMD3(2048, 2048, 0) / 4096, SIMD3(6610, -13_613, 7003) / 4096, SIMD3(17_933, -17_390, -543) / 4096)
+  /// ICtCp → PQ-encoded L'M'S'.
+  public static let iCtCpToLMS = lmsToICtCp.inverse
+  /// Linear BT.709 RGB → LMS, and back (GLSL `BT709_TO_LMS`, `LMS_TO_BT709`).
+  public static let bt709ToLMS = bt2020ToLMS * GamutMapping.bt2020ToBT709.inverse
+  public static let lmsToBT709 = bt709ToLMS.inverse
+
+  /// Linear BT.709 RGB in nits → (I, Ct, Cp).
+  public static func fromBT709(nits: SIMD3<Double>) -> SIMD3<Double> {
+    let lms = bt709ToLMS * nits
+    return lmsToICtCp
+      * SIMD3(PQTransfer.inverseEOTF(lms.x), PQTransfer.inverseEOTF(lms.y), PQTransfer.inverseEOTF(lms.z))
+  }
+
+  /// (I, Ct, Cp) → linear BT.709 RGB in nits.
+  public static func toBT709(_ ictcp: SIMD3<Double>) -> SIMD3<Double> {
+    let p = iCtCpToLMS * ictcp
+    return lmsToBT709 * SIMD3(PQTransfer.eotf(p.x), PQTransfer.eotf(p.y), PQTransfer.eotf(p.z))
+  }
+
+  /// The hue angle atan2(Cp, Ct) in degrees.
+  public static func hue(_ ictcp: SIMD3<Double>) -> Double { atan2(ictcp.z, ictcp.y) * 180 / .pi }
+}
+
+/// Oklab (Björn Ottosson, 2020): a perceptual space on relative linear light, L (lightness, white = 1), a, b.
+/// Thread-safety: Safe; pure functions.
+public enum Oklab {
+  /// Linear BT.709 (sRGB primaries) → LMS.
+  public static let bt709ToLMS = ColorMatrix(
+    SIMD3(0.412_221_470_8, 0.536_332_536_3, 0.051_445_992_9),
+    SIMD3(0.211_903_498_2, 0.680_699_545_1, 0.107_396_956_6),
+    SIMD3(0.088_302_461_9, 0.281_718_837_6, 0.629_978_700_5))
+  /// Cube-rooted L'M'S' → Lab.
+  public static let lmsToLab = ColorMatrix(
+    SIMD3(0.210_454_255_3, 0.793_617_785_0, -0.004_072_046_8),
+    SIMD3(1.977_998_495_1, -2.428_592_205_0, 0.450_593_709_9),
+    SIMD3(0.025_904_037_1, 0.782_771_766_2, -0.808_675_766_0))
+  /// Lab → L'M'S' and LMS → linear BT.709 as published (not inverted from the rounded forward matrices): with these,
+  /// any L with a = b = 0 comes back as an exactly neutral grey, and L = 1 as exactly white.
+  public static let labToLMS = ColorMatrix(
+    SIMD3(1, 0.396_337_777_4, 0.215_803_757_3), SIMD3(1, -0.105_561_345_8, -0.063_854_172_8),
+    SIMD3(1, -0.089_484_177_5, -1.291_485_548_0))
+  public static let lmsToBT709 = ColorMatrix(
+    SIMD3(4.076_741_662_1, -3.307_711_591_3, 0.230_969_929_2),
+    SIMD3(-1.268_438_004_6, 2.609_757_401_1, -0.341_319_396_5),
+    SIMD3(-0.004_196_086_3, -0.703_418_614_7, 1.707_614_701_0))
+
+  /// Relative linear BT.709 RGB → (L, a, b).
+  public static func fromBT709(_ rgb: SIMD3<Double>) -> SIMD3<Double> {
+    let lms = bt709ToLMS * rgb
+    return lmsToLab * SIMD3(cbrt(lms.x), cbrt(lms.y), cbrt(lms.z))
+  }
+
+  /// (L, a, b) → relative linear BT.709 RGB.
+  public static func toBT709(_ lab: SIMD3<Double>) -> SIMD3<Double> {
+    let p = labToLMS * lab
+    return lmsToBT709 * (p * p * p)
+  }
+
+  /// The hue angle atan2(b, a) in degrees.
+  public static func hue(_ lab: SIMD3<Double>) -> Double { atan2(lab.z, lab.y) * 180 / .pi }
+}
+
 /// Gamut mapping of linear RGB that a conversion left outside 0...1, without hue shifts.
 /// Thread-safety: Safe; pure functions.
 public enum GamutMapping {
   /// BT.2020 → BT.709 in linear light, derived from the primaries. The GLSL constant `BT2020_TO_BT709` holds it.
   public static let bt2020ToBT709 = ColorPrimaries.bt2020.conversion(to: .bt709)
+  /// How far outside 0...1 counts as rounding, not colour (GLSL `GAMUT_OVERSHOOT`).
+  public static let overshoot = 1e-6
+  /// Bisection steps of `perceptual` before its final linear step onto the boundary.
+  public static let perceptualSteps = 8
+
+  /// Maps relative linear BT.709 RGB into 0...1 at constant Oklab hue: it slides along the straight Oklab line from the
+  /// colour to the grey of the same lightness L (or to white, where L is above white's), keeping as much chroma as
+  /// fits (bisection, then a linear step onto the boundary). Colours in 0...1 come back unchanged. This is what
+  /// `HDRToSDR` uses. GLSL `gamut_map`.
+  /// Oklab rather than ICtCp: its hue lines are as straight (within about 2° of ICtCp's on BT.2020 primaries), and a
+  /// step costs a cube instead of four PQ powers, which keeps HDR playback real-time on a software GPU.
+  public static func perceptual(_ rgb: SIMD3<Double>) -> SIMD3<Double> {
+    if rgb.min() >= 0 && rgb.max() <= 1 { return rgb }
+    // Rounding overshoot (a tone curve landing a hair above its peak) is clipped, not hue-mapped.
+    if rgb.min() >= -overshoot && rgb.max() <= 1 + overshoot {
+      return rgb.clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 1))
+    }
+    let colour = Oklab.fromBT709(rgb)
+    let greyL = min(colour.x, 1)
+    func along(_ s: Double) -> SIMD3<Double> {
+      Oklab.toBT709(SIMD3(greyL + s * (colour.x - greyL), s * colour.y, s * colour.z))
+    }
+    var inside = 0.0
+    var outside = 1.0
+    for _ in 0..<perceptualSteps {
+      let mid = (inside + outside) / 2
+      let v = along(mid)
+      if v.min() >= 0 && v.max() <= 1 { inside = mid } else { outside = mid }
+    }
+    // Finish on the boundary itself, interpolating linearly between the last points inside and outside: the channel
+    // that leaves 0...1 lands exactly on 0 or 1. Without this, a channel meant to be 0 keeps up to ~1e-4 of light,
+    // which the SDR encoding (a 1/2.4 power) turns into several 8-bit codes.
+    let vIn = along(inside)
+    let vOut = along(outside)
+    var f = 1.0
+    for c in 0..<3 {
+      if vOut[c] < 0 {
+        f = min(f, vIn[c] / (vIn[c] - vOut[c]))
+      } else if vOut[c] > 1 {
+        f = min(f, (1 - vIn[c]) / (vOut[c] - vIn[c]))
+      }
+    }
+    let boundary = vIn + min(max(f, 0), 1) * (vOut - vIn)
+    return boundary.clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 1))
+  }
 
   /// Maps relative linear RGB into 0...1 by mixing it with the grey of its own luminance Y = dot(luma, rgb), as
   /// little as needed: Y is kept (clamped to 0...1), and since the mix is a straight line towards the white point
-  /// in XYZ, the CIE xy hue angle is kept exactly. Colours already in 0...1 come back unchanged. GLSL `gamut_map`.
+  /// in XYZ, the CIE xy hue angle is kept exactly; perceived hue is not (BT.2020 reds turn up to ~19° in ICtCp), so
+  /// `HDRToSDR` uses `perceptual`. Cheap: no iteration. Colours already in 0...1 come back unchanged.
+  /// GLSL `gamut_desaturate`.
   /// - Parameter luma: the luminance coefficients of the space `rgb` is in (BT.709's for SDR output).
   public static func desaturate(_ rgb: SIMD3<Double>, luma: SIMD3<Double>) -> SIMD3<Double> {
     let y = min(max((rgb * luma).sum(), 0), 1)

@@ -30,6 +30,7 @@ public struct ToneMapParams: Sendable, Equatable {
   /// The source peak assumed when the stream says nothing usable, nits.
   public static let defaultSourcePeakNits = 1000.0
 
+  /// The tone curve (`--tone-mapping`).
   public var curve: ToneMapCurve
   /// The brightest luminance in the source, nits. For HLG, the nominal peak Lw of its OOTF.
   public var sourcePeak: Double
@@ -39,6 +40,7 @@ public struct ToneMapParams: Sendable, Equatable {
   /// The source's primaries; output is always BT.709.
   public var primaries: ColorInfo.Primaries
 
+  /// Parameters given outright; the defaults are a 1000-nit PQ BT.2020 source on a 203-nit display with BT.2390.
   public init(
     curve: ToneMapCurve = .default, sourcePeak: Double = defaultSourcePeakNits,
     targetPeak: Double = referenceWhiteNits, transfer: Transfer = .pq, primaries: ColorInfo.Primaries = .bt2020
@@ -82,11 +84,11 @@ public struct ToneMapParams: Sendable, Equatable {
 /// 2. tone-map the luminance Y (of the source primaries) with the curve and scale RGB by Y'/Y, which keeps the
 ///    chromaticity exactly (max(RGB) would darken saturated colours, which have a small Y for their brightest channel);
 /// 3. convert to BT.709 linear light and divide by the target peak;
-/// 4. gamut-map what lies outside 0...1 towards the grey of its own luminance (hue and Y kept);
+/// 4. gamut-map what lies outside 0...1 at constant ICtCp hue, towards the grey of its own intensity;
 /// 5. encode with the BT.1886 inverse EOTF (black 0): SDR signal = (nits / targetPeak)^(1/2.4).
 /// Thread-safety: Safe; pure functions.
 public enum HDRToSDR {
-  /// BT.709 luminance coefficients, for gamut mapping the output.
+  /// BT.709 luminance coefficients (GLSL `BT709_LUMA`).
   public static let outputLuma = ColorPrimaries.bt709.lumaCoefficients
 
   /// Source R'G'B' signal (0...1, after the YUV matrix) to linear display light in nits, in the source primaries.
@@ -111,7 +113,7 @@ public enum HDRToSDR {
     let mappedY = params.curve.map(y, sourcePeak: params.sourcePeak, targetPeak: params.targetPeak)
     let toned = y > 0 ? rgb * (mappedY / y) : .zero
     let relative = params.gamutMatrix * toned / params.targetPeak
-    let inGamut = GamutMapping.desaturate(relative, luma: outputLuma)
+    let inGamut = GamutMapping.perceptual(relative)
     return SIMD3(
       BT1886Transfer.inverseEOTF(inGamut.x), BT1886Transfer.inverseEOTF(inGamut.y),
       BT1886Transfer.inverseEOTF(inGamut.z))

@@ -15,6 +15,7 @@ public enum ToneMapCurve: String, Sendable, CaseIterable {
   /// Hard clip at the target peak.
   case clip
 
+  /// The curve used unless one is asked for: BT.2390.
   public static let `default` = ToneMapCurve.bt2390
 
   /// The curve id the shader's `tone_map(curve, ...)` switches on (0 bt2390, 1 hable, 2 reinhard, 3 clip).

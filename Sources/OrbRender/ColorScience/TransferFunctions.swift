@@ -8,6 +8,7 @@ import Foundation
 public enum PQTransfer {
   /// Display luminance of signal 1.0, nits.
   public static let peakNits = 10_000.0
+  /// The ST 2084 constants m1, m2, c1, c2, c3 (GLSL `PQ_M1` ... `PQ_C3`).
   public static let m1 = 2610.0 / 16384.0
   public static let m2 = 2523.0 / 4096.0 * 128.0
   public static let c1 = 3424.0 / 4096.0
@@ -31,6 +32,7 @@ public enum PQTransfer {
 /// light in nits. Black level lift (Lb) of the HLG EOTF is taken as 0.
 /// Thread-safety: Safe; pure functions.
 public enum HLGTransfer {
+  /// The ARIB STD-B67 constants a, b = 1 − 4a, c = 0.5 − a·ln(4a) (GLSL `HLG_A`, `HLG_B`, `HLG_C`).
   public static let a = 0.178_832_77
   public static let b = 1 - 4 * a
   public static let c = 0.5 - a * log(4 * a)
@@ -71,6 +73,7 @@ public enum HLGTransfer {
 /// display light relative to white L (0...1).
 /// Thread-safety: Safe; pure functions.
 public enum BT1886Transfer {
+  /// The exponent of the EOTF.
   public static let gamma = 2.4
 
   /// Signal V (0...1, clamped) to relative display light L = V^2.4. GLSL `bt1886_eotf`.
