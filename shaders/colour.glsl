@@ -94,7 +94,7 @@ const int TONE_MAP_BT2390 = 0;
 const int TONE_MAP_HABLE = 1;
 const int TONE_MAP_REINHARD = 2;
 const int TONE_MAP_CLIP = 3;
-const float BT2390_KNEE_OFFSET = 0.5;  // KS = 1.5 maxLum - 0.5, as in ITU-R BT.2390
+const float BT2390_KNEE_OFFSET = 1.0;  // KS = 2 maxLum - 1, libplacebo's and mpv's default (the spec's example: 0.5)
 
 // BT.2390 EETF with source and target black at 0 nits (the black-level lift term is then 0 and left out).
 float tone_map_bt2390(float nits, float source_peak, float target_peak) {
@@ -198,10 +198,33 @@ vec3 oklab_to_bt709(vec3 lab) {
   return OKLAB_LMS_TO_BT709 * (p * p * p);
 }
 
-// Relative linear BT.709 RGB -> 0..1 at constant Oklab hue: bisection along the Oklab line from the colour to the
-// grey of its lightness (or white, if lighter), then a linear step onto the gamut boundary, keeping as much chroma
-// as fits. Colours in 0..1 are returned unchanged. Swift: GamutMapping.perceptual.
+// Relative linear BT.709 RGB -> 0..1 without turning its hue: a per-channel clip where that keeps the Oklab hue
+// within the tolerance, else bisection along the Oklab line from the colour to the grey of gamut_anchor_lightness, then a linear step onto the gamut boundary, keeping as much chroma as fits. Colours in 0..1 are returned unchanged. Swift: GamutMapping.perceptual.
 const float GAMUT_OVERSHOOT = 1e-6;
+const float GAMUT_ANCHOR_CHROMA_WEIGHT = 0.05;
+const float GAMUT_CLIP_HUE_TOLERANCE_DEGREES = 2.0;
+const float GAMUT_CLIP_CHROMA_FLOOR = 0.02;
+
+// Whether clipping lab to clipped_lab keeps its hue within the tolerance (or it is near grey).
+// Swift: GamutMapping.clipKeepsHue.
+bool gamut_clip_keeps_hue(vec3 lab, vec3 clipped_lab) {
+  float c1 = sqrt(lab.y * lab.y + lab.z * lab.z);
+  float c2 = sqrt(clipped_lab.y * clipped_lab.y + clipped_lab.z * clipped_lab.z);
+  if (c1 < GAMUT_CLIP_CHROMA_FLOOR || c2 < GAMUT_CLIP_CHROMA_FLOOR) {
+    return true;
+  }
+  float cosine = (lab.y * clipped_lab.y + lab.z * clipped_lab.z) / (c1 * c2);
+  return cosine >= cos(GAMUT_CLIP_HUE_TOLERANCE_DEGREES * 3.14159265358979 / 180.0);
+}
+
+// The grey gamut_map slides towards: Ottosson's adaptive L0. Swift: GamutMapping.anchorLightness.
+float gamut_anchor_lightness(vec3 lab) {
+  float chroma = sqrt(lab.y * lab.y + lab.z * lab.z);
+  float ld = lab.x - 0.5;
+  float e1 = 0.5 + abs(ld) + GAMUT_ANCHOR_CHROMA_WEIGHT * chroma;
+  float root = sqrt(max(0.0, e1 * e1 - 2.0 * abs(ld)));
+  return 0.5 * (1.0 + (ld < 0.0 ? -1.0 : 1.0) * (e1 - root));
+}
 
 vec3 gamut_map(vec3 rgb) {
   if (in_unit_range(rgb)) {
@@ -212,7 +235,12 @@ vec3 gamut_map(vec3 rgb) {
     return clamp(rgb, 0.0, 1.0);
   }
   vec3 colour = oklab_from_bt709(rgb);
-  float grey_l = min(colour.x, 1.0);
+  // A per-channel clip keeps saturation; it is used wherever it does not turn the hue.
+  vec3 clipped = clamp(rgb, 0.0, 1.0);
+  if (gamut_clip_keeps_hue(colour, oklab_from_bt709(clipped))) {
+    return clipped;
+  }
+  float grey_l = gamut_anchor_lightness(colour);
   mat3 to_lms = OKLAB_LAB_TO_LMS;
   mat3 to_rgb = OKLAB_LMS_TO_BT709;
   float inside = 0.0;

@@ -39,7 +39,9 @@ final class ColorScienceShaderTests: XCTestCase {
       "PQ_C2": PQTransfer.c2, "PQ_C3": PQTransfer.c3, "HLG_A": HLGTransfer.a, "HLG_B": HLGTransfer.b,
       "HLG_C": HLGTransfer.c, "HLG_REFERENCE_PEAK_NITS": HLGTransfer.referencePeakNits,
       "BT1886_GAMMA": BT1886Transfer.gamma, "BT2390_KNEE_OFFSET": ToneMapCurve.bt2390KneeOffset,
-      "GAMUT_OVERSHOOT": GamutMapping.overshoot,
+      "GAMUT_OVERSHOOT": GamutMapping.overshoot, "GAMUT_ANCHOR_CHROMA_WEIGHT": GamutMapping.anchorChromaWeight,
+      "GAMUT_CLIP_HUE_TOLERANCE_DEGREES": GamutMapping.clipHueToleranceDegrees,
+      "GAMUT_CLIP_CHROMA_FLOOR": GamutMapping.clipChromaFloor,
     ]
     for (name, value) in floats {
       let parsed = try XCTUnwrap(Self.numbers(in: source, after: "const float \(name) =").first, name)

@@ -62,13 +62,13 @@ final class ColorScienceToneMapTests: XCTestCase {
     }
   }
 
-  /// Values of the BT.2390 EETF computed independently from ITU-R BT.2390 section 5.4 (KS = 1.5·maxLum − 0.5) for
-  /// a 1000-nit source on a 203-nit target: the knee is at 87.84 nits.
+  /// Values of the BT.2390 EETF computed independently from ITU-R BT.2390 section 5.4 with the knee offset 1.0
+  /// (KS = 2·maxLum − 1) for a 1000-nit source on a 203-nit target: the knee is at 36.01 nits.
   func testBT2390MatchesTheSpecificationAtKnownPoints() {
-    XCTAssertEqual(ToneMapCurve.bt2390Knee(sourcePeak: 1000, targetPeak: 203), 87.836, accuracy: 0.01)
-    XCTAssertEqual(ToneMapCurve.bt2390.map(203, sourcePeak: 1000, targetPeak: 203), 159.042, accuracy: 0.01)
-    XCTAssertEqual(ToneMapCurve.bt2390.map(100, sourcePeak: 1000, targetPeak: 203), 99.361, accuracy: 0.01)
-    XCTAssertEqual(ToneMapCurve.bt2390.map(50, sourcePeak: 1000, targetPeak: 203), 50, accuracy: 1e-9)
+    XCTAssertEqual(ToneMapCurve.bt2390Knee(sourcePeak: 1000, targetPeak: 203), 36.011, accuracy: 0.01)
+    XCTAssertEqual(ToneMapCurve.bt2390.map(203, sourcePeak: 1000, targetPeak: 203), 134.226, accuracy: 0.01)
+    XCTAssertEqual(ToneMapCurve.bt2390.map(100, sourcePeak: 1000, targetPeak: 203), 86.763, accuracy: 0.01)
+    XCTAssertEqual(ToneMapCurve.bt2390.map(30, sourcePeak: 1000, targetPeak: 203), 30, accuracy: 1e-9)
   }
 
   func testEveryCurveIsTheIdentityWhenTheSourceFitsTheTarget() {

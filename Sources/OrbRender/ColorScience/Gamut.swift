@@ -205,10 +205,38 @@ public enum GamutMapping {
   /// Bisection steps of `perceptual` before its final linear step onto the boundary.
   public static let perceptualSteps = 8
 
-  /// Maps relative linear BT.709 RGB into 0...1 at constant Oklab hue: it slides along the straight Oklab line from the
-  /// colour to the grey of the same lightness L (or to white, where L is above white's), keeping as much chroma as
-  /// fits (bisection, then a linear step onto the boundary). Colours in 0...1 come back unchanged. This is what
-  /// `HDRToSDR` uses. GLSL `gamut_map`.
+  /// The largest hue turn (degrees, Oklab) that `perceptual` accepts from a plain per-channel clip.
+  public static let clipHueToleranceDegrees = 2.0
+  /// Below this Oklab chroma a colour is near enough to grey that its hue cannot be seen turning.
+  public static let clipChromaFloor = 0.02
+
+  /// Whether clipping `lab` to `clippedLab` keeps its hue within `clipHueToleranceDegrees` (or it is near grey).
+  static func clipKeepsHue(_ lab: SIMD3<Double>, _ clippedLab: SIMD3<Double>) -> Bool {
+    let c1 = (lab.y * lab.y + lab.z * lab.z).squareRoot()
+    let c2 = (clippedLab.y * clippedLab.y + clippedLab.z * clippedLab.z).squareRoot()
+    if c1 < clipChromaFloor || c2 < clipChromaFloor { return true }
+    let cosine = (lab.y * clippedLab.y + lab.z * clippedLab.z) / (c1 * c2)
+    return cosine >= cos(clipHueToleranceDegrees * .pi / 180)
+  }
+
+  /// How far towards mid-grey the anchor of `perceptual`'s line moves per unit of Oklab chroma (Ottosson's α).
+  public static let anchorChromaWeight = 0.05
+
+  /// The grey `perceptual` slides a colour towards: Ottosson's adaptive L0 (α = 0.05). A colour of little chroma
+  /// keeps its lightness (greys map to themselves, clipped to black or white); a saturated one gives up some
+  /// lightness instead of all its chroma, so a red slightly beyond BT.709 stays red rather than turning pink.
+  public static func anchorLightness(_ lab: SIMD3<Double>) -> Double {
+    let chroma = (lab.y * lab.y + lab.z * lab.z).squareRoot()
+    let ld = lab.x - 0.5
+    let e1 = 0.5 + abs(ld) + anchorChromaWeight * chroma
+    let root = max(0, e1 * e1 - 2 * abs(ld)).squareRoot()
+    return 0.5 * (1 + (ld < 0 ? -1 : 1) * (e1 - root))
+  }
+
+  /// Maps relative linear BT.709 RGB into 0...1 without turning its hue: a per-channel clip where that keeps the
+  /// Oklab hue within `clipHueToleranceDegrees`, else a slide along the straight Oklab line from the colour to a grey
+  /// (`anchorLightness`), keeping as much chroma as fits (bisection, then a linear step onto the boundary). Colours in
+  /// 0...1 come back unchanged. This is what `HDRToSDR` uses. GLSL `gamut_map`.
   /// Oklab rather than ICtCp: its hue lines are as straight (within about 2° of ICtCp's on BT.2020 primaries), and a
   /// step costs a cube instead of four PQ powers, which keeps HDR playback real-time on a software GPU.
   public static func perceptual(_ rgb: SIMD3<Double>) -> SIMD3<Double> {
@@ -218,7 +246,11 @@ public enum GamutMapping {
       return rgb.clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 1))
     }
     let colour = Oklab.fromBT709(rgb)
-    let greyL = min(colour.x, 1)
+    // Clipping each channel is what people expect (it keeps saturation) wherever it does not turn the hue: a colour
+    // just past the edge from compression or rounding. Only where it would turn the hue is the mapping needed.
+    let clipped = rgb.clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 1))
+    if clipKeepsHue(colour, Oklab.fromBT709(clipped)) { return clipped }
+    let greyL = anchorLightness(colour)
     func along(_ s: Double) -> SIMD3<Double> {
       Oklab.toBT709(SIMD3(greyL + s * (colour.x - greyL), s * colour.y, s * colour.z))
     }

@@ -1,0 +1,66 @@
+import Foundation
+import OrbDecode
+import OrbTestSupport
+import XCTest
+
+@testable import OrbRender
+
+/// HDR frames through the GPU: what the shader draws equals the Swift reference (HDRToSDR) within 1/255.
+final class HDRRenderTests: XCTestCase {
+  /// The Swift reference for the pixel of `frame` at (x, y): its 10-bit codes through YUVMatrix and HDRToSDR.
+  static func reference(_ frame: VideoFrame, x: Int, y: Int, toneMapping: ToneMapping) -> RGB {
+    func code(_ plane: Int, _ px: Int, _ py: Int) -> Double {
+      let p = frame.planes[plane]
+      let word = p.base.load(fromByteOffset: py * p.stride + px * 2, as: UInt16.self)
+      return Double(word) / Double((1 << frame.bitDepth) - 1)
+    }
+    let m = YUVMatrix(matrix: frame.color.matrix, range: frame.color.range, bitDepth: frame.bitDepth)
+    let signal = m.apply(y: code(0, x, y), cb: code(1, x / 2, y / 2), cr: code(2, x / 2, y / 2))
+      .clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 1))
+    let params = ToneMapParams(
+      color: frame.color, metadata: frame.hdr, curve: toneMapping.curve, targetPeak: toneMapping.targetPeak)!
+    let out = HDRToSDR.map(rgbSignal: signal, params: params) * 255
+    return RGB(r: Int(out.x.rounded()), g: Int(out.y.rounded()), b: Int(out.z.rounded()))
+  }
+
+  /// Patch centres of the pattern at `size`: where a 2x2 chroma block and its neighbours are one colour.
+  private func assertMatchesReference(_ url: String, points: [(Int, Int)], curve: ToneMapCurve = .bt2390) throws {
+    let source = try TestPatternSource(url: url + "?size=1280x720")
+    let frame = try XCTUnwrap(source.nextFrame())
+    let renderer = try Renderer()
+    let target = try renderer.makeTarget(width: 1280, height: 720, readable: true)
+    let toneMapping = ToneMapping(curve: curve)
+    try renderer.render(frame, into: target, toneMapping: toneMapping)
+    let pixels = Array(target.pixels!)
+    for (x, y) in points {
+      let p = (y * 1280 + x) * 4
+      let gpu = RGB(r: Int(pixels[p]), g: Int(pixels[p + 1]), b: Int(pixels[p + 2]))
+      let swift = Self.reference(frame, x: x, y: y, toneMapping: toneMapping)
+      XCTAssertLessThanOrEqual(
+        gpu.distance(to: swift), 1, "\(url) \(curve) at (\(x), \(y)): GPU \(gpu), Swift \(swift)")
+    }
+  }
+
+  func testPQRampMatchesTheSwiftReference() throws {
+    let steps = HDRTestPattern.rampNits.count
+    let points = (0..<steps).map { i in (Int((Double(i) + 0.5) * 1280 / Double(steps)), 200) }
+    for curve in ToneMapCurve.allCases {
+      try assertMatchesReference("test://hdr10-ramp", points: points, curve: curve)
+    }
+  }
+
+  func testPQBarsMatchTheSwiftReference() throws {
+    // 40% grey, the seven 75% bars, the 100% row, the signal ramp.
+    let bar = (1280 - 2 * 160) / 7
+    let bars = (0..<7).map { i in (160 + bar * i + bar / 2, 200) }
+    let full = (0..<7).map { i in (160 + bar * i + bar / 2, 450) }
+    let ramp = (0...10).map { i in (Int((Double(i) + 0.5) * 1280 / 11), 650) }
+    try assertMatchesReference("test://hdr10-bars", points: [(80, 200)] + bars + full + ramp)
+  }
+
+  func testHLGBarsMatchTheSwiftReference() throws {
+    let bar = (1280 - 2 * 160) / 7
+    let bars = (0..<7).map { i in (160 + bar * i + bar / 2, 200) }
+    try assertMatchesReference("test://hlg-bars", points: [(80, 200)] + bars)
+  }
+}
