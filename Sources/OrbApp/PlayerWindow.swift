@@ -335,7 +335,7 @@ final class PlayerWindow: @unchecked Sendable {
     finished = true
     exitStatus = status
     if let reason, let player {
-      events?.ended(positionMs: Int64((player.position * 1000).rounded()), reason: reason)
+      events?.ended(positionMs: Int64((player.position * 1000).rounded()), reason: reason, stats: player.stats)
     }
     video.detach()
     g_application_quit(cast(raw(app)))

@@ -24,9 +24,17 @@ public final class EventWriter: @unchecked Sendable {
     write(["event": "state", "state": state, "position_ms": positionMs])
   }
 
-  /// `reason`: "eof", "user-quit" or "credits".
-  public func ended(positionMs: Int64, reason: String) {
-    write(["event": "ended", "position_ms": positionMs, "reason": reason])
+  /// `reason`: "eof", "user-quit" or "credits". `stats` (frames shown, dropped, repeated) rides along for hosts
+  /// and benchmarks that want to know how smoothly it went.
+  public func ended(positionMs: Int64, reason: String, stats: PlaybackStats? = nil) {
+    var fields: [String: Any] = ["event": "ended", "position_ms": positionMs, "reason": reason]
+    if let stats {
+      fields["stats"] = [
+        "presented": stats.presented, "dropped": stats.dropped, "repeated": stats.repeated,
+        "corrupt_packets": stats.corruptPackets,
+      ]
+    }
+    write(fields)
   }
 
   /// `kind`: "network", "sign-in", "missing" or "unplayable".
