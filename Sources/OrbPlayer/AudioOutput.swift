@@ -64,6 +64,9 @@ public final class AudioOutput: @unchecked Sendable {
   /// Whether PipeWire has the stream linked and running.
   public var isStreaming: Bool { timing.state == 3 }
 
+  /// False once the stream failed or PipeWire went away (state error or unconnected).
+  public var isAlive: Bool { timing.state > 0 }
+
   /// The ring frame (fractional) being heard at host time `host` (ns of CLOCK_MONOTONIC), or nil when unknown
   /// (no cycle yet, or none since the last resume). Never beyond what has left the ring: on an underrun it stops.
   public func heardFrame(at host: UInt64) -> Double? {

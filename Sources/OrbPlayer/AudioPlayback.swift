@@ -26,7 +26,11 @@ public protocol MasterClock: AnyObject, Sendable {
 
 /// Feeds one pipeline's audio through the DSP chain into the PipeWire output on its own thread, and knows, for each
 /// frame in the output, which media time it carries: that makes it the master clock.
-/// Thread-safety: Safe; the mapping is guarded by `lock`, the DSP chain is touched only by the feed thread.
+/// When PipeWire goes away, the audio is let go at the pace of the clock (which falls back to the host clock) and a
+/// new output is tried every two seconds; once one connects, `onOutputRestored` asks the player to refill from where
+/// it is, so sound comes back in step with the picture.
+/// Thread-safety: Safe; the mapping and the output are guarded by `lock`, the DSP chain is touched only by the feed
+/// thread.
 public final class AudioPlayback: MasterClock, @unchecked Sendable {
   private struct Anchor {
     var frame: UInt64
@@ -34,23 +38,42 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
     var speed: Double
   }
 
-  public let output: AudioOutput
+  /// Called on the feed thread when a lost output has come back: seek to the current position to refill.
+  public var onOutputRestored: (@Sendable () -> Void)?
+  /// Called on the feed thread, once per loss, when the output went away.
+  public var onOutputLost: (@Sendable () -> Void)?
+
   private let pipeline: MediaPipeline
   private let processor: AudioProcessing
+  private let makeOutput: () throws -> AudioOutput
+  /// Media time now, from the player's clock (used to pace audio while there is no output).
+  private let clockTime: () -> Double
   private let lock = NSCondition()
   // Guarded by `lock`:
+  private var currentOutput: AudioOutput?
   private var anchors: [Anchor] = []
   private var stopped = false
+  private var paused = true
   private var flushRequested = false
   /// Ring index after the last frame of the stream's end; nil until the end is reached.
   private var endFrame: UInt64?
+  /// The pipeline's audio ended while there was no output to play it.
+  private var endedSilently = false
   private var generation = 0
 
-  public init(pipeline: MediaPipeline, output: AudioOutput, processor: AudioProcessing) {
+  public init(
+    pipeline: MediaPipeline, output: AudioOutput, processor: AudioProcessing,
+    reconnect: @escaping () throws -> AudioOutput, clockTime: @escaping () -> Double
+  ) {
     self.pipeline = pipeline
-    self.output = output
+    currentOutput = output
     self.processor = processor
+    makeOutput = reconnect
+    self.clockTime = clockTime
   }
+
+  /// The PipeWire output now, if there is one.
+  public var output: AudioOutput? { lock.withLock { currentOutput } }
 
   public func start() {
     let t = Thread { [self] in feedLoop() }
@@ -67,47 +90,97 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
 
   /// Call after `pipeline.seek`: drops what the output holds and what the chain buffered.
   public func flushForSeek() {
-    lock.withLock {
+    let out = lock.withLock { () -> AudioOutput? in
       flushRequested = true
       anchors.removeAll()
       endFrame = nil
+      endedSilently = false
       generation = pipeline.currentGeneration
       lock.broadcast()
+      return currentOutput
     }
-    output.flush()
+    out?.flush()
   }
 
-  public func setPaused(_ paused: Bool) { output.setActive(!paused) }
+  public func setPaused(_ paused: Bool) {
+    let out = lock.withLock { () -> AudioOutput? in
+      self.paused = paused
+      return currentOutput
+    }
+    out?.setActive(!paused)
+  }
 
   /// Whether everything decoded has been heard (the audio reached its end).
   public func finished(at host: UInt64) -> Bool {
-    guard let end = lock.withLock({ endFrame }) else { return false }
-    guard let heard = output.heardFrame(at: host) else { return true }
+    let (end, out, silent) = lock.withLock { (endFrame, currentOutput, endedSilently) }
+    if silent { return true }
+    guard let end, let out else { return false }
+    guard let heard = out.heardFrame(at: host) else { return true }
     return heard >= Double(end) - 1
   }
 
+  /// Audio cycles that found the ring empty (the decoder or the DSP fell behind), in the current output.
+  public var underruns: Int { Int(output?.timing.underruns ?? 0) }
+
   public func mediaTime(at host: UInt64) -> Double? {
-    guard let heard = output.heardFrame(at: host) else { return nil }
+    guard let out = output, out.isAlive, let heard = out.heardFrame(at: host) else { return nil }
     return lock.withLock {
       if let end = endFrame, heard >= Double(end) - 1 { return nil }  // drained: the host clock takes over
       guard let anchor = anchors.last(where: { Double($0.frame) <= heard }) else { return nil }
-      return anchor.media + (heard - Double(anchor.frame)) / Double(output.sampleRate) * anchor.speed
+      return anchor.media + (heard - Double(anchor.frame)) / Double(out.sampleRate) * anchor.speed
     }
   }
 
   private func feedLoop() {
     var expected = lock.withLock { generation }
+    var held: AudioChunk?  // decoded while there was no output, waiting for the clock to reach it
+    var lastAttempt = Date.distantPast
     while true {
-      let (isStopped, flush, current) = lock.withLock { () -> (Bool, Bool, Int) in
+      let (isStopped, flush, current, out) = lock.withLock { () -> (Bool, Bool, Int, AudioOutput?) in
         let f = flushRequested
         flushRequested = false
-        return (stopped, f, generation)
+        return (stopped, f, generation, currentOutput)
       }
       if isStopped { return }
       if flush {
         processor.reset()
         expected = current
+        held = nil
       }
+      if let out, !out.isAlive {
+        lock.withLock {
+          currentOutput = nil
+          anchors.removeAll()
+        }
+        onOutputLost?()
+        continue
+      }
+      if out == nil {
+        // No PipeWire: try again now and then; meanwhile let the audio go as the clock passes it.
+        if Date().timeIntervalSince(lastAttempt) >= 2 {
+          lastAttempt = Date()
+          if let fresh = try? makeOutput() {
+            let isPaused = lock.withLock {
+              currentOutput = fresh
+              return paused
+            }
+            fresh.setActive(!isPaused)
+            processor.reset()
+            held = nil
+            onOutputRestored?()
+            continue
+          }
+        }
+        if held == nil { held = pipeline.nextAudio(timeout: 0.05) }
+        if let chunk = held {
+          if chunk.time + chunk.duration <= clockTime() { held = nil } else { usleep(20_000) }
+        } else if pipeline.audioEnded(generation: current) {
+          lock.withLock { endedSilently = true }
+          usleep(50_000)
+        }
+        continue
+      }
+      guard let out else { continue }
       guard let chunk = pipeline.nextAudio(timeout: 0.05) else {
         // The end of the audio (or a seek in progress): mark where it ends once, then wait for a seek or stop.
         let reachedEnd = lock.withLock {
@@ -117,8 +190,8 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
         if reachedEnd {
           // The time-stretch holds the last few milliseconds back: let them out before marking the end.
           let tail = processor.flush()
-          if !tail.isEmpty { write(tail) }
-          lock.withLock { endFrame = output.writeIndex }
+          if !tail.isEmpty { write(tail, to: out) }
+          lock.withLock { endFrame = out.writeIndex }
         }
         let ended = lock.withLock { endFrame != nil }
         if ended {
@@ -132,30 +205,30 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
       expected = chunk.generation
       let stereo = processor.process(chunk.samples, channels: chunk.channels)
       guard !stereo.isEmpty else { continue }
-      let startFrame = output.writeIndex
+      let startFrame = out.writeIndex
       // The end of what came out stands for the end of what went in, less what the chain still holds; its start
       // lies `frames × speed` before that.
-      let rate = Double(output.sampleRate)
+      let rate = Double(out.sampleRate)
       let end = chunk.time + Double(chunk.frames) / rate - processor.latency
       let media = max(0, end - Double(stereo.count / 2) / rate * processor.speed)
       lock.withLock {
         anchors.append(Anchor(frame: startFrame, media: media, speed: processor.speed))
         if anchors.count > 256 { anchors.removeFirst(anchors.count - 128) }
       }
-      write(stereo)
+      write(stereo, to: out)
     }
   }
 
-  /// Writes all of `stereo`, waiting for room; gives up on stop or seek.
-  private func write(_ stereo: [Float]) {
+  /// Writes all of `stereo`, waiting for room; gives up on stop, seek, or a dead output.
+  private func write(_ stereo: [Float], to out: AudioOutput) {
     var offset = 0
     stereo.withUnsafeBufferPointer { all in
       while offset < all.count {
-        let written = output.write(UnsafeBufferPointer(rebasing: all[offset...]))
+        let written = out.write(UnsafeBufferPointer(rebasing: all[offset...]))
         offset += written * 2
         if offset >= all.count { break }
         let interrupted = lock.withLock { stopped || flushRequested }
-        if interrupted { return }
+        if interrupted || !out.isAlive { return }
         usleep(5000)
       }
     }

@@ -31,7 +31,7 @@ public final class EventWriter: @unchecked Sendable {
     if let stats {
       fields["stats"] = [
         "presented": stats.presented, "dropped": stats.dropped, "repeated": stats.repeated,
-        "corrupt_packets": stats.corruptPackets,
+        "corrupt_packets": stats.corruptPackets, "audio_underruns": stats.audioUnderruns,
       ]
     }
     write(fields)

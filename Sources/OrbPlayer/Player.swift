@@ -128,7 +128,12 @@ public final class Player: @unchecked Sendable {
   }
 
   public var state: State { lock.withLock { stateValue } }
-  public var stats: PlaybackStats { lock.withLock { statsValue } }
+  public var stats: PlaybackStats {
+    let (value, playback) = lock.withLock { (statsValue, audio) }
+    var stats = value
+    stats.audioUnderruns = playback?.underruns ?? 0
+    return stats
+  }
   /// Media seconds now.
   public var position: Double { clock.time() }
   public var duration: Double? { lock.withLock { media?.duration } }
@@ -415,7 +420,18 @@ public final class Player: @unchecked Sendable {
     }
     output.setActive(false)  // until the first picture starts the clock
     onEvent?(.notice("audio: PipeWire, \(output.sampleRate) Hz stereo; the picture follows the sound"))
-    let playback = AudioPlayback(pipeline: pipeline, output: output, processor: makeProcessor?() ?? dsp)
+    let name = info?.source ?? source
+    let playback = AudioPlayback(
+      pipeline: pipeline, output: output, processor: makeProcessor?() ?? dsp,
+      reconnect: { try AudioOutput(mediaName: name) }, clockTime: { [clock] in clock.time() })
+    playback.onOutputLost = { [weak self] in
+      self?.onEvent?(.notice("no audio output (PipeWire went away); playing on without sound"))
+    }
+    playback.onOutputRestored = { [weak self] in
+      guard let self else { return }
+      self.onEvent?(.notice("audio: PipeWire is back"))
+      self.seek(to: self.clock.time())  // refill from here, so sound and picture start together
+    }
     lock.withLock {
       audio = playback
       if !pipeline.hasVideo {

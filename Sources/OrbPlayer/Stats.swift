@@ -11,6 +11,8 @@ public struct PlaybackStats: Sendable, Encodable {
   public var avOffset = 0.0
   /// Packets that failed to decode and were skipped.
   public var corruptPackets = 0
+  /// Audio cycles that found nothing to play (silence was written instead).
+  public var audioUnderruns = 0
 
   public init() {}
 }

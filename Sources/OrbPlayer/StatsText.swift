@@ -68,6 +68,7 @@ public struct StatsText: Sendable {
         format: "Frames    %d shown, %d dropped, %d repeated, A/V %+.1f ms", stats.presented, stats.dropped,
         stats.repeated, stats.avOffset * 1000))
     if stats.corruptPackets > 0 { out.append("Damage    \(stats.corruptPackets) corrupt packets skipped") }
+    if stats.audioUnderruns > 0 { out.append("Audio gaps \(stats.audioUnderruns) underruns") }
     return out
   }
 

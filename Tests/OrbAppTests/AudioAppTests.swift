@@ -51,3 +51,42 @@ final class AudioAppTests: XCTestCase {
     XCTAssertFalse(r.stderr.contains("audio:"), r.stderr)
   }
 }
+
+/// PipeWire going away mid-play and coming back, in a session of the test's own (so killing its daemons touches
+/// nothing else): playback goes on to the end at its rate, and says what happened.
+final class AudioOutputLossTests: XCTestCase {
+  func testPlaybackGoesOnWhenPipeWireGoesAwayAndComesBack() throws {
+    try Screen.requireDisplay()
+    let clip = try TestMedia.path(
+      "av-8s.mp4",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=8", "-f", "lavfi", "-i",
+        "sine=frequency=440:sample_rate=48000:duration=8", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt",
+        "yuv420p", "-c:a", "aac",
+      ])
+    // Kills only the daemons whose XDG_RUNTIME_DIR is this session's, then starts them again with their environment.
+    let script = """
+      "$0" --events-fd 1 "$1" & player=$!
+      sleep 2.5
+      env_of() { tr '\\0' '\\n' < /proc/$1/environ | grep -E '^(PIPEWIRE|XDG|DBUS)'; }
+      for p in $(pgrep -x pipewire); do
+        if env_of $p | grep -qx "XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR"; then saved=$(env_of $p); kill $p; fi
+      done
+      sleep 2.5
+      env $saved pipewire >/dev/null 2>&1 & pw=$!
+      sleep 0.3
+      env $saved wireplumber >/dev/null 2>&1 & wp=$!
+      wait $player; status=$?
+      kill $wp $pw 2>/dev/null; wait $wp $pw 2>/dev/null
+      exit $status
+      """
+    let started = Date()
+    let r = Tool.run(
+      OrbBinary.packageRoot + "/scripts/with-test-env.sh", ["bash", "-c", script, OrbBinary.path, clip], timeout: 90)
+    XCTAssertEqual(r.status, 0, r.stderr)
+    XCTAssertGreaterThan(Date().timeIntervalSince(started), 7.5)
+    XCTAssertTrue(r.stderr.contains("no audio output (PipeWire went away)"), r.stderr)
+    XCTAssertTrue(r.stderr.contains("audio: PipeWire is back"), r.stderr)
+    XCTAssertTrue(r.stdout.contains("\"reason\":\"eof\""), r.stdout)
+  }
+}
