@@ -52,7 +52,7 @@ die() {
 }
 log() { echo "playback: $*" >&2; }
 calc() { awk "BEGIN { printf \"%.${2:-3}f\", $1 }"; }
-esc() { sed 's/\\/\\\\/g; s/"/\\"/g' <<<"$1" | tr '\t\r\n' '   '; } # JSON string content
+esc() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr '\t\r\n' '   '; } # JSON string content
 num() { # num KEY JSON -> the first number stored under "KEY" (empty if absent)
   { grep -o "\"$1\":[-+0-9.eE]*" <<<"$2" || true; } | sed -n 1p | cut -d: -f2
 }
@@ -123,7 +123,11 @@ EOF
     local rc=0 t1 cpu
     wait "$PID" || rc=$?
     t1=$EPOCHREALTIME
-    [ -n "${SAMPLER:-}" ] && { wait "$SAMPLER" || true; SAMPLER=""; }
+    if [ -n "${SAMPLER:-}" ]; then # our own background sampler: stop it if it has not noticed the exit
+      kill "$SAMPLER" 2>/dev/null || true
+      wait "$SAMPLER" 2>/dev/null || true
+      SAMPLER=""
+    fi
     cpu="$(tail -n1 "$WORK/$1.time" 2>/dev/null | awk 'NF == 2 { printf "%.2f", $1 + $2 }')"
     printf 'rc=%s\nwall=%s\ncpu=%s\n' "$rc" "$(calc "$t1 - $T0" 2)" "${cpu:-}" >"$WORK/$1.kv"
     return "$rc"
@@ -179,11 +183,11 @@ EOF
       SAMPLER=$!
     fi
     finish "$name.mpv" || {
-      tr '\r' '\n' <"$WORK/$name.mpv.err" | tail -n 20 | sed 's/^/  mpv: /' >&2
+      cat "$WORK/$name.mpv.out" "$WORK/$name.mpv.err" | tr '\r' '\n' | grep -v '^$' | tail -n 20 | sed 's/^/  mpv: /' >&2
       die "mpv exited with status $(sed -n 's/^rc=//p' "$WORK/$name.mpv.kv")"
     }
     [ -n "${win:-}" ] || die "no mpv window titled $title appeared"
-    grep -q '^ORB-PLAYBACK-MPV ' "$WORK/$name.mpv.err" || die "mpv did not print its frame counters (Lua hook)"
+    grep -q 'ORB-PLAYBACK-MPV {' "$WORK/$name.mpv.err" || die "mpv did not print its frame counters (Lua hook)"
   done <"$WORK/clips"
   STEP="done"
   exit 0
@@ -295,7 +299,7 @@ make_clip "$HDR" \
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/orb-playback.XXXXXX")"
 STEP="probing the clips"
 NAMES=()
-declare -A FRAMES=() FPS=() AUDIO=()
+declare -A FRAMES=() FPS=() AUDIO=() CLIPFILE=()
 for spec in "sdr-1080p30-h264|$SDR" "hdr10-1080p24-hevc10|$HDR"; do
   name="${spec%%|*}"
   clip="${spec#*|}"
@@ -306,6 +310,7 @@ for spec in "sdr-1080p30-h264|$SDR" "hdr10-1080p24-hevc10|$HDR"; do
     -of default=nw=1:nk=1 "$clip")" || die "ffprobe could not count packets of $clip"
   FPS[$name]="$(ffprobe -v error -select_streams v:0 -show_entries stream=r_frame_rate -of default=nw=1:nk=1 "$clip")"
   AUDIO[$name]="$(ffprobe -v error -select_streams a -show_entries stream=codec_name -of csv=p=0 "$clip" | head -n1)"
+  CLIPFILE[$name]="$clip"
   echo "$name|$clip|${dims%x*}|${dims#*x}" >>"$WORK/clips"
   NAMES+=("$name")
 done
@@ -351,7 +356,7 @@ for name in "${NAMES[@]}"; do
   o_err="$(cat "$f.err")"
   [ "$o_reason" = eof ] || ODD+=("$name: orb-player ended with reason '$o_reason', not eof")
   [ "$o_win" = "${W}x$H" ] || ODD+=("$name: orb-player window was $o_win after the resize, not ${W}x$H")
-  grep -qv "^${W}x$H\$" <<<"$(tr ' ' '\n' <<<"$o_sizes")" &&
+  [ -n "$o_sizes" ] && grep -qv "^${W}x$H\$" <<<"$(tr ' ' '\n' <<<"$o_sizes")" &&
     ODD+=("$name: orb-player window sizes seen while playing: $o_sizes")
   [ $((o_pres + o_drop)) -eq "$frames" ] ||
     ODD+=("$name: orb-player presented + dropped = $((o_pres + o_drop)), the clip has $frames frames")
@@ -364,7 +369,8 @@ for name in "${NAMES[@]}"; do
 
   # mpv
   f="$WORK/$name.mpv"
-  m_json="$(sed -n 's/^ORB-PLAYBACK-MPV //p' "$f.err" | tail -n1)"
+  # (the line may follow mpv's last status line, which ends in a carriage return, not a newline)
+  m_json="$( { grep -o 'ORB-PLAYBACK-MPV {[^}]*}' "$f.err" || true; } | tail -n1 | cut -d' ' -f2-)"
   m_ddrop="$(num decoder_drops "$m_json")"
   m_vdrop="$(num vo_drops "$m_json")"
   m_last="$(num last_frame_number "$m_json")"
@@ -379,14 +385,14 @@ for name in "${NAMES[@]}"; do
   m_cpu="$(kv cpu "$f.kv")"
   [ -n "$m_cpu" ] || die "no CPU time for mpv on $name"
   m_sizes="$(awk '{ print $2 }' "$f.sizes" 2>/dev/null | uniq | paste -sd' ' -)"
-  grep -qv "^${W}x$H\$" <<<"$(tr ' ' '\n' <<<"$m_sizes")" &&
+  [ -n "$m_sizes" ] && grep -qv "^${W}x$H\$" <<<"$(tr ' ' '\n' <<<"$m_sizes")" &&
     ODD+=("$name: mpv window sizes seen while playing: $m_sizes")
   ROWS+=("$(printf "$FMT" "" mpv "$m_pres" "$m_drop" "-" "$(calc "$m_cpu" 2)" "$m_wall" \
     "drops: decoder $m_ddrop + vo $m_vdrop; window $(kv window_first "$f.win")")")
 
   CLIP_JSON+=("$(
     printf '{"name":"%s","file":"%s","frames":%s,"frame_rate":"%s","audio":"%s",' \
-      "$name" "$(esc "${SDR%/*}/$(basename "$(grep "^$name|" "$WORK/clips" | cut -d'|' -f2)")")" "$frames" \
+      "$name" "$(esc "${CLIPFILE[$name]}")" "$frames" \
       "${FPS[$name]}" "${AUDIO[$name]:-none}"
     printf '"orb":{"presented":%s,"dropped":%s,"repeated":%s,"corrupt_packets":%s,"position_ms":%s,"reason":"%s",' \
       "$o_pres" "$o_drop" "${o_rep:-null}" "${o_corrupt:-null}" "${o_pos:-null}" "$(esc "$o_reason")"
@@ -441,9 +447,9 @@ mkdir -p "$RESULTS"
   done
   printf ']}\n'
 } >"$WORK/playback.json"
-if command -v python3 >/dev/null; then
-  python3 -m json.tool "$WORK/playback.json" >/dev/null || die "playback.json is not valid JSON (kept: $RESULTS/playback.json.bad)" \
-    "$(cp "$WORK/playback.json" "$RESULTS/playback.json.bad")"
+if command -v python3 >/dev/null && ! python3 -m json.tool "$WORK/playback.json" >/dev/null; then
+  cp "$WORK/playback.json" "$RESULTS/playback.json.bad"
+  die "playback.json is not valid JSON (kept as $RESULTS/playback.json.bad)"
 fi
 mv -f "$WORK/playback.json" "$RESULTS/playback.json"
 echo "results: $RESULTS/playback.json"
