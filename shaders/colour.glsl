@@ -301,16 +301,22 @@ vec3 colour_linearise(vec3 signal, int transfer, float source_peak) {
   return pq_eotf(signal);
 }
 
-// Linear light in nits (source primaries) -> encoded SDR BT.709 signal (0..1, BT.1886 inverse EOTF), before dither:
-// tone-map luminance Y = dot(rgb, source_luma) and scale RGB by Y'/Y, convert with gamut (source -> BT.709, e.g.
-// BT2020_TO_BT709), divide by target_peak, gamut_map (constant Oklab hue), encode.
-vec3 hdr_to_sdr(vec3 rgb_nits, int curve, float source_peak, float target_peak, mat3 gamut, vec3 source_luma) {
+// hdr_to_sdr before the encoding: relative linear BT.709 light in 0..1 (1 = target_peak nits).
+vec3 hdr_to_sdr_relative(vec3 rgb_nits, int curve, float source_peak, float target_peak, mat3 gamut,
+                         vec3 source_luma) {
   vec3 rgb = max(rgb_nits, 0.0);
   float y = dot(rgb, source_luma);
   float mapped_y = tone_map(curve, y, source_peak, target_peak);
   vec3 toned = y > 0.0 ? rgb * (mapped_y / y) : vec3(0.0);
   vec3 relative = gamut * toned / target_peak;
-  return bt1886_inv_eotf(gamut_map(relative));
+  return gamut_map(relative);
+}
+
+// Linear light in nits (source primaries) -> encoded SDR BT.709 signal (0..1, BT.1886 inverse EOTF), before dither:
+// tone-map luminance Y = dot(rgb, source_luma) and scale RGB by Y'/Y, convert with gamut (source -> BT.709, e.g.
+// BT2020_TO_BT709), divide by target_peak, gamut_map (constant Oklab hue), encode.
+vec3 hdr_to_sdr(vec3 rgb_nits, int curve, float source_peak, float target_peak, mat3 gamut, vec3 source_luma) {
+  return bt1886_inv_eotf(hdr_to_sdr_relative(rgb_nits, curve, source_peak, target_peak, gamut, source_luma));
 }
 
 // ---- Ordered dither, 8x8 Bayer, offset (index + 0.5) / 64 - 0.5 LSB. Swift: OrderedDither.

@@ -1,10 +1,11 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // Samples the video's Y'CbCr planes, converts to R'G'B' with the stream's matrix and range, letterboxes the
-// picture into `rect`, and for HDR (PQ, HLG) or wide-gamut sources tone-maps and gamut-maps to SDR BT.709.
-// Mirrors OrbRender's Swift reference (VideoGeometry, YUVMatrix, HDRToSDR through colour.glsl).
+// picture into `rect`, and for HDR (PQ, HLG) or wide-gamut sources tone-maps and gamut-maps to SDR BT.709 through the
+// table hdrlut.frag computed with colour.glsl. Mirrors OrbRender's Swift reference (VideoGeometry, YUVMatrix, HDRToSDR).
 // What varies per stream kind is a specialization constant, not a branch: llvmpipe runs both sides of a branch.
 #include "colour.glsl"
+#include "hdrlut.glsl"
 
 layout(location = 0) in vec2 position;
 layout(location = 0) out vec4 outColor;
@@ -13,6 +14,8 @@ layout(set = 0, binding = 0) uniform sampler2D planeY;
 // Cb (three-plane layouts) or interleaved CbCr (NV12/P010).
 layout(set = 0, binding = 1) uniform sampler2D planeCb;
 layout(set = 0, binding = 2) uniform sampler2D planeCr;
+// The HDR -> SDR table for this stream (hdrlut.frag made it); unused for plain SDR.
+layout(set = 0, binding = 3) uniform sampler2D hdrTable;
 
 // 0: SDR shown as it is; 1: PQ; 2: HLG; 3: SDR with BT.2020 primaries (gamut-mapped only).
 layout(constant_id = 0) const int MODE = 0;
@@ -56,19 +59,9 @@ void main() {
                   dot(params.row2.xyz, ycc) + params.row2.w);
   rgb = clamp(rgb, 0.0, 1.0);
   if (MODE != 0) {
-    float sourcePeak = params.hdr.x;
-    float targetPeak = params.hdr.y;
-    vec3 nits;
-    if (MODE == 1) {
-      nits = pq_eotf(rgb);
-    } else if (MODE == 2) {
-      nits = hlg_ootf(hlg_inverse_oetf(rgb), sourcePeak);
-    } else {
-      nits = bt1886_eotf(rgb) * targetPeak;
-    }
-    mat3 gamut = FROM_BT2020 ? BT2020_TO_BT709 : mat3(1.0);
-    vec3 luma = FROM_BT2020 ? BT2020_LUMA : BT709_LUMA;
-    rgb = dither8(hdr_to_sdr(nits, CURVE, sourcePeak, targetPeak, gamut, luma), pixel);
+    // Tone and gamut mapping come from the table; only the display encoding and the dither are done here.
+    vec3 light = pq_eotf(hdr_lut_sample(hdrTable, rgb)) / params.hdr.y;
+    rgb = dither8(bt1886_inv_eotf(light), pixel);
   }
   outColor = vec4(clamp(rgb, 0.0, 1.0), 1.0);
 }

@@ -60,7 +60,8 @@ final class PlaneSet {
     images = made
   }
 
-  /// Points the renderer's descriptor set at these images (the Cr binding repeats CbCr for two-plane layouts).
+  /// Points the renderer's descriptor set (bindings 0...2) at these images (the Cr binding repeats CbCr for two-plane
+  /// layouts).
   func bind(_ set: VkDescriptorSet, sampler: VkSampler) {
     var infos = (0..<3).map { i -> VkDescriptorImageInfo in
       VkDescriptorImageInfo(

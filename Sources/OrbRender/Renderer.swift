@@ -22,6 +22,13 @@ public final class Renderer: @unchecked Sendable {
   private let commandBuffer: VkCommandBuffer
   private let fence: VkFence
   private var planes: PlaneSet?
+  /// The HDR -> SDR table (shaders/hdrlut.glsl), made again when the stream's kind, curve or peaks change.
+  private let table: GPUImage
+  private let tableRenderPass: VkRenderPass
+  private let tableFramebuffer: VkFramebuffer
+  private var tablePipelines: [PipelineVariant: VkPipeline] = [:]
+  private var tableKey: HDRTableKey?
+  private var tableInitialized = false
 
   /// The geometry of the last picture drawn, for tests and the stats overlay.
   public private(set) var lastGeometry: VideoGeometry?
@@ -34,39 +41,11 @@ public final class Renderer: @unchecked Sendable {
 
     // Render pass: one RGBA8 attachment, every pixel written by the shader, left in GENERAL so that
     // a copy to a buffer or an importer (GL) can read it without another transition.
-    var attachment = VkAttachmentDescription()
-    attachment.format = VK_FORMAT_R8G8B8A8_UNORM
-    attachment.samples = VK_SAMPLE_COUNT_1_BIT
-    attachment.loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE
-    attachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE
-    attachment.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE
-    attachment.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE
-    attachment.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED
-    attachment.finalLayout = VK_IMAGE_LAYOUT_GENERAL
-    var colorRef = VkAttachmentReference(attachment: 0, layout: VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
-    var renderPass: VkRenderPass?
-    let rpResult = withUnsafePointer(to: &colorRef) { ref -> VkResult in
-      var subpass = VkSubpassDescription()
-      subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS
-      subpass.colorAttachmentCount = 1
-      subpass.pColorAttachments = ref
-      return withUnsafePointer(to: &subpass) { sp in
-        withUnsafePointer(to: &attachment) { att in
-          var info = VkRenderPassCreateInfo()
-          info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO
-          info.attachmentCount = 1
-          info.pAttachments = att
-          info.subpassCount = 1
-          info.pSubpasses = sp
-          return vkCreateRenderPass(device, &info, nil, &renderPass)
-        }
-      }
-    }
-    try vk(rpResult, "vkCreateRenderPass")
-    self.renderPass = renderPass!
+    renderPass = try Self.makeRenderPass(
+      device: device, format: VK_FORMAT_R8G8B8A8_UNORM, finalLayout: VK_IMAGE_LAYOUT_GENERAL)
 
-    // Three combined image samplers: Y, Cb (or CbCr), Cr.
-    var bindings = (0..<3).map { i -> VkDescriptorSetLayoutBinding in
+    // Four combined image samplers: Y, Cb (or CbCr), Cr, and the HDR table.
+    var bindings = (0..<4).map { i -> VkDescriptorSetLayoutBinding in
       var b = VkDescriptorSetLayoutBinding()
       b.binding = UInt32(i)
       b.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
@@ -78,7 +57,7 @@ public final class Renderer: @unchecked Sendable {
     try bindings.withUnsafeMutableBufferPointer { b in
       var info = VkDescriptorSetLayoutCreateInfo()
       info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO
-      info.bindingCount = 3
+      info.bindingCount = 4
       info.pBindings = UnsafePointer(b.baseAddress)
       try vk(vkCreateDescriptorSetLayout(device, &info, nil, &setLayout), "vkCreateDescriptorSetLayout")
     }
@@ -113,7 +92,7 @@ public final class Renderer: @unchecked Sendable {
     try vk(vkCreateSampler(device, &samplerInfo, nil, &sampler), "vkCreateSampler")
     self.sampler = sampler!
 
-    var poolSize = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, descriptorCount: 3)
+    var poolSize = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, descriptorCount: 4)
     var pool: VkDescriptorPool?
     try withUnsafePointer(to: &poolSize) { size in
       var info = VkDescriptorPoolCreateInfo()
@@ -155,6 +134,38 @@ public final class Renderer: @unchecked Sendable {
     var fence: VkFence?
     try vk(vkCreateFence(device, &fenceInfo, nil, &fence), "vkCreateFence")
     self.fence = fence!
+
+    table = try GPUImage(
+      context, width: HDRTableKey.atlasSize, height: HDRTableKey.atlasSize, format: VK_FORMAT_R16G16B16A16_UNORM,
+      usage: VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT.rawValue | VK_IMAGE_USAGE_SAMPLED_BIT.rawValue)
+    tableRenderPass = try Self.makeRenderPass(
+      device: device, format: VK_FORMAT_R16G16B16A16_UNORM, finalLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
+    var tableView: VkImageView? = table.view
+    var fbInfo = VkFramebufferCreateInfo()
+    fbInfo.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO
+    fbInfo.renderPass = tableRenderPass
+    fbInfo.attachmentCount = 1
+    fbInfo.width = UInt32(HDRTableKey.atlasSize)
+    fbInfo.height = UInt32(HDRTableKey.atlasSize)
+    fbInfo.layers = 1
+    var tableFramebuffer: VkFramebuffer?
+    try withUnsafePointer(to: &tableView) { v in
+      fbInfo.pAttachments = v
+      try vk(vkCreateFramebuffer(device, &fbInfo, nil, &tableFramebuffer), "vkCreateFramebuffer (HDR table)")
+    }
+    self.tableFramebuffer = tableFramebuffer!
+    var tableInfo = VkDescriptorImageInfo(
+      sampler: sampler, imageView: table.view, imageLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
+    withUnsafePointer(to: &tableInfo) { info in
+      var write = VkWriteDescriptorSet()
+      write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
+      write.dstSet = descriptorSet
+      write.dstBinding = 3
+      write.descriptorCount = 1
+      write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
+      write.pImageInfo = info
+      vkUpdateDescriptorSets(device, 1, &write, 0, nil)
+    }
   }
 
   deinit {
@@ -165,6 +176,9 @@ public final class Renderer: @unchecked Sendable {
     vkDestroyDescriptorPool(device, descriptorPool, nil)
     vkDestroySampler(device, sampler, nil)
     for pipeline in pipelines.values { vkDestroyPipeline(device, pipeline, nil) }
+    for pipeline in tablePipelines.values { vkDestroyPipeline(device, pipeline, nil) }
+    vkDestroyFramebuffer(device, tableFramebuffer, nil)
+    vkDestroyRenderPass(device, tableRenderPass, nil)
     vkDestroyPipelineLayout(device, pipelineLayout, nil)
     vkDestroyDescriptorSetLayout(device, setLayout, nil)
     vkDestroyRenderPass(device, renderPass, nil)
@@ -211,6 +225,11 @@ public final class Renderer: @unchecked Sendable {
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT.rawValue
     try vk(vkBeginCommandBuffer(commandBuffer, &begin), "vkBeginCommandBuffer")
     if frame != nil { planes.recordUpload(commandBuffer) }
+    if variant.mode != 0 {
+      try recordTable(HDRTableKey(variant: variant, sourcePeak: params.values[28], targetPeak: params.values[29]))
+    } else if !tableInitialized {
+      recordTableLayout()
+    }
 
     var rpBegin = VkRenderPassBeginInfo()
     rpBegin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO
@@ -289,13 +308,115 @@ public final class Renderer: @unchecked Sendable {
   private func pipeline(_ variant: PipelineVariant) throws -> VkPipeline {
     if let made = pipelines[variant] { return made }
     let made = try Self.makePipeline(
-      device: device, layout: pipelineLayout, renderPass: renderPass, variant: variant)
+      device: device, layout: pipelineLayout, renderPass: renderPass, fragment: ShaderCode.videoFrag, variant: variant)
     pipelines[variant] = made
     return made
   }
 
+  /// Records the drawing of the HDR table for `key`, unless it already holds that; leaves it ready to sample.
+  private func recordTable(_ key: HDRTableKey) throws {
+    if tableKey == key { return }
+    let tableVariant = PipelineVariant(
+      mode: key.variant.mode, curve: key.variant.curve, semiPlanar: false, fromBT2020: key.variant.fromBT2020)
+    let pipeline: VkPipeline
+    if let made = tablePipelines[tableVariant] {
+      pipeline = made
+    } else {
+      pipeline = try Self.makePipeline(
+        device: device, layout: pipelineLayout, renderPass: tableRenderPass, fragment: ShaderCode.hdrlutFrag,
+        variant: tableVariant)
+      tablePipelines[tableVariant] = pipeline
+    }
+    let size = UInt32(HDRTableKey.atlasSize)
+    var begin = VkRenderPassBeginInfo()
+    begin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO
+    begin.renderPass = tableRenderPass
+    begin.framebuffer = tableFramebuffer
+    begin.renderArea = VkRect2D(offset: VkOffset2D(x: 0, y: 0), extent: VkExtent2D(width: size, height: size))
+    vkCmdBeginRenderPass(commandBuffer, &begin, VK_SUBPASS_CONTENTS_INLINE)
+    var viewport = VkViewport(x: 0, y: 0, width: Float(size), height: Float(size), minDepth: 0, maxDepth: 1)
+    vkCmdSetViewport(commandBuffer, 0, 1, &viewport)
+    var scissor = begin.renderArea
+    vkCmdSetScissor(commandBuffer, 0, 1, &scissor)
+    vkCmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline)
+    var values = [Float](repeating: 0, count: PushConstants.floatCount)
+    values[28] = key.sourcePeak
+    values[29] = key.targetPeak
+    values.withUnsafeBytes { bytes in
+      vkCmdPushConstants(
+        commandBuffer, pipelineLayout, VK_SHADER_STAGE_FRAGMENT_BIT.rawValue, 0, UInt32(bytes.count),
+        bytes.baseAddress)
+    }
+    vkCmdDraw(commandBuffer, 3, 1, 0, 0)
+    vkCmdEndRenderPass(commandBuffer)
+    // The video pass samples what this pass wrote.
+    var barrier = VkMemoryBarrier()
+    barrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER
+    barrier.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT.rawValue
+    barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT.rawValue
+    vkCmdPipelineBarrier(
+      commandBuffer, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT.rawValue,
+      VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT.rawValue, 0, 1, &barrier, 0, nil, 0, nil)
+    tableKey = key
+    tableInitialized = true
+  }
+
+  /// Puts the (unused) table in the layout the descriptor names, for SDR streams that never draw it.
+  private func recordTableLayout() {
+    var barrier = VkImageMemoryBarrier()
+    barrier.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER
+    barrier.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED
+    barrier.newLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
+    barrier.dstAccessMask = VK_ACCESS_SHADER_READ_BIT.rawValue
+    barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED
+    barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED
+    barrier.image = table.image
+    barrier.subresourceRange = PlaneSet.colorRange
+    vkCmdPipelineBarrier(
+      commandBuffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT.rawValue, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT.rawValue, 0, 0,
+      nil, 0, nil, 1, &barrier)
+    tableInitialized = true
+  }
+
+  /// A render pass with one colour attachment of `format`, every pixel written by the shader, ending in `finalLayout`.
+  private static func makeRenderPass(device: VkDevice, format: VkFormat, finalLayout: VkImageLayout) throws
+    -> VkRenderPass
+  {
+    var attachment = VkAttachmentDescription()
+    attachment.format = format
+    attachment.samples = VK_SAMPLE_COUNT_1_BIT
+    attachment.loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE
+    attachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE
+    attachment.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE
+    attachment.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE
+    attachment.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED
+    attachment.finalLayout = finalLayout
+    var colorRef = VkAttachmentReference(attachment: 0, layout: VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
+    var renderPass: VkRenderPass?
+    let result = withUnsafePointer(to: &colorRef) { ref -> VkResult in
+      var subpass = VkSubpassDescription()
+      subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS
+      subpass.colorAttachmentCount = 1
+      subpass.pColorAttachments = ref
+      return withUnsafePointer(to: &subpass) { sp in
+        withUnsafePointer(to: &attachment) { att in
+          var info = VkRenderPassCreateInfo()
+          info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO
+          info.attachmentCount = 1
+          info.pAttachments = att
+          info.subpassCount = 1
+          info.pSubpasses = sp
+          return vkCreateRenderPass(device, &info, nil, &renderPass)
+        }
+      }
+    }
+    try vk(result, "vkCreateRenderPass")
+    return renderPass!
+  }
+
   private static func makePipeline(
-    device: VkDevice, layout: VkPipelineLayout, renderPass: VkRenderPass, variant: PipelineVariant
+    device: VkDevice, layout: VkPipelineLayout, renderPass: VkRenderPass, fragment: [UInt32],
+    variant: PipelineVariant
   ) throws -> VkPipeline {
     func module(_ code: [UInt32]) throws -> VkShaderModule {
       var info = VkShaderModuleCreateInfo()
@@ -309,7 +430,7 @@ public final class Renderer: @unchecked Sendable {
       return module!
     }
     let vert = try module(ShaderCode.videoVert)
-    let frag = try module(ShaderCode.videoFrag)
+    let frag = try module(fragment)
     defer {
       vkDestroyShaderModule(device, vert, nil)
       vkDestroyShaderModule(device, frag, nil)
@@ -434,6 +555,15 @@ public struct ToneMapping: Sendable, Equatable {
     default: return targetPeak
     }
   }
+}
+
+/// What the HDR table holds: the stream kind and curve, and the peaks it was made for.
+struct HDRTableKey: Equatable {
+  /// The atlas side in texels (shaders/hdrlut.glsl: 64 slices of 64x64, 8 per row).
+  static let atlasSize = 512
+  var variant: PipelineVariant
+  var sourcePeak: Float
+  var targetPeak: Float
 }
 
 /// Which fragment-shader variant a frame needs (its specialization constants).

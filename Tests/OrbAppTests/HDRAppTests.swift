@@ -57,9 +57,10 @@ final class HDRAppTests: XCTestCase {
     assertPixel(image, x: 160, y: 120, approximately: RGB(r: 215, g: 215, b: 215), tolerance: 3, "white patch")
     // 0x76 = 118 in SDR is about 37 nits at 203-nit white, at the knee (36 nits): it stays at 118.
     assertPixel(image, x: 480, y: 120, approximately: RGB(r: 118, g: 118, b: 118), tolerance: 3, "grey patch")
-    // Clipping instead of the curve puts white at full scale: the option reaches the shader.
+    // Clipping instead of the curve puts white at full scale: the option reaches the shader. (The table interpolates
+    // across clip's corner, which sits right at 203 nits, so it lands a few codes short: HDRTable's documented cost.)
     let clipped = try frame(["--frame-at", "0", "--tone-mapping", "clip", clip])
-    assertPixel(clipped, x: 160, y: 120, approximately: .white, tolerance: 3, "white with --tone-mapping clip")
+    assertPixel(clipped, x: 160, y: 120, approximately: .white, tolerance: 6, "white with --tone-mapping clip")
     // A brighter display leaves more headroom: white is darker relative to a 400-nit peak.
     let bright = try frame(["--frame-at", "0", "--target-peak", "400", clip])
     XCTAssertLessThan(bright.pixel(x: 160, y: 120).g, 215, "white at --target-peak 400")

@@ -7,20 +7,31 @@ import XCTest
 
 /// HDR frames through the GPU: what the shader draws equals the Swift reference (HDRToSDR) within 1/255.
 final class HDRRenderTests: XCTestCase {
-  /// The Swift reference for the pixel of `frame` at (x, y): its 10-bit codes through YUVMatrix and HDRToSDR.
-  static func reference(_ frame: VideoFrame, x: Int, y: Int, toneMapping: ToneMapping) -> RGB {
+  /// The source signal of the pixel of `frame` at (x, y): its 10-bit codes through YUVMatrix.
+  static func signal(_ frame: VideoFrame, x: Int, y: Int) -> SIMD3<Double> {
     func code(_ plane: Int, _ px: Int, _ py: Int) -> Double {
       let p = frame.planes[plane]
       let word = p.base.load(fromByteOffset: py * p.stride + px * 2, as: UInt16.self)
       return Double(word) / Double((1 << frame.bitDepth) - 1)
     }
     let m = YUVMatrix(matrix: frame.color.matrix, range: frame.color.range, bitDepth: frame.bitDepth)
-    let signal = m.apply(y: code(0, x, y), cb: code(1, x / 2, y / 2), cr: code(2, x / 2, y / 2))
+    return m.apply(y: code(0, x, y), cb: code(1, x / 2, y / 2), cr: code(2, x / 2, y / 2))
       .clamped(lowerBound: .zero, upperBound: SIMD3(repeating: 1))
-    let params = ToneMapParams(
+  }
+
+  static func params(_ frame: VideoFrame, _ toneMapping: ToneMapping) -> ToneMapParams {
+    ToneMapParams(
       color: frame.color, metadata: frame.hdr, curve: toneMapping.curve, targetPeak: toneMapping.targetPeak)!
-    let out = HDRToSDR.map(rgbSignal: signal, params: params) * 255
+  }
+
+  static func rgb8(_ v: SIMD3<Double>) -> RGB {
+    let out = v * 255
     return RGB(r: Int(out.x.rounded()), g: Int(out.y.rounded()), b: Int(out.z.rounded()))
+  }
+
+  /// The Swift reference of what the renderer draws: HDRTable over HDRToSDR (the same grid, the same interpolation).
+  static func reference(_ frame: VideoFrame, x: Int, y: Int, toneMapping: ToneMapping) -> RGB {
+    rgb8(HDRTable(params: params(frame, toneMapping)).map(rgbSignal: signal(frame, x: x, y: y)))
   }
 
   /// Patch centres of the pattern at `size`: where a 2x2 chroma block and its neighbours are one colour.
@@ -56,6 +67,35 @@ final class HDRRenderTests: XCTestCase {
     let full = (0..<7).map { i in (160 + bar * i + bar / 2, 450) }
     let ramp = (0...10).map { i in (Int((Double(i) + 0.5) * 1280 / 11), 650) }
     try assertMatchesReference("test://hdr10-bars", points: [(80, 200)] + bars + full + ramp)
+  }
+
+  /// What the table costs in accuracy against the exact math (`HDRToSDR`), on every patch of the PQ patterns: greys
+  /// stay within 2 codes; saturated colours that the gamut mapping bends are within 12; on average under half a code.
+  func testTheTableStaysCloseToTheExactMath() throws {
+    for url in ["test://hdr10-ramp", "test://hdr10-bars"] {
+      let source = try TestPatternSource(url: url + "?size=1280x720")
+      let frame = try XCTUnwrap(source.nextFrame())
+      for curve in ToneMapCurve.allCases where curve != .clip {
+        let params = Self.params(frame, ToneMapping(curve: curve))
+        let table = HDRTable(params: params)
+        var total = 0
+        var count = 0
+        for y in stride(from: 40, to: 720, by: 80) {
+          for x in stride(from: 20, to: 1280, by: 40) {
+            let signal = Self.signal(frame, x: x, y: y)
+            let exact = Self.rgb8(HDRToSDR.map(rgbSignal: signal, params: params))
+            let tabled = Self.rgb8(table.map(rgbSignal: signal))
+            let d = exact.distance(to: tabled)
+            let grey = abs(signal.x - signal.y) < 1e-3 && abs(signal.y - signal.z) < 1e-3
+            XCTAssertLessThanOrEqual(
+              d, grey ? 2 : 12, "\(url) \(curve) at (\(x), \(y)): exact \(exact), table \(tabled)")
+            total += d
+            count += 1
+          }
+        }
+        XCTAssertLessThan(Double(total) / Double(count), 0.5, "\(url) \(curve): mean difference")
+      }
+    }
   }
 
   func testHLGBarsMatchTheSwiftReference() throws {

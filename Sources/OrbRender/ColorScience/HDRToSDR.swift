@@ -108,15 +108,20 @@ public enum HDRToSDR {
   /// Linear display light in nits (source primaries) to the encoded SDR BT.709 signal, each channel 0...1, before
   /// dithering. GLSL `hdr_to_sdr`.
   public static func map(rgbLinearNits: SIMD3<Double>, params: ToneMapParams) -> SIMD3<Double> {
+    let inGamut = relative(rgbLinearNits: rgbLinearNits, params: params)
+    return SIMD3(
+      BT1886Transfer.inverseEOTF(inGamut.x), BT1886Transfer.inverseEOTF(inGamut.y),
+      BT1886Transfer.inverseEOTF(inGamut.z))
+  }
+
+  /// `map` before the encoding: relative linear BT.709 light in 0...1 (1 = the target peak). GLSL
+  /// `hdr_to_sdr_relative`.
+  public static func relative(rgbLinearNits: SIMD3<Double>, params: ToneMapParams) -> SIMD3<Double> {
     let rgb = rgbLinearNits.clamped(lowerBound: .zero, upperBound: SIMD3(repeating: .greatestFiniteMagnitude))
     let y = (rgb * params.sourceLuma).sum()
     let mappedY = params.curve.map(y, sourcePeak: params.sourcePeak, targetPeak: params.targetPeak)
     let toned = y > 0 ? rgb * (mappedY / y) : .zero
-    let relative = params.gamutMatrix * toned / params.targetPeak
-    let inGamut = GamutMapping.perceptual(relative)
-    return SIMD3(
-      BT1886Transfer.inverseEOTF(inGamut.x), BT1886Transfer.inverseEOTF(inGamut.y),
-      BT1886Transfer.inverseEOTF(inGamut.z))
+    return GamutMapping.perceptual(params.gamutMatrix * toned / params.targetPeak)
   }
 
   /// Source R'G'B' signal (0...1) straight to the encoded SDR signal (0...1): `linearise` then `map`.
