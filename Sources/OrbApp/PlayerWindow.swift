@@ -289,15 +289,17 @@ final class PlayerWindow: @unchecked Sendable {
     }
     let text = StatsText(
       info: player.info, frame: frame, stats: player.stats, presentation: presentationText,
-      device: player.deviceName, toneMapping: toneMappingText(frame?.color), audio: audioText,
+      device: player.deviceName, toneMapping: toneMappingText(player.shownFrame), audio: audioText,
       position: player.position, duration: player.duration)
     gtk_label_set_text(opaque(label), text.lines.joined(separator: "\n"))
   }
 
-  /// The tone-mapping line: only HDR sources are tone-mapped.
-  private func toneMappingText(_ color: ColorInfo?) -> String? {
-    guard let color, color.isHDR else { return nil }
-    return "\(options.toneMapping), target \(Int(options.targetPeak)) nits"
+  /// The tone-mapping line: only HDR sources are tone-mapped; the source peak is the one the renderer uses.
+  private func toneMappingText(_ frame: VideoFrame?) -> String? {
+    guard let frame, frame.color.isHDR else { return nil }
+    let settings = options.toneMappingSettings
+    return "\(settings.curve.rawValue), source \(Int(settings.sourcePeak(for: frame))) nits, "
+      + "target \(Int(settings.targetPeak)) nits"
   }
 
   private var isFullscreen: Bool { gtk_window_is_fullscreen(cast(raw(window))) != 0 }

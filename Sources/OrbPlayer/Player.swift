@@ -246,8 +246,9 @@ public final class Player: @unchecked Sendable {
       chosen = newest
     }
     chosen.state = .shown
+    // A frame drawn again at a new size is not a new frame.
+    if chosen.frame !== shownFrameValue { statsValue.presented += 1 }
     shownFrameValue = chosen.frame
-    statsValue.presented += 1
     statsValue.avOffset = chosen.time - now
     lock.broadcast()
     return .show(chosen)

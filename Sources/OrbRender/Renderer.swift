@@ -546,7 +546,7 @@ public struct ToneMapping: Sendable, Equatable {
   }
 
   /// MaxCLL, else the mastering peak, else 1000 nits; HLG's nominal display peak is 1000 nits.
-  func sourcePeak(for frame: VideoFrame) -> Double {
+  public func sourcePeak(for frame: VideoFrame) -> Double {
     switch frame.color.transfer {
     case .pq:
       return ToneMapParams.sourcePeak(

@@ -146,6 +146,35 @@ final class WindowTests: XCTestCase {
     }
   }
 
+  /// `i` lays the stats over the picture (a dark box with light text, top left) and takes them away again.
+  func testStatsOverlayOnAnHDRPattern() throws {
+    let title = "stats-\(UUID().uuidString.prefix(6))"
+    let player = try start(["--paused", "test://hdr10-bars?duration=60"], title: title)
+    usleep(1_000_000)
+    let before = try Screen.grab(title: title)
+    press("i", title: title)
+    usleep(1_200_000)
+    let shown = try Screen.grab(title: title)
+    Screen.keep(title: title, as: "window-stats-hdr10-bars")
+    var changed = 0
+    var light = 0
+    for y in stride(from: 20, to: 220, by: 2) {
+      for x in stride(from: 20, to: 420, by: 2) {
+        let p = shown.pixel(x: x, y: y)
+        if p.distance(to: before.pixel(x: x, y: y)) > 40 { changed += 1 }
+        if p.r > 200 && p.g > 200 && p.b > 200 && before.pixel(x: x, y: y).distance(to: p) > 40 { light += 1 }
+      }
+    }
+    XCTAssertGreaterThan(changed, 2000, "no overlay box appeared")
+    XCTAssertGreaterThan(light, 200, "no text in the overlay")
+    press("i", title: title)
+    usleep(800_000)
+    let hidden = try Screen.grab(title: title)
+    XCTAssertLessThanOrEqual(hidden.pixel(x: 100, y: 100).distance(to: before.pixel(x: 100, y: 100)), 3)
+    press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 15), 0)
+  }
+
   func testNoDisplayIsAClearError() {
     var env = ProcessInfo.processInfo.environment
     env["DISPLAY"] = nil

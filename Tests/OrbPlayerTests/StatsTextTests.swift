@@ -1,0 +1,57 @@
+import OrbDecode
+import XCTest
+
+@testable import OrbPlayer
+
+/// The stats overlay (`i`) says what an HDR tester needs to see.
+final class StatsTextTests: XCTestCase {
+  func testHDRStreamLinesNameEverythingTheOverlayPromises() {
+    var info = MediaInfo(source: "/media/demo.mkv", container: "matroska,webm", durationMs: 90_000)
+    info.video = [
+      VideoStreamInfo(
+        index: 0, codec: "hevc", profile: "Main 10", width: 3840, height: 2160, frameRate: 23.976,
+        sampleAspectRatio: "1:1", rotation: 0, displayWidth: 3840, displayHeight: 2160, pixelFormat: "yuv420p10le",
+        bitDepth: 10, colorPrimaries: "bt2020", colorTransfer: "smpte2084", colorMatrix: "bt2020nc", colorRange: "tv",
+        effectiveColor: .init(matrix: "bt2020nc", range: "limited", primaries: "bt2020", transfer: "smpte2084"),
+        mastering: nil, maxCll: 1000, maxFall: 400, frameCount: nil, isDefault: true)
+    ]
+    let mastering = HDRMetadata.Mastering(
+      red: .init(x: 0.68, y: 0.32), green: .init(x: 0.265, y: 0.69), blue: .init(x: 0.15, y: 0.06),
+      whitePoint: .init(x: 0.3127, y: 0.329), minLuminance: 0.0001, maxLuminance: 1000)
+    var stats = PlaybackStats()
+    stats.presented = 480
+    stats.dropped = 3
+    stats.avOffset = -0.0042
+    let text = StatsText(
+      info: info,
+      frame: (
+        width: 3840, height: 2160, pixelFormat: "yuv420p10le",
+        color: ColorInfo(matrix: .bt2020nc, range: .limited, primaries: .bt2020, transfer: .pq),
+        hdr: HDRMetadata(mastering: mastering, maxCLL: 1000, maxFALL: 400)
+      ), stats: stats, presentation: "zero-copy GL import", device: "llvmpipe (LLVM 15.0.6, 256 bits)",
+      toneMapping: "bt2390, source 1000 nits, target 203 nits", audio: "PipeWire, 48000 Hz stereo", position: 75.5,
+      duration: 90
+    ).lines.joined(separator: "\n")
+    for expected in [
+      "hevc (Main 10)", "3840x2160", "23.976 fps", "yuv420p10le", "bt2020 / smpte2084 / bt2020nc, limited range",
+      "R 0.6800,0.3200", "W 0.3127,0.3290", "0.0001 – 1000 nits", "MaxCLL 1000 nits, MaxFALL 400 nits",
+      "bt2390, source 1000 nits, target 203 nits", "zero-copy GL import on llvmpipe", "480 shown, 3 dropped",
+      "A/V -4.2 ms", "0:01:15 / 0:01:30", "PipeWire, 48000 Hz stereo",
+    ] {
+      XCTAssertTrue(text.contains(expected), "the overlay lacks \"\(expected)\":\n\(text)")
+    }
+  }
+
+  func testSDRStreamHasNoHDRLines() {
+    let text = StatsText(
+      info: nil,
+      frame: (
+        width: 640, height: 360, pixelFormat: "yuv420p", color: ColorInfo(matrix: .bt709, range: .limited),
+        hdr: HDRMetadata()
+      ), stats: PlaybackStats(), presentation: "memory copies", device: "llvmpipe", position: 0, duration: nil
+    ).lines.joined(separator: "\n")
+    XCTAssertFalse(text.contains("Mastering"))
+    XCTAssertFalse(text.contains("MaxCLL"))
+    XCTAssertFalse(text.contains("Tone map"))
+  }
+}
