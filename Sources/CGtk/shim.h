@@ -26,17 +26,13 @@ static inline void orb_gl_device_uuid(unsigned char out[16]) {
   if (count > 0) glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, out);
 }
 
-static inline void orb_gl_driver_uuid(unsigned char out[16]) {
-  memset(out, 0, 16);
-  glGetUnsignedBytevEXT(GL_DRIVER_UUID_EXT, out);
-}
-
 static inline const char *orb_gl_renderer(void) { return (const char *)glGetString(GL_RENDERER); }
 
-/// Imports `fd` (ownership passes to GL) holding an RGBA8 optimal-tiling image of `width`x`height` as a GL texture.
+/// Imports `fd` holding an RGBA8 optimal-tiling image of `width`x`height` as a GL texture.
 /// Returns the texture name, or 0; `memory_out` receives the memory object to delete with the texture.
+/// `fd_taken` says whether GL took ownership of `fd` (then the caller must not close it, even on failure).
 static inline GLuint orb_gl_import_rgba8(int fd, GLuint64 size, int width, int height, gboolean dedicated,
-                                         GLuint *memory_out) {
+                                         GLuint *memory_out, gboolean *fd_taken) {
   while (glGetError() != GL_NO_ERROR) {}
   GLuint memory = 0, texture = 0;
   glCreateMemoryObjectsEXT(1, &memory);
@@ -45,6 +41,11 @@ static inline GLuint orb_gl_import_rgba8(int fd, GLuint64 size, int width, int h
     glMemoryObjectParameterivEXT(memory, GL_DEDICATED_MEMORY_OBJECT_EXT, &yes);
   }
   glImportMemoryFdEXT(memory, size, GL_HANDLE_TYPE_OPAQUE_FD_EXT, fd);
+  *fd_taken = glGetError() == GL_NO_ERROR;
+  if (!*fd_taken) {
+    glDeleteMemoryObjectsEXT(1, &memory);
+    return 0;
+  }
   glGenTextures(1, &texture);
   glBindTexture(GL_TEXTURE_2D, texture);
   glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_TILING_EXT, GL_OPTIMAL_TILING_EXT);
@@ -66,7 +67,4 @@ static inline void orb_gl_delete_import(GLuint texture, GLuint memory) {
   if (memory) glDeleteMemoryObjectsEXT(1, &memory);
 }
 
-/// Waits for GL work queued so far, so another API may touch the memory afterwards.
-static inline void orb_gl_finish(void) { glFinish(); }
-static inline void orb_gl_flush(void) { glFlush(); }
 #endif

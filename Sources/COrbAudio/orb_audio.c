@@ -1,6 +1,7 @@
 #include "orb_audio.h"
 
 #include <pipewire/pipewire.h>
+#include <pthread.h>
 #include <spa/param/audio/format-utils.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -30,7 +31,8 @@ struct orb_audio {
   uint64_t underruns;
 };
 
-static int pw_users = 0;
+static pthread_once_t pw_once = PTHREAD_ONCE_INIT;
+static void init_pipewire(void) { pw_init(NULL, NULL); }
 
 static void on_state_changed(void *data, enum pw_stream_state old, enum pw_stream_state state, const char *error) {
   (void)old;
@@ -47,12 +49,16 @@ static void on_process(void *data) {
   pw_stream_get_time_n(a->stream, &t, sizeof t);
 
   uint64_t flush = atomic_load_explicit(&a->flush_to, memory_order_acquire);
+  uint64_t read = atomic_load_explicit(&a->read_index, memory_order_relaxed);
   if (flush != UINT64_MAX) {
-    atomic_store_explicit(&a->read_index, flush, memory_order_release);
+    // Never backwards: if this callback already read past the flush point, the flush is stale.
+    if (flush > read) {
+      read = flush;
+      atomic_store_explicit(&a->read_index, read, memory_order_release);
+    }
     uint64_t expected = flush;
     atomic_compare_exchange_strong(&a->flush_to, &expected, UINT64_MAX);
   }
-  uint64_t read = atomic_load_explicit(&a->read_index, memory_order_relaxed);
   uint64_t write = atomic_load_explicit(&a->write_index, memory_order_acquire);
 
   // Frames still between this cycle's first sample and the ear, in output frames.
@@ -114,11 +120,21 @@ static const struct pw_stream_events stream_events = {
 
 orb_audio *orb_audio_open(const char *app_name, const char *media_name, uint32_t rate, uint32_t ring_frames,
                           char *error) {
-  if (pw_users++ == 0) pw_init(NULL, NULL);
+  // Once per process, from whichever thread opens first; never undone (other threads may be opening too).
+  pthread_once(&pw_once, init_pipewire);
   struct orb_audio *a = calloc(1, sizeof *a);
+  if (!a) {
+    snprintf(error, 64, "out of memory");
+    return NULL;
+  }
   a->rate = rate;
   a->capacity = ring_frames;
   a->ring = calloc((size_t)ring_frames * CHANNELS, sizeof(float));
+  if (!a->ring) {
+    free(a);
+    snprintf(error, 64, "out of memory");
+    return NULL;
+  }
   atomic_store(&a->flush_to, UINT64_MAX);
   a->timing.rate = rate;
   a->loop = pw_thread_loop_new("orb-audio", NULL);
@@ -182,7 +198,6 @@ void orb_audio_close(orb_audio *a) {
   if (a->loop) pw_thread_loop_destroy(a->loop);
   free(a->ring);
   free(a);
-  if (--pw_users == 0) pw_deinit();
 }
 
 uint32_t orb_audio_writable(orb_audio *a) {

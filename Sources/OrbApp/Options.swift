@@ -39,6 +39,16 @@ struct Options {
   var paused = false
   var errorLingerMs = 6000
 
+  /// Options of the host contract that this build accepts (so a launch does not fail) but does not act on yet.
+  var acceptedButUnused: [String] {
+    var names: [String] = []
+    if intro != nil { names.append("--intro") }
+    if credits != nil { names.append("--credits") }
+    if subtitleTrack != nil { names.append("--sid") }
+    if subtitleFile != nil { names.append("--sub-file") }
+    return names
+  }
+
   static let toneMappingCurves = ToneMapCurve.allCases.map(\.rawValue)
 
   /// `--tone-mapping` and `--target-peak` as the renderer takes them.
@@ -215,7 +225,7 @@ private final class OptionTable {
     o.source = rest.first
     if given("resume-ms") {
       o.resumeMs = int64("resume-ms")
-      if o.resumeMs < 0 { return fail("--resume-ms must be 0 or more") }
+      if o.resumeMs < 0 || o.resumeMs > 1_000_000_000_000 { return fail("--resume-ms must be 0 to 10^12") }
     }
     o.title = string("title")
     o.authToken = string("auth-token")
@@ -281,7 +291,7 @@ private final class OptionTable {
     o.probe = flag("probe")
     if given("frame-at") {
       o.frameAt = double("frame-at")
-      if o.frameAt! < 0 { return fail("--frame-at must be 0 or more seconds") }
+      if !(0...1e9).contains(o.frameAt!) { return fail("--frame-at must be 0 or more seconds") }
     }
     o.output = string("output")
     if let s = string("size") {
@@ -292,7 +302,10 @@ private final class OptionTable {
       o.size = (parts[0], parts[1])
     }
     o.benchmark = flag("benchmark")
-    if given("benchmark-seconds") { o.benchmarkSeconds = double("benchmark-seconds") }
+    if given("benchmark-seconds") {
+      o.benchmarkSeconds = double("benchmark-seconds")
+      if !(0...1e6).contains(o.benchmarkSeconds!) { return fail("--benchmark-seconds must be a number of seconds") }
+    }
     if given("error-linger-ms") { o.errorLingerMs = max(0, Int(int("error-linger-ms"))) }
     if o.frameAt != nil && o.output == nil { return fail("--frame-at needs --output FILE.png") }
     return .success(o)

@@ -22,6 +22,11 @@ enum OrbMain {
       return 0
     }
     let source = options.source ?? defaultSource
+    if !options.acceptedButUnused.isEmpty {
+      say(
+        "orb-player: \(options.acceptedButUnused.joined(separator: ", ")): accepted, not acted on yet (markers and subtitles come later)"
+      )
+    }
     do {
       if options.probe {
         print(try MediaOpener.probe(source, headers: options.headers).json())

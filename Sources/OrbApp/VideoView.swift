@@ -111,6 +111,13 @@ final class VideoView {
     let w = Int32(slot.target.width)
     let h = Int32(slot.target.height)
     let texture: OpaquePointer?
+    if player.presentation == .zeroCopy, let context = glContext, glTexture(for: slot, context: context) == nil {
+      // GL refused the memory after all: say so once, and let the player draw copies from now on.
+      FileHandle.standardError.write(Data("orb-player: GL import failed; presentation: memory copies\n".utf8))
+      player.release(slot)
+      player.usePresentation(.memory)
+      return
+    }
     if player.presentation == .zeroCopy, let context = glContext, let name = glTexture(for: slot, context: context) {
       let release = Unmanaged.passRetained(SlotRelease(player: player, slot: slot)).toOpaque()
       texture = gdk_gl_texture_new(
@@ -143,10 +150,12 @@ final class VideoView {
     }
     guard let fd = slot.target.exportMemoryFd() else { return nil }
     var memory: GLuint = 0
+    var taken: gboolean = 0
     let name = orb_gl_import_rgba8(
-      fd, GLuint64(slot.target.allocationSize), Int32(slot.target.width), Int32(slot.target.height), 1, &memory)
+      fd, GLuint64(slot.target.allocationSize), Int32(slot.target.width), Int32(slot.target.height), 1, &memory,
+      &taken)
     guard name != 0 else {
-      close(fd)
+      if taken == 0 { close(fd) }
       return nil
     }
     imported[slot.id] = (name, memory, Weak(slot))

@@ -43,14 +43,6 @@ public final class BoundedQueue<Element>: @unchecked Sendable {
     return removeFirstLocked()
   }
 
-  /// Removes the oldest item if there is one, without waiting.
-  public func tryPop() -> Element? {
-    condition.lock()
-    defer { condition.unlock() }
-    if closed || count == 0 { return nil }
-    return removeFirstLocked()
-  }
-
   /// Like `pop`, but gives up after `timeout` seconds.
   public func pop(timeout: Double) -> Element? {
     condition.lock()
@@ -80,19 +72,6 @@ public final class BoundedQueue<Element>: @unchecked Sendable {
     totalCost = 0
     condition.broadcast()
     condition.unlock()
-  }
-
-  public var isClosed: Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    return closed
-  }
-
-  /// Items held now.
-  public var snapshotCount: Int {
-    condition.lock()
-    defer { condition.unlock() }
-    return count
   }
 
   private var count: Int { items.count }

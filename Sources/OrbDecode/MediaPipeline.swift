@@ -47,12 +47,12 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
 
   public var info: MediaInfo { media.info }
   public let duration: Double?
+  /// Things worth telling the user once, found while opening (e.g. a requested track that is not there).
+  public private(set) var notices: [String] = []
   /// The video stream decoded, if any.
   public let videoStream: VideoStreamInfo?
   /// The audio stream decoded, if any (it changes with `switchAudio`).
   public var audioStream: AudioStreamInfo? { lock.withLock { currentAudio } }
-  /// The first video stream (kept for callers that only play video).
-  public var stream: VideoStreamInfo { videoStream! }
 
   private let media: MediaSource
   private let startTime: Double
@@ -75,6 +75,7 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
   private var endedAudioGeneration = -1
   private var skippedPackets = 0
   private var audioStopped = false
+  private var readFailureCode: Int32?
   private var currentAudio: AudioStreamInfo?
   /// Set by `switchAudio`; the audio thread opens its decoder at the next flush.
   private var switchedAudio: AudioStreamInfo?
@@ -92,14 +93,13 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
     let video = media.bestVideoStream
     var audioInfo: AudioStreamInfo?
     if let audio {
-      if let track = audio.track {
-        guard track >= 1 && track <= media.info.audio.count else {
-          throw MediaError(
-            .unplayable, source: media.source,
-            reason: "no audio track \(track) (it has \(media.info.audio.count))")
-        }
+      if let track = audio.track, track >= 1 && track <= media.info.audio.count {
         audioInfo = media.info.audio[track - 1]
       } else {
+        // A track that is not there is not worth failing over: the default one plays, and the user hears why.
+        if let track = audio.track {
+          notices.append("no audio track \(track) (it has \(media.info.audio.count)); playing the default one")
+        }
         audioInfo = media.info.audio.first(where: { $0.isDefault }) ?? media.info.audio.first
       }
     }
@@ -141,18 +141,19 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
       pendingSeek = start
       generation = 1
     }
-    let demux = Thread { [unowned self] in self.demuxLoop() }
+    // The threads hold the pipeline until `close()` ends them: close it when done.
+    let demux = Thread { [self] in demuxLoop() }
     demux.name = "orb-demux"
     demux.start()
     if let videoDecoder {
-      let t = Thread { [unowned self] in self.videoLoop(videoDecoder) }
+      let t = Thread { [self] in videoLoop(videoDecoder) }
       t.name = "orb-video-decode"
       t.start()
     } else {
       frames.close()
     }
     if let audioDecoder {
-      let t = Thread { [unowned self] in self.audioLoop(audioDecoder) }
+      let t = Thread { [self] in audioLoop(audioDecoder) }
       t.name = "orb-audio-decode"
       t.start()
     } else {
@@ -160,10 +161,16 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
     }
   }
 
-  deinit { close() }
-
   /// Packets that failed to decode and were skipped.
   public var corruptPackets: Int { lock.withLock { skippedPackets } }
+
+  /// Why reading stopped early, when it was not the end of the file (a network error, a reset, a stall).
+  public var readFailure: MediaError? {
+    lock.withLock { readFailureCode }.map { MediaError.fromRead($0, source: media.source) }
+  }
+
+  /// Whether `close` was called.
+  public var isClosed: Bool { lock.withLock { stopped } }
 
   /// Whether the pipeline decodes video.
   public var hasVideo: Bool { videoStream != nil }
@@ -282,7 +289,9 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
           if let new = wantedAudio { media.stream(new).pointee.discard = AVDISCARD_DEFAULT }
           routedAudio = wantedAudio
         }
-        let ts = Int64((target + startTime) * Double(AV_TIME_BASE))
+        // Saturating: a target past any real length must not trap the conversion.
+        let micro = ((target + startTime) * Double(AV_TIME_BASE)).rounded()
+        let ts = micro.isFinite ? Int64(max(-9e18, min(9e18, micro))) : Int64.max / 2
         avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0)
         atEnd = false
         videoPackets.push(.flush(generation: gen, target: target), cost: 0)
@@ -297,7 +306,9 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
       let code = av_read_frame(ctx, packet)
       if code == FFmpegError.again { continue }
       if code < 0 {
-        // End of file, or a read error (a truncated file ends here too): decode what we have.
+        // End of file, or a read error (a truncated file ends here too): decode what we have. A read error is kept,
+        // so a network stream that broke is not taken for one that ended.
+        if code != FFmpegError.eof { lock.withLock { readFailureCode = code } }
         videoPackets.push(.end(generation: gen), cost: 0)
         audioPackets.push(.end(generation: gen), cost: 0)
         atEnd = true

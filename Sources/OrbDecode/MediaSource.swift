@@ -23,6 +23,10 @@ public final class MediaSource: @unchecked Sendable {
     if !headers.isEmpty {
       av_dict_set(&options, "headers", headers.map { $0 + "\r\n" }.joined(), 0)
     }
+    if isURL {
+      // A stalled connection becomes an error after 15 s instead of a read that never returns (microseconds).
+      av_dict_set(&options, "rw_timeout", "15000000", 0)
+    }
     defer { av_dict_free(&options) }
     let openCode = avformat_open_input(&ctx, source, nil, &options)
     guard openCode >= 0, let opened = ctx else { throw MediaError.fromOpen(openCode, source: source) }

@@ -88,18 +88,17 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
     }
   }
 
-  /// Call after `pipeline.seek`: drops what the output holds and what the chain buffered.
+  /// Call after `pipeline.seek`: the feed thread drops what the output holds and what the chain buffered, and
+  /// takes only audio of the new seek generation from then on.
   public func flushForSeek() {
-    let out = lock.withLock { () -> AudioOutput? in
+    lock.withLock {
       flushRequested = true
       anchors.removeAll()
       endFrame = nil
       endedSilently = false
       generation = pipeline.currentGeneration
       lock.broadcast()
-      return currentOutput
     }
-    out?.flush()
   }
 
   public func setPaused(_ paused: Bool) {
@@ -132,7 +131,6 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
   }
 
   private func feedLoop() {
-    var expected = lock.withLock { generation }
     var held: AudioChunk?  // decoded while there was no output, waiting for the clock to reach it
     var lastAttempt = Date.distantPast
     while true {
@@ -141,10 +139,11 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
         flushRequested = false
         return (stopped, f, generation, currentOutput)
       }
-      if isStopped { return }
+      if isStopped || pipeline.isClosed { return }
       if flush {
+        // Flushed here, on the one thread that writes the ring (the output's contract).
+        out?.flush()
         processor.reset()
-        expected = current
         held = nil
       }
       if let out, !out.isAlive {
@@ -174,9 +173,9 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
         if held == nil { held = pipeline.nextAudio(timeout: 0.05) }
         if let chunk = held {
           if chunk.time + chunk.duration <= clockTime() { held = nil } else { usleep(20_000) }
-        } else if pipeline.audioEnded(generation: current) {
-          lock.withLock { endedSilently = true }
-          usleep(50_000)
+        } else {
+          if pipeline.audioEnded(generation: current) { lock.withLock { endedSilently = true } }
+          usleep(20_000)
         }
         continue
       }
@@ -193,29 +192,28 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
           if !tail.isEmpty { write(tail, to: out) }
           lock.withLock { endFrame = out.writeIndex }
         }
-        let ended = lock.withLock { endFrame != nil }
-        if ended {
-          lock.withLock {
-            if !stopped && !flushRequested { _ = lock.wait(until: Date(timeIntervalSinceNow: 0.1)) }
-          }
+        // Nothing now (a seek in progress, the end, or a closed pipeline): wait a little, never spin.
+        lock.withLock {
+          if !stopped && !flushRequested { _ = lock.wait(until: Date(timeIntervalSinceNow: 0.02)) }
         }
         continue
       }
-      guard chunk.generation == expected || chunk.generation == pipeline.currentGeneration else { continue }
-      expected = chunk.generation
+      // Audio from before the last seek (or from after one whose flush is not handled yet) is not written.
+      guard lock.withLock({ !flushRequested && chunk.generation == generation }) else { continue }
       let stereo = processor.process(chunk.samples, channels: chunk.channels)
       guard !stereo.isEmpty else { continue }
       let startFrame = out.writeIndex
       // The end of what came out stands for the end of what went in, less what the chain still holds; its start
       // lies `frames × speed` before that.
-      let rate = Double(out.sampleRate)
-      let end = chunk.time + Double(chunk.frames) / rate - processor.latency
-      let media = max(0, end - Double(stereo.count / 2) / rate * processor.speed)
-      lock.withLock {
+      let end = chunk.time + chunk.duration - processor.latency
+      let media = max(0, end - Double(stereo.count / 2) / Double(out.sampleRate) * processor.speed)
+      let accepted = lock.withLock { () -> Bool in
+        guard !flushRequested && chunk.generation == generation else { return false }
         anchors.append(Anchor(frame: startFrame, media: media, speed: processor.speed))
         if anchors.count > 256 { anchors.removeFirst(anchors.count - 128) }
+        return true
       }
-      write(stereo, to: out)
+      if accepted { write(stereo, to: out) }
     }
   }
 
@@ -224,12 +222,11 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
     var offset = 0
     stereo.withUnsafeBufferPointer { all in
       while offset < all.count {
-        let written = out.write(UnsafeBufferPointer(rebasing: all[offset...]))
-        offset += written * 2
-        if offset >= all.count { break }
         let interrupted = lock.withLock { stopped || flushRequested }
         if interrupted || !out.isAlive { return }
-        usleep(5000)
+        let written = out.write(UnsafeBufferPointer(rebasing: all[offset...]))
+        offset += written * 2
+        if offset < all.count { usleep(5000) }
       }
     }
   }

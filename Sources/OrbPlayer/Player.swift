@@ -42,9 +42,13 @@ public final class Player: @unchecked Sendable {
 
   public let source: String
   public let clock: MediaClock
-  public let presentation: Presentation
-  public private(set) var info: MediaInfo?
-  public private(set) var deviceName = ""
+  /// How targets are made now (it can fall back from zero-copy to memory while playing).
+  public var presentation: Presentation { lock.withLock { presentationValue } }
+  private var presentationValue: Presentation
+  /// What the media holds, once opened.
+  public var info: MediaInfo? { lock.withLock { infoValue } }
+  /// The Vulkan device drawing the frames, once opened.
+  public var deviceName: String { lock.withLock { deviceNameValue } }
   public var onEvent: (@Sendable (Event) -> Void)?
 
   private let headers: [String]
@@ -59,6 +63,8 @@ public final class Player: @unchecked Sendable {
   public let toneMapping: ToneMapping
   private let startPosition: Double
   private let lock = NSCondition()
+  /// Signalled when the render thread has finished.
+  private let finished = DispatchSemaphore(value: 0)
   // Guarded by `lock`:
   private var slots: [VideoSlot] = []
   private var ringWidth = 0
@@ -70,6 +76,8 @@ public final class Player: @unchecked Sendable {
   private var sourceEnded = false
   private var needsClockStart = true
   private var pendingSeek: Double?
+  private var infoValue: MediaInfo?
+  private var deviceNameValue = ""
   /// With a pending seek: the audio track (1-based) to switch to there.
   private var pendingAudioTrack: Int?
   private var stateValue = State.loading
@@ -101,7 +109,7 @@ public final class Player: @unchecked Sendable {
     self.headers = headers
     startPosition = start
     userPaused = paused
-    self.presentation = presentation
+    presentationValue = presentation
     wantedWidth = max(1, width)
     wantedHeight = max(1, height)
     self.clock = clock
@@ -110,7 +118,10 @@ public final class Player: @unchecked Sendable {
 
   /// Starts opening and decoding on the render thread.
   public func start() {
-    let t = Thread { [self] in renderLoop() }
+    let t = Thread { [self] in
+      renderLoop()
+      finished.signal()
+    }
     t.name = "orb-render"
     t.stackSize = 8 << 20
     thread = t
@@ -118,16 +129,25 @@ public final class Player: @unchecked Sendable {
   }
 
   /// Stops all threads; the display may keep what it holds.
-  public func stop() {
+  /// Stops the engine: the audio feed, the decoders and the render thread, waiting (up to `timeout` seconds) for
+  /// the render thread to let go of the GPU, so a process can exit cleanly right after.
+  public func stop(timeout: Double = 2) {
     lock.lock()
+    let wasStopped = stopped
     stopped = true
     let m = media
+    let playback = audio
+    let started = thread != nil
     lock.broadcast()
     lock.unlock()
+    playback?.stop()
+    clock.setMaster(nil)
     m?.close()  // wakes a render thread blocked on decode
+    if started && !wasStopped { _ = finished.wait(timeout: .now() + timeout) }
   }
 
   public var state: State { lock.withLock { stateValue } }
+  private var isStopping: Bool { lock.withLock { stopped } }
   public var stats: PlaybackStats {
     let (value, playback) = lock.withLock { (statsValue, audio) }
     var stats = value
@@ -139,13 +159,15 @@ public final class Player: @unchecked Sendable {
   public var duration: Double? { lock.withLock { media?.duration } }
 
   public func togglePause() {
-    lock.withLock {
-      guard stateValue == .playing || stateValue == .paused || stateValue == .loading else { return }
+    // PipeWire is told after the lock is let go: its loop lock is not one to wait on while holding ours.
+    let change: (AudioPlayback, Bool)? = lock.withLock {
+      guard stateValue == .playing || stateValue == .paused || stateValue == .loading else { return nil }
       userPaused.toggle()
       if stateValue != .loading { stateValue = userPaused ? .paused : .playing }
       if userPaused { clock.pause() } else if !needsClockStart { clock.play() }
-      audio?.setPaused(userPaused || needsClockStart)
+      return audio.map { ($0, userPaused || needsClockStart) }
     }
+    if let (playback, paused) = change { playback.setPaused(paused) }
   }
 
   public var isPaused: Bool { lock.withLock { userPaused } }
@@ -176,7 +198,7 @@ public final class Player: @unchecked Sendable {
   /// The audio tracks of the media, and the one playing (1-based; nil without sound).
   public var audioTracks: (count: Int, current: Int?) {
     lock.withLock {
-      let tracks = info?.audio ?? []
+      let tracks = infoValue?.audio ?? []
       guard let playing = (media as? MediaPipeline)?.audioStream, audio != nil else { return (tracks.count, nil) }
       return (tracks.count, tracks.firstIndex { $0.index == playing.index }.map { $0 + 1 })
     }
@@ -188,6 +210,16 @@ public final class Player: @unchecked Sendable {
     lock.withLock {
       pendingSeek = here
       pendingAudioTrack = track
+      lock.broadcast()
+    }
+  }
+
+  /// Switches how targets are made (e.g. to memory copies when GL import fails): the ring is made anew.
+  public func usePresentation(_ new: Presentation) {
+    lock.withLock {
+      guard presentationValue != new else { return }
+      presentationValue = new
+      ringWidth = 0  // forces the render thread to rebuild, drawing again what was waiting
       lock.broadcast()
     }
   }
@@ -207,7 +239,18 @@ public final class Player: @unchecked Sendable {
   ///   its time, so presented frames sit within half a refresh of the clock, on both sides.
   public func frameToShow(presentationTime: UInt64, refreshInterval: UInt64 = 0) -> Display {
     lock.lock()
-    defer { lock.unlock() }
+    var startSound: AudioPlayback?
+    let display = frameToShowLocked(presentationTime, refreshInterval, startSound: &startSound)
+    lock.unlock()
+    startSound?.setPaused(false)
+    return display
+  }
+
+  private func frameToShowLocked(
+    _ presentationTime: UInt64, _ refreshInterval: UInt64, startSound: inout AudioPlayback?
+  )
+    -> Display
+  {
     guard stateValue != .error else { return .keep }
     let ready = slots.filter { $0.state == .ready }.sorted { $0.time < $1.time }
     let chosen: VideoSlot
@@ -220,7 +263,7 @@ public final class Player: @unchecked Sendable {
       clock.set(frame.time)
       if !userPaused {
         clock.play()
-        audio?.setPaused(false)
+        startSound = audio
       }
       needsClockStart = false
       stateValue = userPaused ? .paused : .playing
@@ -300,8 +343,8 @@ public final class Player: @unchecked Sendable {
     }
     let isStopped: Bool = lock.withLock {
       media = opened
-      info = opened.info
-      deviceName = renderer.context.deviceName
+      infoValue = opened.info
+      deviceNameValue = renderer.context.deviceName
       return stopped
     }
     if isStopped {
@@ -309,6 +352,7 @@ public final class Player: @unchecked Sendable {
       return
     }
     onEvent?(.opened(opened.info, device: renderer.context.deviceName))
+    for notice in (opened as? MediaPipeline)?.notices ?? [] { onEvent?(.notice(notice)) }
     startAudio(opened)
 
     var pending: VideoFrame?
@@ -324,7 +368,9 @@ public final class Player: @unchecked Sendable {
         pendingAudioTrack = nil
         freeReadyLocked()
         sourceEnded = false
-        needsClockStart = true
+        // Without a picture to wait for, sound restarts the clock by itself.
+        needsClockStart = hasVideo
+        let resumeSound = !hasVideo && !userPaused
         lock.unlock()
         pending = nil
         if let track, let pipeline = opened as? MediaPipeline {
@@ -338,7 +384,7 @@ public final class Player: @unchecked Sendable {
           opened.seek(to: target)
         }
         audio?.flushForSeek()
-        audio?.setPaused(true)
+        audio?.setPaused(!resumeSound)
         clock.set(target)
         continue
       }
@@ -371,6 +417,11 @@ public final class Player: @unchecked Sendable {
                 stateValue = .error
               }
             }
+          }
+          // A network stream that broke off is an error for the host, not an end.
+          if let failure = (opened as? MediaPipeline)?.readFailure, failure.kind == .network, !isStopping {
+            fail(failure)
+            return
           }
           if state == .error {
             onEvent?(.failed(MediaError(.unplayable, source: source, reason: "no picture in it could be decoded")))
@@ -413,7 +464,7 @@ public final class Player: @unchecked Sendable {
     guard pipeline.audioStream != nil else { return }
     let output: AudioOutput
     do {
-      output = try AudioOutput(mediaName: info?.source ?? source)
+      output = try AudioOutput(mediaName: lock.withLock { infoValue?.source } ?? source)
     } catch {
       pipeline.stopAudio()
       onEvent?(.notice("no audio output (\(error)); playing without sound"))
@@ -421,7 +472,7 @@ public final class Player: @unchecked Sendable {
     }
     output.setActive(false)  // until the first picture starts the clock
     onEvent?(.notice("audio: PipeWire, \(output.sampleRate) Hz stereo; the picture follows the sound"))
-    let name = info?.source ?? source
+    let name = lock.withLock { infoValue?.source } ?? source
     let playback = AudioPlayback(
       pipeline: pipeline, output: output, processor: makeProcessor?() ?? dsp,
       reconnect: { try AudioOutput(mediaName: name) }, clockTime: { [clock] in clock.time() })
@@ -471,9 +522,10 @@ public final class Player: @unchecked Sendable {
 
   private func rebuildRing(_ renderer: Renderer, width: Int, height: Int, redraw: [VideoFrame]) throws {
     var made: [VideoSlot] = []
+    let kind = presentation
     for _ in 0..<Self.ringSize {
       let target = try renderer.makeTarget(
-        width: width, height: height, exportable: presentation == .zeroCopy, readable: presentation == .memory)
+        width: width, height: height, exportable: kind == .zeroCopy, readable: kind == .memory)
       let id = Self.slotIDLock.withLock {
         Self.nextSlotID += 1
         return Self.nextSlotID
