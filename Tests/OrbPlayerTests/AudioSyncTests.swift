@@ -128,6 +128,19 @@ final class AudioSyncTests: XCTestCase {
     XCTAssertTrue(player.clock.isDrivenByMaster)
   }
 
+  /// A stopped player leaves nothing working: the audio feed, decoders and render thread all end.
+  func testStoppedPlayerLeavesNoThreadBusy() throws {
+    try requirePipeWire()
+    let player = startPlayer(try Self.avsyncClip())
+    try waitForMaster(player)
+    player.stop()
+    usleep(200_000)
+    let before = ProcessStats.cpuSeconds()
+    usleep(1_000_000)
+    let busy = ProcessStats.cpuSeconds() - before
+    XCTAssertLessThan(busy, 0.15, "\(busy) CPU-seconds spent in the second after stop()")
+  }
+
   func testAudioOnlyFilePlaysOnTheAudioClock() throws {
     try requirePipeWire()
     let clip = try TestMedia.path(
@@ -136,12 +149,20 @@ final class AudioSyncTests: XCTestCase {
     defer { player.stop() }
     let started = Date()
     var ended = false
+    var sought = false
     while !ended && Date().timeIntervalSince(started) < 10 {
       if case .ended = player.frameToShow(presentationTime: HostTime.now()) { ended = true }
+      if !sought && Date().timeIntervalSince(started) > 0.8 {
+        // Back to 0.3 s: with no picture to wait for, sound must start again by itself.
+        player.seek(to: 0.3)
+        sought = true
+      }
       usleep(20_000)
     }
-    XCTAssertTrue(ended, "an audio-only file never ended")
-    XCTAssertGreaterThan(Date().timeIntervalSince(started), 1.8, "2 s of sound ended early")
+    XCTAssertTrue(ended, "an audio-only file never ended (after a seek)")
+    // 0.8 s played, then 1.7 s more from 0.3 s.
+    XCTAssertGreaterThan(Date().timeIntervalSince(started), 2.3, "the sound ended early")
+    XCTAssertTrue(player.clock.isPlaying)
   }
 }
 
