@@ -55,6 +55,13 @@ public final class BoundedQueue<Element>: @unchecked Sendable {
     return removeFirstLocked()
   }
 
+  /// Whether `close` was called (a timed-out `pop` and a closed queue both return nil).
+  public var isClosed: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return closed
+  }
+
   /// Drops everything queued (a seek), waking a blocked producer.
   public func clear() {
     condition.lock()

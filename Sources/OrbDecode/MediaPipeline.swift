@@ -75,6 +75,7 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
   private var endedAudioGeneration = -1
   private var skippedPackets = 0
   private var audioStopped = false
+  private var videoStopped = false
   private var readFailureCode: Int32?
   private var currentAudio: AudioStreamInfo?
   /// Set by `switchAudio`; the audio thread opens its decoder at the next flush.
@@ -176,20 +177,49 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
   public var hasVideo: Bool { videoStream != nil }
 
   public func nextFrame() -> VideoFrame? {
+    if case .frame(let frame) = nextFrame(timeout: nil) { return frame }
+    return nil
+  }
+
+  /// What waiting for a frame came to.
+  public enum FrameWait {
+    case frame(VideoFrame)
+    /// The end of the video, or the pipeline closed.
+    case end
+    case timedOut
+  }
+
+  /// The next frame, waiting at most `timeout` seconds (nil: as long as it takes).
+  public func nextFrame(timeout: Double?) -> FrameWait {
+    let deadline = timeout.map { Date(timeIntervalSinceNow: $0) }
     while true {
       let current = lock.withLock { stopped || endedVideoGeneration == generation ? -1 : generation }
-      if current < 0 { return nil }
-      guard let item = frames.pop() else { return nil }
+      if current < 0 { return .end }
+      let item: FrameItem?
+      if let deadline {
+        item = frames.pop(timeout: max(0, deadline.timeIntervalSinceNow))
+        if item == nil && !frames.isClosed { return .timedOut }
+      } else {
+        item = frames.pop()
+      }
+      guard let item else { return .end }
       switch item {
       case .frame(let frame) where frame.generation == current:
-        return frame
+        return .frame(frame)
       case .end(let g) where g == current:
         lock.withLock { endedVideoGeneration = g }
-        return nil
+        return .end
       default:
         continue  // from before a seek
       }
     }
+  }
+
+  /// Stops decoding video for good (it never gave a picture): its packets are dropped, sound goes on.
+  public func stopVideo() {
+    lock.withLock { videoStopped = true }
+    videoPackets.close()
+    frames.close()
   }
 
   /// The next decoded audio, waiting for it; nil at the end of the audio or once closed (or without audio).
@@ -315,7 +345,7 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
         continue
       }
       let index = packet.pointee.stream_index
-      if index == videoIndex {
+      if index == videoIndex && !lock.withLock({ videoStopped }) {
         videoPackets.push(.packet(owned, generation: gen), cost: Int(packet.pointee.size))
       } else if Int32(routedAudio ?? -1) == index && !lock.withLock({ audioStopped }) {
         audioPackets.push(.packet(owned, generation: gen), cost: Int(packet.pointee.size))

@@ -58,6 +58,8 @@ public final class Player: @unchecked Sendable {
   public let dsp: DSPChain
   private var audio: AudioPlayback?
   private var hasVideo = true
+  /// Render thread only: how long it has waited for the first picture.
+  private var firstPictureWait = 0.0
   private let renderContext: VulkanContext?
   /// How HDR frames are brought to SDR.
   public let toneMapping: ToneMapping
@@ -408,16 +410,33 @@ public final class Player: @unchecked Sendable {
       lock.unlock()
 
       if pending == nil {
-        pending = opened.nextFrame()
-        if pending == nil {
-          lock.withLock {
-            if pendingSeek == nil && !stopped {
-              sourceEnded = true
-              if hasVideo && statsValue.presented == 0 && !slots.contains(where: { $0.state == .ready }) {
-                stateValue = .error
-              }
-            }
+        if let pipeline = opened as? MediaPipeline, lock.withLock({ audio != nil && needsClockStart && hasVideo }) {
+          // Waiting for the first picture holds the sound back too; a video track that never gives one must not
+          // hold it forever (the audio queue fills, the demuxer stops, nothing plays).
+          switch pipeline.nextFrame(timeout: 0.25) {
+          case .frame(let frame):
+            pending = frame
+            firstPictureWait = 0
+          case .end: pending = nil
+          case .timedOut:
+            firstPictureWait += 0.25
+            if firstPictureWait >= Self.firstPictureLimit { abandonVideo(pipeline) }
+            continue
           }
+        } else {
+          pending = opened.nextFrame()
+        }
+        if pending == nil {
+          let noPicture = lock.withLock { () -> Bool in
+            guard pendingSeek == nil && !stopped else { return false }
+            sourceEnded = true
+            return hasVideo && statsValue.presented == 0 && !slots.contains(where: { $0.state == .ready })
+          }
+          if noPicture, let pipeline = opened as? MediaPipeline, lock.withLock({ audio != nil }) {
+            abandonVideo(pipeline)  // a broken video track is dropped; the sound plays
+            continue
+          }
+          if noPicture { lock.withLock { stateValue = .error } }
           // A network stream that broke off is an error for the host, not an end.
           if let failure = (opened as? MediaPipeline)?.readFailure, failure.kind == .network, !isStopping {
             fail(failure)
@@ -496,6 +515,24 @@ public final class Player: @unchecked Sendable {
     }
     clock.setMaster(playback)
     playback.start()
+  }
+
+  /// Seconds of waiting for a first picture, with sound ready, after which the video is given up.
+  static let firstPictureLimit = 4.0
+
+  /// The video gave no picture: play the sound alone, on its own clock.
+  private func abandonVideo(_ pipeline: MediaPipeline) {
+    pipeline.stopVideo()
+    let (playback, paused) = lock.withLock { () -> (AudioPlayback?, Bool) in
+      hasVideo = false
+      sourceEnded = true
+      needsClockStart = false
+      stateValue = userPaused ? .paused : .playing
+      if !userPaused { clock.play() }
+      return (audio, userPaused)
+    }
+    playback?.setPaused(paused)
+    onEvent?(.notice("no picture could be decoded from the video; playing the sound only"))
   }
 
   /// A free slot of the current ring, waiting a little for one; nil when something else needs handling.

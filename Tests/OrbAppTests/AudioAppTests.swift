@@ -44,6 +44,26 @@ final class AudioAppTests: XCTestCase {
     XCTAssertTrue(r.stdout.contains("\"reason\":\"eof\""), r.stdout)
   }
 
+  /// A video track that gives no picture (all its packets dropped) is dropped; the sound plays to the end.
+  func testBrokenVideoTrackLeavesTheSoundPlaying() throws {
+    try Screen.requireDisplay()
+    let clip = try TestMedia.path(
+      "video-without-packets.mkv",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=3", "-f", "lavfi", "-i",
+        "sine=frequency=440:sample_rate=48000:duration=3", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
+        "-bsf:v", "noise=dropamount=1",
+      ])
+    let started = Date()
+    let r = Tool.run(OrbBinary.path, ["--events-fd", "1", clip], timeout: 30)
+    XCTAssertEqual(r.status, 0, r.stderr)
+    if ProcessInfo.processInfo.environment["PIPEWIRE_RUNTIME_DIR"] != nil {
+      XCTAssertTrue(r.stderr.contains("playing the sound only"), r.stderr)
+      XCTAssertGreaterThan(Date().timeIntervalSince(started), 2.8, "3 s of sound")
+    }
+    XCTAssertTrue(r.stdout.contains("\"reason\":\"eof\""), r.stdout)
+  }
+
   func testNoAudioOptionStaysSilent() throws {
     try Screen.requireDisplay()
     let r = Tool.run(OrbBinary.path, ["--no-audio", try Self.clipWithSound()], timeout: 30)
