@@ -50,7 +50,11 @@ enum OrbMain {
       }
     } catch let error as MediaError {
       say("orb-player: \(error)")
-      options.eventsFd.map { EventWriter(fd: $0) }?.error(kind: error.kind.rawValue, message: error.description)
+      if let fd = options.eventsFd {
+        let events = EventWriter(fd: fd)
+        events.error(kind: error.kind.rawValue, message: error.description)
+        events.flush()
+      }
       return 1
     } catch {
       say("orb-player: \(source): \(error)")

@@ -38,6 +38,7 @@ final class PlayerWindow: @unchecked Sendable {
     var argv: [UnsafeMutablePointer<CChar>?] = [strdup("orb-player"), nil]
     let status = g_application_run(cast(raw(app)), 1, &argv)
     g_object_unref(raw(app))
+    events?.flush()
     return status != 0 ? status : exitStatus
   }
 

@@ -2,11 +2,14 @@ import Foundation
 
 /// Writes the host-facing events as one JSON object per line to a file descriptor (`--events-fd N`).
 /// A closed or broken descriptor is reported once on stderr and then ignored: playback never stops for it.
-/// Thread-safety: Safe; writes are serialised by a lock.
+/// Thread-safety: Safe; lines are queued under a lock and written, in order, by a writer thread of its own.
 public final class EventWriter: @unchecked Sendable {
   private let fd: Int32
   private let lock = NSLock()
+  private let queue = DispatchQueue(label: "orb-events")
+  // Guarded by `lock`:
   private var broken = false
+  private var backlog = 0
 
   public init(fd: Int32) {
     self.fd = fd
@@ -42,13 +45,38 @@ public final class EventWriter: @unchecked Sendable {
     write(["event": "error", "kind": kind, "message": message])
   }
 
+  /// Queues one event line; a writer thread of its own sends it, so a host that stops reading can never stall the
+  /// caller (the GTK main thread). Past `backlogLimit` lines waiting, `progress` lines are dropped, never the others.
   public func write(_ fields: [String: Any]) {
     guard let data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys]) else { return }
     var line = data
     line.append(0x0A)
-    lock.lock()
-    defer { lock.unlock() }
-    guard !broken else { return }
+    let droppable = fields["event"] as? String == "progress"
+    let accepted = lock.withLock { () -> Bool in
+      if broken || (droppable && backlog >= Self.backlogLimit) { return false }
+      backlog += 1
+      return true
+    }
+    guard accepted else { return }
+    let ready = line
+    queue.async { [self] in
+      send(ready)
+      lock.withLock { backlog -= 1 }
+    }
+  }
+
+  /// Waits (up to `timeout` seconds) until every queued line has been written: call before the process exits.
+  public func flush(timeout: Double = 2) {
+    let done = DispatchSemaphore(value: 0)
+    queue.async { done.signal() }
+    _ = done.wait(timeout: .now() + timeout)
+  }
+
+  static let backlogLimit = 256
+
+  /// On the writer thread.
+  private func send(_ line: Data) {
+    guard !lock.withLock({ broken }) else { return }
     let ok = line.withUnsafeBytes { bytes -> Bool in
       var offset = 0
       while offset < bytes.count {
@@ -62,9 +90,10 @@ public final class EventWriter: @unchecked Sendable {
       return true
     }
     if !ok {
-      broken = true
-      FileHandle.standardError.write(
-        Data("orb-player: cannot write events to fd \(fd): \(String(cString: strerror(errno)))\n".utf8))
+      let why = String(cString: strerror(errno))
+      lock.withLock { broken = true }
+      FileHandle.standardError.write(Data("orb-player: cannot write events to fd \(fd): \(why)\n".utf8))
     }
   }
+
 }
