@@ -10,7 +10,7 @@ layout(location = 0) out vec4 outColor;
 // The same constants as video.frag: 1 PQ, 2 HLG, 3 SDR with BT.2020 primaries; the curve; BT.2020 source.
 layout(constant_id = 0) const int MODE = 1;
 layout(constant_id = 1) const int CURVE = 0;
-layout(constant_id = 3) const bool FROM_BT2020 = true;
+layout(constant_id = 2) const bool FROM_BT2020 = true;
 
 layout(push_constant) uniform Params {
   vec4 unused[7];

@@ -11,19 +11,17 @@ layout(location = 0) in vec2 position;
 layout(location = 0) out vec4 outColor;
 
 layout(set = 0, binding = 0) uniform sampler2D planeY;
-// Cb (three-plane layouts) or interleaved CbCr (NV12/P010).
-layout(set = 0, binding = 1) uniform sampler2D planeCb;
-layout(set = 0, binding = 2) uniform sampler2D planeCr;
+// Cb and Cr interleaved (three-plane sources are interleaved at upload): one sample for both.
+layout(set = 0, binding = 1) uniform sampler2D planeCbCr;
 // The HDR -> SDR table for this stream (hdrlut.frag made it); unused for plain SDR.
-layout(set = 0, binding = 3) uniform sampler2D hdrTable;
+layout(set = 0, binding = 2) uniform sampler2D hdrTable;
 
 // 0: SDR shown as it is; 1: PQ; 2: HLG; 3: SDR with BT.2020 primaries (gamut-mapped only).
 layout(constant_id = 0) const int MODE = 0;
 // Tone-mapping curve: 0 bt2390, 1 hable, 2 reinhard, 3 clip.
 layout(constant_id = 1) const int CURVE = 0;
-layout(constant_id = 2) const bool SEMI_PLANAR = false;
 // The source's primaries are BT.2020 (else BT.709).
-layout(constant_id = 3) const bool FROM_BT2020 = true;
+layout(constant_id = 2) const bool FROM_BT2020 = true;
 
 layout(push_constant) uniform Params {
   vec4 rect;         // picture area in target pixels: x0, y0, x1, y1
@@ -47,12 +45,7 @@ void main() {
   vec2 chromaUV = uv + params.origin.zw;
   vec3 ycc;
   ycc.x = texture(planeY, uv).r;
-  if (SEMI_PLANAR) {
-    ycc.yz = texture(planeCb, chromaUV).rg;
-  } else {
-    ycc.y = texture(planeCb, chromaUV).r;
-    ycc.z = texture(planeCr, chromaUV).r;
-  }
+  ycc.yz = texture(planeCbCr, chromaUV).rg;
   ycc *= params.misc.y;
   vec3 rgb = vec3(dot(params.row0.xyz, ycc) + params.row0.w,
                   dot(params.row1.xyz, ycc) + params.row1.w,

@@ -49,27 +49,22 @@ final class PlaneSet {
     let one = deep ? VK_FORMAT_R16_UNORM : VK_FORMAT_R8_UNORM
     let two = deep ? VK_FORMAT_R16G16_UNORM : VK_FORMAT_R8G8_UNORM
     let usage = VK_IMAGE_USAGE_SAMPLED_BIT.rawValue | VK_IMAGE_USAGE_TRANSFER_DST_BIT.rawValue
-    var made = [try GPUImage(context, width: key.width, height: key.height, format: one, usage: usage)]
-    switch key.layout {
-    case .planar420:
-      made.append(try GPUImage(context, width: cw, height: ch, format: one, usage: usage))
-      made.append(try GPUImage(context, width: cw, height: ch, format: one, usage: usage))
-    case .semiPlanar420:
-      made.append(try GPUImage(context, width: cw, height: ch, format: two, usage: usage))
-    }
-    images = made
+    // Luma, and chroma as one interleaved CbCr image whatever the source layout: one sample gives both, which on a
+    // software GPU costs a seventh less per pixel than sampling Cb and Cr apart.
+    images = [
+      try GPUImage(context, width: key.width, height: key.height, format: one, usage: usage),
+      try GPUImage(context, width: cw, height: ch, format: two, usage: usage),
+    ]
   }
 
-  /// Points the renderer's descriptor set (bindings 0...2) at these images (the Cr binding repeats CbCr for two-plane
-  /// layouts).
+  /// Points the renderer's descriptor set (bindings 0 and 1) at the Y and CbCr images.
   func bind(_ set: VkDescriptorSet, sampler: VkSampler) {
-    var infos = (0..<3).map { i -> VkDescriptorImageInfo in
+    var infos = images.map { image in
       VkDescriptorImageInfo(
-        sampler: sampler, imageView: images[min(i, images.count - 1)].view,
-        imageLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
+        sampler: sampler, imageView: image.view, imageLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
     }
     infos.withUnsafeMutableBufferPointer { info in
-      var writes = (0..<3).map { i -> VkWriteDescriptorSet in
+      var writes = (0..<2).map { i -> VkWriteDescriptorSet in
         var w = VkWriteDescriptorSet()
         w.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
         w.dstSet = set
@@ -79,31 +74,57 @@ final class PlaneSet {
         w.pImageInfo = UnsafePointer(info.baseAddress! + i)
         return w
       }
-      vkUpdateDescriptorSets(context.device, 3, &writes, 0, nil)
+      vkUpdateDescriptorSets(context.device, 2, &writes, 0, nil)
     }
   }
 
-  /// Copies the frame's planes into the staging buffer (rows keep their stride; the copy tells Vulkan it).
+  /// Copies the frame's planes into the staging buffer: luma (and interleaved chroma) as they are, their rows keeping
+  /// their stride (the copy tells Vulkan it); separate Cb and Cr planes interleaved into CbCr rows.
   func stage(_ frame: VideoFrame) {
-    var offset = 0
-    var layout: [(Int, Int)] = []
-    for plane in frame.planes {
-      let texelBytes = plane.components * frame.bytesPerComponent
-      layout.append((offset, plane.stride / texelBytes))
-      offset += (plane.stride * plane.height + 255) & ~255
+    let luma = frame.planes[0]
+    let bpc = frame.bytesPerComponent
+    let lumaBytes = (luma.stride * luma.height + 255) & ~255
+    let chromaStride: Int
+    let chromaHeight = frame.planes[1].height
+    if frame.planes.count == 2 {
+      chromaStride = frame.planes[1].stride
+    } else {
+      chromaStride = frame.planes[1].width * 2 * bpc
     }
-    if staging == nil || staging!.size < offset {
-      staging = try? GPUBuffer(
-        context, size: offset, usage: VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue, hostVisible: true)
+    let size = lumaBytes + chromaStride * chromaHeight
+    if staging == nil || staging!.size < size {
+      staging = try? GPUBuffer(context, size: size, usage: VK_BUFFER_USAGE_TRANSFER_SRC_BIT.rawValue, hostVisible: true)
     }
     guard let base = staging?.mapped else {
       regions = []
       return
     }
-    for (plane, region) in zip(frame.planes, layout) {
-      (base + region.0).copyMemory(from: plane.base, byteCount: plane.stride * plane.height)
+    base.copyMemory(from: luma.base, byteCount: luma.stride * luma.height)
+    let chroma = base + lumaBytes
+    if frame.planes.count == 2 {
+      chroma.copyMemory(from: frame.planes[1].base, byteCount: chromaStride * chromaHeight)
+    } else if bpc == 1 {
+      Self.interleave(frame.planes[1], frame.planes[2], into: chroma, stride: chromaStride, as: UInt8.self)
+    } else {
+      Self.interleave(frame.planes[1], frame.planes[2], into: chroma, stride: chromaStride, as: UInt16.self)
     }
-    regions = layout.map { (offset: $0.0, rowTexels: $0.1) }
+    regions = [(0, luma.stride / bpc), (lumaBytes, chromaStride / (2 * bpc))]
+  }
+
+  /// Cb and Cr rows → CbCr rows.
+  private static func interleave<T: FixedWidthInteger>(
+    _ cb: VideoFrame.Plane, _ cr: VideoFrame.Plane, into out: UnsafeMutableRawPointer, stride: Int, as: T.Type
+  ) {
+    let width = cb.width
+    for row in 0..<cb.height {
+      let u = (cb.base + row * cb.stride).assumingMemoryBound(to: T.self)
+      let v = (cr.base + row * cr.stride).assumingMemoryBound(to: T.self)
+      let o = (out + row * stride).assumingMemoryBound(to: T.self)
+      for x in 0..<width {
+        o[2 * x] = u[x]
+        o[2 * x + 1] = v[x]
+      }
+    }
   }
 
   /// Records the staging → image copies and the transitions around them.

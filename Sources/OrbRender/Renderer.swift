@@ -44,8 +44,8 @@ public final class Renderer: @unchecked Sendable {
     renderPass = try Self.makeRenderPass(
       device: device, format: VK_FORMAT_R8G8B8A8_UNORM, finalLayout: VK_IMAGE_LAYOUT_GENERAL)
 
-    // Four combined image samplers: Y, Cb (or CbCr), Cr, and the HDR table.
-    var bindings = (0..<4).map { i -> VkDescriptorSetLayoutBinding in
+    // Three combined image samplers: Y, CbCr, and the HDR table.
+    var bindings = (0..<3).map { i -> VkDescriptorSetLayoutBinding in
       var b = VkDescriptorSetLayoutBinding()
       b.binding = UInt32(i)
       b.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
@@ -57,7 +57,7 @@ public final class Renderer: @unchecked Sendable {
     try bindings.withUnsafeMutableBufferPointer { b in
       var info = VkDescriptorSetLayoutCreateInfo()
       info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO
-      info.bindingCount = 4
+      info.bindingCount = 3
       info.pBindings = UnsafePointer(b.baseAddress)
       try vk(vkCreateDescriptorSetLayout(device, &info, nil, &setLayout), "vkCreateDescriptorSetLayout")
     }
@@ -92,7 +92,7 @@ public final class Renderer: @unchecked Sendable {
     try vk(vkCreateSampler(device, &samplerInfo, nil, &sampler), "vkCreateSampler")
     self.sampler = sampler!
 
-    var poolSize = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, descriptorCount: 4)
+    var poolSize = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, descriptorCount: 3)
     var pool: VkDescriptorPool?
     try withUnsafePointer(to: &poolSize) { size in
       var info = VkDescriptorPoolCreateInfo()
@@ -160,7 +160,7 @@ public final class Renderer: @unchecked Sendable {
       var write = VkWriteDescriptorSet()
       write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
       write.dstSet = descriptorSet
-      write.dstBinding = 3
+      write.dstBinding = 2
       write.descriptorCount = 1
       write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
       write.pImageInfo = info
@@ -317,7 +317,7 @@ public final class Renderer: @unchecked Sendable {
   private func recordTable(_ key: HDRTableKey) throws {
     if tableKey == key { return }
     let tableVariant = PipelineVariant(
-      mode: key.variant.mode, curve: key.variant.curve, semiPlanar: false, fromBT2020: key.variant.fromBT2020)
+      mode: key.variant.mode, curve: key.variant.curve, fromBT2020: key.variant.fromBT2020)
     let pipeline: VkPipeline
     if let made = tablePipelines[tableVariant] {
       pipeline = made
@@ -445,21 +445,21 @@ public final class Renderer: @unchecked Sendable {
       stages[i].module = module
       stages[i].pName = UnsafePointer(entry)
     }
-    // The fragment shader's specialization constants 0...3 (MODE, CURVE, SEMI_PLANAR, FROM_BT2020), 4 bytes each.
-    var constants: [Int32] = [variant.mode, variant.curve, variant.semiPlanar ? 1 : 0, variant.fromBT2020 ? 1 : 0]
-    var entries = (0..<4).map { i in
+    // The fragment shader's specialization constants 0...2 (MODE, CURVE, FROM_BT2020), 4 bytes each.
+    var constants: [Int32] = [variant.mode, variant.curve, variant.fromBT2020 ? 1 : 0]
+    var entries = (0..<3).map { i in
       VkSpecializationMapEntry(constantID: UInt32(i), offset: UInt32(i * 4), size: 4)
     }
     let specialization = UnsafeMutablePointer<VkSpecializationInfo>.allocate(capacity: 1)
     defer { specialization.deallocate() }
-    let entryStorage = UnsafeMutablePointer<VkSpecializationMapEntry>.allocate(capacity: 4)
+    let entryStorage = UnsafeMutablePointer<VkSpecializationMapEntry>.allocate(capacity: 3)
     defer { entryStorage.deallocate() }
-    entryStorage.initialize(from: &entries, count: 4)
-    let data = UnsafeMutablePointer<Int32>.allocate(capacity: 4)
+    entryStorage.initialize(from: &entries, count: 3)
+    let data = UnsafeMutablePointer<Int32>.allocate(capacity: 3)
     defer { data.deallocate() }
-    data.initialize(from: &constants, count: 4)
+    data.initialize(from: &constants, count: 3)
     specialization.initialize(
-      to: VkSpecializationInfo(mapEntryCount: 4, pMapEntries: entryStorage, dataSize: 16, pData: data))
+      to: VkSpecializationInfo(mapEntryCount: 3, pMapEntries: entryStorage, dataSize: 12, pData: data))
     stages[1].pSpecializationInfo = UnsafePointer(specialization)
     var vertexInput = VkPipelineVertexInputStateCreateInfo()
     vertexInput.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO
@@ -571,15 +571,13 @@ struct PipelineVariant: Hashable {
   /// 0 SDR as it is, 1 PQ, 2 HLG, 3 SDR with BT.2020 primaries.
   var mode: Int32
   var curve: Int32
-  var semiPlanar: Bool
   var fromBT2020: Bool
 
-  static let sdr = PipelineVariant(mode: 0, curve: 0, semiPlanar: false, fromBT2020: false)
+  static let sdr = PipelineVariant(mode: 0, curve: 0, fromBT2020: false)
 
-  init(mode: Int32, curve: Int32, semiPlanar: Bool, fromBT2020: Bool) {
+  init(mode: Int32, curve: Int32, fromBT2020: Bool) {
     self.mode = mode
     self.curve = curve
-    self.semiPlanar = semiPlanar
     self.fromBT2020 = fromBT2020
   }
 
@@ -591,7 +589,6 @@ struct PipelineVariant: Hashable {
     default: mode = wide ? 3 : 0
     }
     curve = mode == 0 ? 0 : toneMapping.curve.shaderID
-    semiPlanar = frame.layout == .semiPlanar420
     fromBT2020 = mode != 0 && wide
   }
 }
@@ -613,7 +610,7 @@ struct PushConstants {
       Double(g.rect.x0), Double(g.rect.y0), Double(g.rect.x1), Double(g.rect.y1),
       g.axisX.x, g.axisX.y, g.axisY.x, g.axisY.y,
       g.origin.x, g.origin.y, chromaOffset, 0,
-      frame.layout == .semiPlanar420 ? 1 : 0, frame.sampleScale, 0, 0,
+      0, frame.sampleScale, 0, 0,
     ]
     for row in m.rows { v += [row.x, row.y, row.z, row.w] }
     v += [sourcePeak, targetPeak, 0, 0]
