@@ -27,8 +27,8 @@ public enum FrameGrab {
     let target = try renderer.makeTarget(width: w, height: h, readable: true)
     try renderer.render(frame, into: target, toneMapping: toneMapping)
     guard let pixels = target.pixels else { throw VulkanError(call: "readback", result: -1) }
-    try PNGWriter.write(rgba: pixels, width: w, height: h, to: output)
-    return (w, h)
+    try PNGWriter.write(rgba: pixels, width: target.width, height: target.height, to: output)
+    return (target.width, target.height)
   }
 }
 

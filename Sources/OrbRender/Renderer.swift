@@ -189,9 +189,11 @@ public final class Renderer: @unchecked Sendable {
   public func makeTarget(width: Int, height: Int, exportable: Bool = false, readable: Bool = false) throws
     -> RenderTarget
   {
-    try RenderTarget(
-      context, renderPass: renderPass, width: max(1, width), height: max(1, height), exportable: exportable,
-      readable: readable)
+    // A window (or --size) larger than the device allows is drawn at the largest size it takes.
+    let limit = context.maxImageSize
+    return try RenderTarget(
+      context, renderPass: renderPass, width: min(limit, max(1, width)), height: min(limit, max(1, height)),
+      exportable: exportable, readable: readable)
   }
 
   /// Draws `frame` fitted into `target` (black bars around it); nil draws a black picture. HDR and wide-gamut frames

@@ -37,6 +37,8 @@ public final class VulkanContext: @unchecked Sendable {
   public let driverUUID: [UInt8]
   /// VK_KHR_external_memory_fd is enabled: images can be exported to GL as opaque fds.
   public let canExportMemory: Bool
+  /// The largest image side the device takes, in pixels.
+  public let maxImageSize: Int
   let memoryProperties: VkPhysicalDeviceMemoryProperties
 
   public init() throws {
@@ -85,6 +87,7 @@ public final class VulkanContext: @unchecked Sendable {
       throw VulkanError(call: "vkEnumeratePhysicalDevices (no device with a graphics queue)", result: -1)
     }
     physicalDevice = chosen.device
+    maxImageSize = Int(chosen.props.limits.maxImageDimension2D)
     queueFamily = chosen.family
     deviceName = Self.name(chosen.props)
     switch chosen.props.deviceType {
