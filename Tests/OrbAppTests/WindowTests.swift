@@ -94,6 +94,41 @@ final class WindowTests: XCTestCase {
     XCTAssertEqual(Double(ended["position_ms"] as? Int ?? 0), 3000, accuracy: 150)
   }
 
+  /// `--resume-ms` starts where the host left off: the first picture is that moment, and the rest plays from there.
+  func testResumeStartsAtThePosition() throws {
+    let clip = try Clips.moving(seconds: 3)
+    try Screen.requireDisplay()
+    let started = Date()
+    let player = try BackgroundPlayer(["--events-fd", "1", "--resume-ms", "2000", clip])
+    XCTAssertEqual(player.wait(timeout: 30), 0, player.stderr)
+    let elapsed = Date().timeIntervalSince(started)
+    XCTAssertLessThan(elapsed, 2.8, "played from the start? \(elapsed) s")
+    let state = try XCTUnwrap(player.events.first { $0["event"] as? String == "state" })
+    XCTAssertEqual(state["position_ms"] as? Int, 2000)
+    let ended = try XCTUnwrap(player.events.last { $0["event"] as? String == "ended" })
+    XCTAssertEqual(Double(ended["position_ms"] as? Int ?? 0), 3000, accuracy: 150)
+    let shown = (ended["stats"] as? [String: Any])?["presented"] as? Int ?? 0
+    XCTAssertLessThanOrEqual(shown, 32, "about a second of 30 fps video, not three")
+  }
+
+  /// Right and Left move playback by 5 s either way, and it goes on from there.
+  func testArrowKeysSeek() throws {
+    let clip = try Clips.moving(seconds: 12)
+    let title = "seek-\(UUID().uuidString.prefix(6))"
+    let player = try start([clip], title: title)
+    usleep(1_000_000)
+    press("Right", title: title)
+    usleep(1_500_000)
+    let afterForward = player.events.last { $0["event"] as? String == "progress" }?["position_ms"] as? Int ?? 0
+    XCTAssertGreaterThan(afterForward, 5500, "Right did not move playback forward: \(player.stdout)")
+    press("Left", title: title)
+    usleep(1_500_000)
+    let afterBack = player.events.last { $0["event"] as? String == "progress" }?["position_ms"] as? Int ?? 0
+    XCTAssertLessThan(afterBack, afterForward, "Left did not move playback back: \(player.stdout)")
+    press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 15), 0)
+  }
+
   func testSpacePausesAndResumes() throws {
     let title = "pause-\(UUID().uuidString.prefix(6))"
     let player = try start(["test://bars?duration=60"], title: title)
