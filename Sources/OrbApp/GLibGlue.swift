@@ -94,6 +94,25 @@ enum Signals {
     connect(controller, "key-pressed", unsafeBitCast(fn, to: GCallback.self), SignalBox<Key>(handler))
   }
 
+  typealias Motion = () -> Void
+  typealias RangeChange = (_ value: Double) -> Bool
+
+  /// GtkEventControllerMotion "motion" (x and y are not needed: any movement counts).
+  static func motion(_ controller: UnsafeMutableRawPointer, _ handler: @escaping Motion) {
+    let fn: @convention(c) (gpointer?, Double, Double, gpointer?) -> Void = { _, _, _, data in
+      Unmanaged<SignalBox<Motion>>.fromOpaque(data!).takeUnretainedValue().handler()
+    }
+    connect(controller, "motion", unsafeBitCast(fn, to: GCallback.self), SignalBox<Motion>(handler))
+  }
+
+  /// GtkRange "change-value": the user moved the slider to `value`; return true to keep GTK from moving it itself.
+  static func rangeChange(_ range: UnsafeMutableRawPointer, _ handler: @escaping RangeChange) {
+    let fn: @convention(c) (gpointer?, GtkScrollType, Double, gpointer?) -> gboolean = { _, _, value, data in
+      Unmanaged<SignalBox<RangeChange>>.fromOpaque(data!).takeUnretainedValue().handler(value) ? 1 : 0
+    }
+    connect(range, "change-value", unsafeBitCast(fn, to: GCallback.self), SignalBox<RangeChange>(handler))
+  }
+
   /// GtkGestureClick "pressed".
   static func pressed(_ gesture: UnsafeMutableRawPointer, _ handler: @escaping Press) {
     let fn: @convention(c) (gpointer?, Int32, Double, Double, gpointer?) -> Void = { _, count, _, _, data in

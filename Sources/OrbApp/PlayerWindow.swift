@@ -20,6 +20,7 @@ final class PlayerWindow: @unchecked Sendable {
   private var audioText: String?
   /// Made in `activate`: GTK widgets exist only after GTK's start-up.
   private var video: VideoView!
+  private var transport: TransportBar!
   private var player: Player?
   private var finished = false
   private var sizedToVideo = false
@@ -61,6 +62,14 @@ final class PlayerWindow: @unchecked Sendable {
       if count == 2 { self.toggleFullscreen() }
     }
     gtk_widget_add_controller(video.picture, click)
+    transport = TransportBar()
+    gtk_overlay_add_overlay(opaque(overlay), transport.widget)
+    transport.onPlayPause = { [unowned self] in self.togglePause() }
+    transport.onSeek = { [unowned self] seconds in self.player?.seek(to: seconds) }
+    transport.onFullscreen = { [unowned self] in self.toggleFullscreen() }
+    let motion = gtk_event_controller_motion_new()!
+    Signals.motion(raw(motion)) { [unowned self] in self.showTransport() }
+    gtk_widget_add_controller(window, motion)
     Signals.returningBool(raw(window), "close-request") { [unowned self] in
       self.finish(reason: "user-quit", status: self.exitStatus)
       return false
@@ -174,9 +183,7 @@ final class PlayerWindow: @unchecked Sendable {
   private func key(_ keyval: guint, _ state: GdkModifierType) -> Bool {
     switch Int32(keyval) {
     case GDK_KEY_space, GDK_KEY_p:
-      guard let player else { return true }
-      player.togglePause()
-      events?.state(player.isPaused ? "paused" : "playing", positionMs: Int64(player.position * 1000))
+      togglePause()
       return true
     case GDK_KEY_q, GDK_KEY_Q, GDK_KEY_Escape:
       if Int32(keyval) == GDK_KEY_Escape && isFullscreen {
@@ -303,6 +310,27 @@ final class PlayerWindow: @unchecked Sendable {
       + "target \(Int(settings.targetPeak)) nits"
   }
 
+  private func togglePause() {
+    guard let player else { return }
+    player.togglePause()
+    events?.state(player.isPaused ? "paused" : "playing", positionMs: Int64(player.position * 1000))
+    if transport.isVisible || player.isPaused { showTransport() }
+  }
+
+  /// Shows the controls (kept up while paused) and keeps them current while they are up.
+  private func showTransport() {
+    guard let player, !finished else { return }
+    let wasVisible = transport.isVisible
+    transport.reveal(keep: player.isPaused)
+    transport.update(position: player.position, duration: player.duration, paused: player.isPaused)
+    guard !wasVisible else { return }
+    MainLoop.every(milliseconds: 250) { [weak self] in
+      guard let self, !self.finished, let player = self.player, self.transport.isVisible else { return false }
+      self.transport.update(position: player.position, duration: player.duration, paused: player.isPaused)
+      return true
+    }
+  }
+
   private var isFullscreen: Bool { gtk_window_is_fullscreen(cast(raw(window))) != 0 }
 
   private func toggleFullscreen() {
@@ -352,6 +380,10 @@ final class PlayerWindow: @unchecked Sendable {
                    font-family: monospace; font-size: 10pt; }
       .orb-osd { color: white; background: rgba(0,0,0,0.6); padding: 8px 14px; margin: 16px; border-radius: 6px;
                  font-size: 14pt; }
+      .orb-transport { background: rgba(0,0,0,0.6); color: white; padding: 6px 12px; margin: 12px;
+                       border-radius: 8px; }
+      .orb-transport button { color: white; background: none; border: none; box-shadow: none; }
+      .orb-time { font-family: monospace; }
       .orb-error { color: white; background: rgba(0,0,0,0.75); padding: 18px 24px; border-radius: 8px;
                    font-size: 16pt; }
       """

@@ -72,7 +72,8 @@ public struct StatsText: Sendable {
     return out
   }
 
-  static func clock(_ seconds: Double) -> String {
+  /// "H:MM:SS" of a position in seconds.
+  public static func clock(_ seconds: Double) -> String {
     let s = max(0, Int(seconds))
     return String(format: "%d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60)
   }

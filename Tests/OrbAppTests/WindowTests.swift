@@ -129,6 +129,43 @@ final class WindowTests: XCTestCase {
     XCTAssertEqual(player.wait(timeout: 15), 0)
   }
 
+  /// Moving the pointer brings up the controls; clicking the slider seeks, the button pauses.
+  func testTransportBarSeeksAndPauses() throws {
+    let clip = try Clips.moving(seconds: 12)
+    let title = "transport-\(UUID().uuidString.prefix(6))"
+    // The pointer well away from where the window opens, so the controls start hidden.
+    _ = Tool.run("xdotool", ["mousemove", "1919", "1079"])
+    let player = try start([clip], title: title)
+    usleep(1_000_000)
+    let id = windowID(title)
+    let before = try Screen.grab(title: title)
+    _ = Tool.run("xdotool", ["mousemove", "--window", id, "300", "150"])
+    _ = Tool.run("xdotool", ["mousemove", "--window", id, "310", "160"])
+    usleep(600_000)
+    let shown = try Screen.grab(title: title)
+    Screen.keep(title: title, as: "window-transport")
+    let barY = shown.height - 35
+    // A dark band with light controls along the bottom, where the picture was bright bars.
+    let dark = (0..<shown.width).filter { x in
+      let p = shown.pixel(x: x, y: shown.height - 20)
+      return p.r + p.g + p.b < before.pixel(x: x, y: shown.height - 20).r + before.pixel(x: x, y: shown.height - 20).g
+        + before.pixel(x: x, y: shown.height - 20).b - 60
+    }.count
+    XCTAssertGreaterThan(dark, shown.width / 2, "no control bar at the bottom")
+    // Click at 80% of the width: on the slider, near its end.
+    _ = Tool.run("xdotool", ["mousemove", "--window", id, String(shown.width * 8 / 10), String(barY), "click", "1"])
+    usleep(1_500_000)
+    let position = player.events.last { $0["event"] as? String == "progress" }?["position_ms"] as? Int ?? 0
+    XCTAssertGreaterThan(position, 6000, "the slider did not seek: \(player.stdout)")
+    // The play/pause button at the bar's left end.
+    _ = Tool.run("xdotool", ["mousemove", "--window", id, "40", String(barY), "click", "1"])
+    usleep(500_000)
+    let states = player.events.filter { $0["event"] as? String == "state" }.compactMap { $0["state"] as? String }
+    XCTAssertEqual(states.last, "paused", player.stdout)
+    press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 15), 0)
+  }
+
   func testSpacePausesAndResumes() throws {
     let title = "pause-\(UUID().uuidString.prefix(6))"
     let player = try start(["test://bars?duration=60"], title: title)
