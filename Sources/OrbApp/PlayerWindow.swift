@@ -48,6 +48,15 @@ final class PlayerWindow: @unchecked Sendable {
     window = gtk_application_window_new(app)
     gtk_window_set_title(cast(raw(window)), windowTitle)
     gtk_window_set_default_size(cast(raw(window)), 1280, 720)
+    // A local file or built-in pattern is probed now (milliseconds), so the window opens at the video's size instead
+    // of resizing once it plays; network sources size the window when they open.
+    if !source.contains("://") || TestPatternSource.isTestURL(source) || source.hasPrefix("file://"),
+      let video = (try? MediaOpener.probe(source))?.video.first
+    {
+      let (w, h) = Self.initialWindowSize(displayWidth: video.displayWidth, displayHeight: video.displayHeight)
+      gtk_window_set_default_size(cast(raw(window)), Int32(w), Int32(h))
+      sizedToVideo = true
+    }
     overlay = gtk_overlay_new()
     gtk_overlay_set_child(opaque(overlay), video.picture)
     gtk_window_set_child(cast(raw(window)), overlay)
