@@ -39,6 +39,16 @@ struct Options {
   var paused = false
   var errorLingerMs = 6000
 
+  /// The HTTP request headers for `source`: `--header` lines, and `--auth-token` as a bearer token for http(s)
+  /// sources (never for local files, where it would mean nothing).
+  func requestHeaders(for source: String) -> [String] {
+    var headers = self.headers
+    if let token = authToken, source.hasPrefix("http://") || source.hasPrefix("https://") {
+      headers.append("Authorization: Bearer \(token)")
+    }
+    return headers
+  }
+
   /// Options of the host contract that this build accepts (so a launch does not fail) but does not act on yet.
   var acceptedButUnused: [String] {
     var names: [String] = []

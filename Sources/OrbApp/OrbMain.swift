@@ -29,18 +29,18 @@ enum OrbMain {
     }
     do {
       if options.probe {
-        print(try MediaOpener.probe(source, headers: options.headers).json())
+        print(try MediaOpener.probe(source, headers: options.requestHeaders(for: source)).json())
         return 0
       }
       if let seconds = options.frameAt, let output = options.output {
         try FrameGrab.write(
-          source: source, at: seconds, size: options.size, output: output, headers: options.headers,
+          source: source, at: seconds, size: options.size, output: output, headers: options.requestHeaders(for: source),
           toneMapping: options.toneMappingSettings)
         return 0
       }
       if options.benchmark {
         let result = try Benchmark.run(
-          source: source, size: options.size ?? (1280, 720), headers: options.headers,
+          source: source, size: options.size ?? (1280, 720), headers: options.requestHeaders(for: source),
           maxSeconds: options.benchmarkSeconds, toneMapping: options.toneMappingSettings)
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase

@@ -116,7 +116,8 @@ final class PlayerWindow: @unchecked Sendable {
     presentationText = presentation == .zeroCopy ? "zero-copy GL import" : "memory copies (\(why))"
     let (w, h) = video.pixelSize
     let player = Player(
-      source: source, headers: requestHeaders, start: Double(options.resumeMs) / 1000, paused: options.paused,
+      source: source, headers: options.requestHeaders(for: source), start: Double(options.resumeMs) / 1000,
+      paused: options.paused,
       speed: options.speed, presentation: presentation, width: max(w, 16), height: max(h, 16),
       renderContext: vulkan,
       audio: options.noAudio ? nil : MediaPipeline.AudioRequest(track: options.audioTrack),
@@ -136,15 +137,6 @@ final class PlayerWindow: @unchecked Sendable {
       self.reportProgress()
       return true
     }
-  }
-
-  /// `--header` lines, plus the bearer token for network sources.
-  private var requestHeaders: [String] {
-    var headers = options.headers
-    if let token = options.authToken, source.hasPrefix("http://") || source.hasPrefix("https://") {
-      headers.append("Authorization: Bearer \(token)")
-    }
-    return headers
   }
 
   private func handle(_ event: Player.Event) {

@@ -64,6 +64,9 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
     case orb_averror_http_unauthorized(), orb_averror_http_forbidden():
       return MediaError(.signIn, source: source, reason: "the server refused access (\(FFmpegError.message(code)))")
     case orb_averror_http_not_found(): return MediaError(.missing, source: source, reason: "not found on the server")
+    // FFmpeg folds every other 4xx together (410 Gone among them): the server will not serve it to us.
+    case orb_averror_http_other_4xx():
+      return MediaError(.missing, source: source, reason: "the server will not serve it (\(FFmpegError.message(code)))")
     case orb_averror_http_server_error(), orb_averror(ETIMEDOUT), orb_averror(ECONNRESET),
       orb_averror(ECONNREFUSED), orb_averror(EIO):
       return MediaError(.network, source: source, reason: FFmpegError.message(code).lowercased())

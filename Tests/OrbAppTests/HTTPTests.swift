@@ -1,0 +1,98 @@
+import Foundation
+import OrbTestSupport
+import XCTest
+
+/// Network sources against a small HTTP server on the loopback: what a host is told for each kind of failure, and
+/// the bearer token on the request.
+final class HTTPTests: XCTestCase {
+  /// A Python http.server with fixed answers per path; /token/... wants `Authorization: Bearer orb-test`.
+  static let serverScript = #"""
+    import http.server, sys, os
+    clip = sys.argv[1]
+    class H(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *a): pass
+        def do_GET(self):
+            codes = {"/missing.mp4": 404, "/gone.mp4": 410, "/secret.mp4": 401, "/forbidden.mp4": 403,
+                     "/broken.mp4": 500}
+            if self.path in codes:
+                self.send_response(codes[self.path]); self.end_headers(); return
+            if self.path.startswith("/token/") and self.headers.get("Authorization") != "Bearer orb-test":
+                self.send_response(401); self.end_headers(); return
+            data = open(clip, "rb").read()
+            self.send_response(200)
+            self.send_header("Content-Type", "video/mp4")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+    s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    print(s.server_address[1], flush=True)
+    s.serve_forever()
+    """#
+
+  private var server: Process?
+  private var port = 0
+
+  override func setUpWithError() throws {
+    let clip = try Clips.halves("halves.mp4")
+    let script = NSTemporaryDirectory() + "orb-http-\(UUID().uuidString).py"
+    try Self.serverScript.write(toFile: script, atomically: true, encoding: .utf8)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", script, clip]
+    let out = Pipe()
+    process.standardOutput = out
+    try process.run()
+    server = process
+    let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+    port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    XCTAssertGreaterThan(port, 0, "the test server did not start")
+  }
+
+  override func tearDown() {
+    server?.terminate()
+    server?.waitUntilExit()
+  }
+
+  private func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+  /// `--probe` of `path`: exit status, and the `error` event's kind if there was one.
+  private func probe(_ path: String, _ extra: [String] = []) -> (Int32, String?, String) {
+    let r = Orb.run(["--probe", "--events-fd", "2"] + extra + [url(path)], timeout: 60)
+    let kind =
+      r.stderr.split(separator: "\n").compactMap {
+        try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+      }.first { $0["event"] as? String == "error" }?["kind"] as? String
+    return (r.status, kind, r.stderr)
+  }
+
+  func testAPlainURLOpens() {
+    let (status, kind, stderr) = probe("/clip.mp4")
+    XCTAssertEqual(status, 0, stderr)
+    XCTAssertNil(kind)
+  }
+
+  func testEachFailureIsTheKindTheHostExpects() {
+    for (path, expected) in [
+      ("/missing.mp4", "missing"), ("/gone.mp4", "missing"), ("/secret.mp4", "sign-in"), ("/forbidden.mp4", "sign-in"),
+      ("/broken.mp4", "network"),
+    ] {
+      let (status, kind, stderr) = probe(path)
+      XCTAssertEqual(status, 1, "\(path): \(stderr)")
+      XCTAssertEqual(kind, expected, "\(path): \(stderr)")
+      XCTAssertTrue(stderr.contains("cannot open '\(url(path))'"), stderr)
+    }
+  }
+
+  func testARefusedConnectionIsANetworkError() {
+    let r = Orb.run(["--probe", "--events-fd", "1", "http://127.0.0.1:9/clip.mp4"], timeout: 60)
+    XCTAssertEqual(r.status, 1)
+    XCTAssertTrue(r.stdout.contains("\"kind\":\"network\""), r.stdout + r.stderr)
+  }
+
+  func testTheBearerTokenIsSent() {
+    XCTAssertEqual(probe("/token/clip.mp4").1, "sign-in", "the server wants a token")
+    let (status, kind, stderr) = probe("/token/clip.mp4", ["--auth-token", "orb-test"])
+    XCTAssertEqual(status, 0, stderr)
+    XCTAssertNil(kind)
+  }
+}
