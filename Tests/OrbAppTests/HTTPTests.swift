@@ -96,3 +96,71 @@ final class HTTPTests: XCTestCase {
     XCTAssertNil(kind)
   }
 }
+
+/// HLS VOD over HTTP, as the media server streams it: a playlist of 4 s segments.
+final class HLSTests: XCTestCase {
+  func testHLSPlaylistProbesAndSeeksAcrossSegments() throws {
+    let dir = NSTemporaryDirectory() + "orb-hls-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let made = Tool.run(
+      "ffmpeg",
+      [
+        "-v", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=12", "-c:v", "libx264",
+        "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-g", "50", "-f", "hls", "-hls_time", "4",
+        "-hls_playlist_type", "vod", "-hls_segment_filename", dir + "/seg_%03d.ts", dir + "/index.m3u8",
+      ], timeout: 120)
+    XCTAssertTrue(made.succeeded, made.stderr)
+    let server = Process()
+    server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    server.arguments = [
+      "python3", "-c",
+      "import http.server,functools,sys;"
+        + "s=http.server.ThreadingHTTPServer(('127.0.0.1',0),functools.partial("
+        + "http.server.SimpleHTTPRequestHandler,directory=sys.argv[1]));"
+        + "s.RequestHandlerClass.log_message=lambda *a:None;print(s.server_address[1],flush=True);s.serve_forever()",
+      dir,
+    ]
+    let out = Pipe()
+    server.standardOutput = out
+    try server.run()
+    defer {
+      server.terminate()
+      server.waitUntilExit()
+    }
+    let port =
+      Int(
+        String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+          .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    XCTAssertGreaterThan(port, 0)
+    let url = "http://127.0.0.1:\(port)/index.m3u8"
+    let probe = Orb.run(["--probe", url], timeout: 60)
+    XCTAssertEqual(probe.status, 0, probe.stderr)
+    XCTAssertTrue(probe.stdout.contains("\"container\" : \"hls\""), probe.stdout)
+    XCTAssertTrue(probe.stdout.contains("\"codec\" : \"h264\""), probe.stdout)
+    // A frame in the third segment, and the same frame from the file straight: the seek lands where it should.
+    let png = NSTemporaryDirectory() + "orb-hls-\(UUID().uuidString).png"
+    defer { try? FileManager.default.removeItem(atPath: png) }
+    let frame = Orb.run(["--frame-at", "9.0", "--output", png, url], timeout: 60)
+    XCTAssertEqual(frame.status, 0, frame.stderr)
+    let image = try RGBImage(png: png)
+    XCTAssertEqual(image.width, 640)
+    XCTAssertEqual(image.height, 360)
+    let reference = NSTemporaryDirectory() + "orb-hls-ref-\(UUID().uuidString).png"
+    defer { try? FileManager.default.removeItem(atPath: reference) }
+    XCTAssertTrue(
+      Tool.run("ffmpeg", ["-v", "error", "-y", "-ss", "9.0", "-i", url, "-frames:v", "1", reference], timeout: 60)
+        .succeeded)
+    let theirs = try RGBImage(png: reference)
+    // testsrc2 prints its time and frame number top left: the same frame has the same digits there. Compared on
+    // brightness, which chroma upsampling does not touch (the next frame differs in about 60 pixels, this in none).
+    func brightness(_ p: RGB) -> Int { (2 * p.r + 5 * p.g + p.b) / 8 }
+    var differing = 0
+    for y in 0..<60 {
+      for x in 0..<220 where abs(brightness(image.pixel(x: x, y: y)) - brightness(theirs.pixel(x: x, y: y))) > 50 {
+        differing += 1
+      }
+    }
+    XCTAssertLessThan(differing, 10, "the frame at 9 s is not ffmpeg's frame at 9 s (\(differing) pixels differ)")
+  }
+}
