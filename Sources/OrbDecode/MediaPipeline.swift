@@ -11,9 +11,6 @@ final class Packet: @unchecked Sendable {
   }
 }
 
-/// The pipeline's name before it carried audio; tests and headless modes still say it.
-public typealias VideoPipeline = MediaPipeline
-
 /// Demux thread → bounded packet queues → a video decode thread (FFmpeg frame threading) and an audio decode thread
 /// (libswresample to Float32) → bounded frame and audio queues. Times are seconds from the start of the file (the
 /// container's start time is subtracted). Seeks are numbered (generations) so nothing from before one leaks out.

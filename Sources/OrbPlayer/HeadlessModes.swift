@@ -68,7 +68,7 @@ public enum Benchmark {
       source: source, width: size.0, height: size.1, frames: frames, seconds: seconds,
       fps: seconds > 0 ? Double(frames) / seconds : 0, cpuSeconds: ProcessStats.cpuSeconds() - cpuStart,
       peakRssMb: ProcessStats.peakRSSMegabytes(), device: renderer.context.deviceName,
-      corruptPackets: (media as? VideoPipeline)?.corruptPackets ?? 0)
+      corruptPackets: (media as? MediaPipeline)?.corruptPackets ?? 0)
   }
 }
 

@@ -469,7 +469,7 @@ public final class Player: @unchecked Sendable {
       lock.withLock {
         slot.frame = frame
         slot.state = .ready
-        if let p = opened as? VideoPipeline { statsValue.corruptPackets = p.corruptPackets }
+        if let p = opened as? MediaPipeline { statsValue.corruptPackets = p.corruptPackets }
       }
       pending = nil
     }

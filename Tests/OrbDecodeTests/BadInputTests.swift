@@ -61,7 +61,7 @@ final class BadInputTests: XCTestCase {
     do {
       let source = try MediaSource(path)
       // Opening may succeed (the header is well formed); decoding must then fail cleanly or end.
-      if let pipeline = try? VideoPipeline(media: source) {
+      if let pipeline = try? MediaPipeline(media: source) {
         let (_, finished) = decodeAll(pipeline, timeout: 30)
         pipeline.close()
         XCTAssertTrue(finished, "a header with no pictures should end, not hang")

@@ -30,7 +30,7 @@ final class DecodeTests: XCTestCase {
   }
 
   func testHDR10FramesCarryPQColourAnd10BitSamples() throws {
-    let pipeline = try VideoPipeline(source: try Media.hevcHDR10())
+    let pipeline = try MediaPipeline(source: try Media.hevcHDR10())
     defer { pipeline.close() }
     let frame = try XCTUnwrap(pipeline.nextFrame())
     XCTAssertEqual(frame.width, 320)
@@ -67,7 +67,7 @@ final class DecodeTests: XCTestCase {
     // All three planes of the first frame equal ffmpeg's own decode of it, byte for byte (no conversion on
     // either side: the clip is yuv420p).
     let path = try Media.h264()
-    let pipeline = try VideoPipeline(source: path)
+    let pipeline = try MediaPipeline(source: path)
     defer { pipeline.close() }
     let frame = try XCTUnwrap(pipeline.nextFrame())
     let reference = Tool.run(
@@ -85,7 +85,7 @@ final class DecodeTests: XCTestCase {
 
   func testCorruptPacketsDecodeToTheEndWithoutHanging() throws {
     let path = try Media.corrupt()
-    let pipeline = try VideoPipeline(source: path)
+    let pipeline = try MediaPipeline(source: path)
     defer { pipeline.close() }
     let (frames, finished) = decodeAll(pipeline, timeout: 60)
     XCTAssertTrue(finished, "decoding a damaged clip should end, not hang")
@@ -100,7 +100,7 @@ final class DecodeTests: XCTestCase {
     let full = try Media.h264FastStart()
     let size = try XCTUnwrap(try FileManager.default.attributesOfItem(atPath: full)[.size] as? Int)
     let path = try TestMedia.truncated(full, bytes: size / 2)
-    let pipeline = try VideoPipeline(source: path)
+    let pipeline = try MediaPipeline(source: path)
     defer { pipeline.close() }
     let (frames, finished) = decodeAll(pipeline, timeout: 60)
     XCTAssertTrue(finished, "a cut-short file should end, not hang")
@@ -113,7 +113,7 @@ final class DecodeTests: XCTestCase {
     let info = try MediaSource(path).info
     XCTAssertEqual(info.video.count, 0)
     XCTAssertEqual(info.audio.count, 1)
-    XCTAssertThrowsError(try VideoPipeline(source: path)) { error in
+    XCTAssertThrowsError(try MediaPipeline(source: path)) { error in
       let mediaError = error as? MediaError
       XCTAssertEqual(mediaError?.kind, .unplayable, "\(error)")
       XCTAssertEqual(mediaError?.reason, "no video stream in it")
@@ -129,7 +129,7 @@ final class DecodeTests: XCTestCase {
   ) throws {
     let expected = FFprobe.frameCount(path)
     XCTAssertGreaterThan(expected, 0, "ffprobe counted no frames in \(path)", file: file, line: line)
-    let pipeline = try VideoPipeline(source: path)
+    let pipeline = try MediaPipeline(source: path)
     defer { pipeline.close() }
     let (frames, finished) = decodeAll(pipeline, timeout: 60)
     XCTAssertTrue(finished, "decoding did not end within 60 s", file: file, line: line)

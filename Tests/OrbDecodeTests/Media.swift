@@ -126,7 +126,7 @@ private final class DecodeBox: @unchecked Sendable {
 /// the test after `timeout` seconds instead of stopping the suite.
 /// - Returns: the frames, and whether the pipeline reached its end (nil) in time.
 func decodeAll(
-  _ pipeline: VideoPipeline, limit: Int = .max, keepPixels: Bool = false, timeout: Double = 60
+  _ pipeline: MediaPipeline, limit: Int = .max, keepPixels: Bool = false, timeout: Double = 60
 ) -> (frames: [DecodedFrame], finished: Bool) {
   let box = DecodeBox()
   let done = DispatchSemaphore(value: 0)
@@ -150,7 +150,7 @@ func decodeAll(
 }
 
 /// The first frame `pipeline` gives, with its pixels, waiting at most `timeout` seconds.
-func firstFrame(_ pipeline: VideoPipeline, timeout: Double = 10) -> DecodedFrame? {
+func firstFrame(_ pipeline: MediaPipeline, timeout: Double = 10) -> DecodedFrame? {
   decodeAll(pipeline, limit: 1, keepPixels: true, timeout: timeout).frames.first
 }
 

@@ -158,7 +158,7 @@ final class ProbeTests: XCTestCase {
     XCTAssertEqual(video.displayWidth, 640)
     XCTAssertEqual(video.displayHeight, 240)
 
-    let pipeline = try VideoPipeline(source: path)
+    let pipeline = try MediaPipeline(source: path)
     defer { pipeline.close() }
     let frame = try XCTUnwrap(pipeline.nextFrame())
     XCTAssertEqual(frame.width, 320)
@@ -182,7 +182,7 @@ final class ProbeTests: XCTestCase {
     XCTAssertEqual(video.displayWidth, 240)
     XCTAssertEqual(video.displayHeight, 320)
 
-    let pipeline = try VideoPipeline(source: path)
+    let pipeline = try MediaPipeline(source: path)
     defer { pipeline.close() }
     let frame = try XCTUnwrap(pipeline.nextFrame())
     XCTAssertEqual(frame.rotation, expectedClockwise)

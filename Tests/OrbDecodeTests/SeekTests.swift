@@ -10,7 +10,7 @@ final class SeekTests: XCTestCase {
     // Keyframes at 0 and 1.2 s: 0.5 and 1.0 decode from 0 and drop what comes before; 1.5 starts at 1.2.
     let path = try Media.h264()
     let reference = try straightThrough(path)
-    let pipeline = try VideoPipeline(source: path)
+    let pipeline = try MediaPipeline(source: path)
     defer { pipeline.close() }
     for target in [1.0, 0.5, 1.5, 1.23, 0.0, 1.96] {
       pipeline.seek(to: target)
@@ -24,7 +24,7 @@ final class SeekTests: XCTestCase {
     // pipeline is (often at the end of the file, where the demuxer waits).
     let path = try Media.h264()
     let reference = try straightThrough(path)
-    let pipeline = try VideoPipeline(source: path)
+    let pipeline = try MediaPipeline(source: path)
     defer { pipeline.close() }
     for i in 0..<30 {
       let target = Double((i * 7) % 19) / 10
@@ -37,7 +37,7 @@ final class SeekTests: XCTestCase {
   func testSeekAfterTheEndRestartsPlayback() throws {
     let path = try Media.h264()
     let reference = try straightThrough(path)
-    let pipeline = try VideoPipeline(source: path)
+    let pipeline = try MediaPipeline(source: path)
     defer { pipeline.close() }
     let (frames, finished) = decodeAll(pipeline, timeout: 60)
     XCTAssertTrue(finished)
@@ -54,7 +54,7 @@ final class SeekTests: XCTestCase {
   func testStartingAtAPositionLikeResume() throws {
     let path = try Media.h264()
     let reference = try straightThrough(path)
-    let pipeline = try VideoPipeline(source: path, start: 1.0)
+    let pipeline = try MediaPipeline(source: path, start: 1.0)
     defer { pipeline.close() }
     let frame = try XCTUnwrap(firstFrame(pipeline))
     assertCovers(frame, 1.0, matching: reference)
@@ -63,7 +63,7 @@ final class SeekTests: XCTestCase {
   func testSeekInHEVC() throws {
     let path = try Media.hevcHDR10()
     let reference = try straightThrough(path)
-    let pipeline = try VideoPipeline(source: path)
+    let pipeline = try MediaPipeline(source: path)
     defer { pipeline.close() }
     for target in [0.5, 0.1] {
       pipeline.seek(to: target)
@@ -75,7 +75,7 @@ final class SeekTests: XCTestCase {
   func testSeekInVP9() throws {
     let path = try Media.vp9()
     let reference = try straightThrough(path)
-    let pipeline = try VideoPipeline(source: path)
+    let pipeline = try MediaPipeline(source: path)
     defer { pipeline.close() }
     pipeline.seek(to: 1.0)
     let frame = try XCTUnwrap(firstFrame(pipeline), "no frame after seek(to: 1.0)")
@@ -85,7 +85,7 @@ final class SeekTests: XCTestCase {
   // MARK: helpers
 
   private func straightThrough(_ path: String) throws -> [DecodedFrame] {
-    let pipeline = try VideoPipeline(source: path)
+    let pipeline = try MediaPipeline(source: path)
     defer { pipeline.close() }
     let (frames, finished) = decodeAll(pipeline, keepPixels: true, timeout: 60)
     XCTAssertTrue(finished, "straight-through decode of \(path) did not end")

@@ -9,7 +9,7 @@ import XCTest
 final class RenderTests: XCTestCase {
   /// Decodes the first frame of `path` and draws it at `width`x`height` (nil: natural size).
   static func draw(_ path: String, size: (Int, Int)? = nil) throws -> (pixels: [UInt8], width: Int, height: Int) {
-    let pipeline = try VideoPipeline(source: path)
+    let pipeline = try MediaPipeline(source: path)
     defer { pipeline.close() }
     guard let frame = pipeline.nextFrame() else { throw TestMediaError("no frame in \(path)") }
     let (w, h) =
