@@ -117,3 +117,55 @@ final class RenderTests: XCTestCase {
     XCTAssertEqual(Self.pixel((Array(target.pixels!), 64, 32), 10, 10), .black)
   }
 }
+
+/// Sources that are not 4:2:0: swscale turns them into the 4:2:0 the renderer takes, keeping matrix, range and
+/// depth; the bars must come out as they went in.
+final class OtherLayoutTests: XCTestCase {
+  private func barsClip(_ name: String, pixelFormat: String, codec: [String]) throws -> String {
+    let sources = Clips.bars.enumerated().map { i, c in
+      String(format: "color=c=0x%02X%02X%02X:s=80x240:d=1:r=25,format=rgb24[c%d]", c.r, c.g, c.b, i)
+    }
+    let stack = (0..<8).map { "[c\($0)]" }.joined()
+    let convert = pixelFormat.hasPrefix("yuv") ? "scale=out_color_matrix=bt709:out_range=tv," : ""
+    return try TestMedia.path(
+      name,
+      [
+        "-filter_complex", sources.joined(separator: ";") + ";\(stack)hstack=inputs=8,\(convert)format=\(pixelFormat)",
+        "-frames:v", "3",
+      ] + codec + ["-colorspace", "bt709", "-color_range", "tv"])
+  }
+
+  private func assertBars(_ clip: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    let pipeline = try MediaPipeline(source: clip)
+    defer { pipeline.close() }
+    let frame = try XCTUnwrap(pipeline.nextFrame(), file: file, line: line)
+    let renderer = try Renderer()
+    let target = try renderer.makeTarget(width: 640, height: 240, readable: true)
+    try renderer.render(frame, into: target)
+    let drawn = (Array(target.pixels!), 640, 240)
+    for (i, expected) in Clips.bars.enumerated() {
+      let got = RenderTests.pixel(drawn, 40 + 80 * i, 120)
+      XCTAssertLessThanOrEqual(
+        got.distance(to: expected), 3, "\(frame.pixelFormatName) bar \(i): \(got)", file: file, line: line)
+    }
+  }
+
+  func testFourFourFourIsConverted() throws {
+    try assertBars(
+      barsClip("bars-444.mkv", pixelFormat: "yuv444p", codec: ["-c:v", "libx264", "-qp", "0", "-preset", "ultrafast"]))
+  }
+
+  func testTenBitFourTwoTwoKeepsItsDepth() throws {
+    let clip = try barsClip(
+      "bars-422p10.mkv", pixelFormat: "yuv422p10le", codec: ["-c:v", "libx264", "-qp", "0", "-preset", "ultrafast"])
+    let pipeline = try MediaPipeline(source: clip)
+    defer { pipeline.close() }
+    let frame = try XCTUnwrap(pipeline.nextFrame())
+    XCTAssertEqual(frame.bitDepth, 10, "converted to 8 bits: \(frame.pixelFormatName)")
+    try assertBars(clip)
+  }
+
+  func testRGBSourceIsConverted() throws {
+    try assertBars(barsClip("bars-rgb.mkv", pixelFormat: "rgb24", codec: ["-c:v", "png"]))
+  }
+}
