@@ -198,9 +198,8 @@ public final class Renderer: @unchecked Sendable {
 
   /// Draws `frame` fitted into `target` (black bars around it); nil draws a black picture. HDR and wide-gamut frames
   /// are tone-mapped and gamut-mapped to SDR BT.709 as `toneMapping` says.
-  /// - Parameter flipY: store rows bottom-up, as a GL texture expects.
   public func render(
-    _ frame: VideoFrame?, into target: RenderTarget, flipY: Bool = false, toneMapping: ToneMapping = ToneMapping()
+    _ frame: VideoFrame?, into target: RenderTarget, toneMapping: ToneMapping = ToneMapping()
   ) throws {
     let planes = try planeSet(for: frame)
     let params: PushConstants
@@ -208,8 +207,7 @@ public final class Renderer: @unchecked Sendable {
     if let frame {
       planes.stage(frame)
       let geometry = VideoGeometry(
-        displayAspect: frame.displayAspect, rotation: frame.rotation, width: target.width, height: target.height,
-        flipY: flipY)
+        displayAspect: frame.displayAspect, rotation: frame.rotation, width: target.width, height: target.height)
       lastGeometry = geometry
       variant = PipelineVariant(frame: frame, toneMapping: toneMapping)
       params = PushConstants(

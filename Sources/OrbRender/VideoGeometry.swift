@@ -16,8 +16,7 @@ public struct VideoGeometry: Sendable, Equatable {
   /// Fits a picture of `displayAspect` (width/height as shown) into `width`x`height`, keeping its shape.
   /// - Parameters:
   ///   - rotation: degrees clockwise the picture is turned for display (0, 90, 180, 270).
-  ///   - flipY: the target's rows run bottom-up (a GL texture).
-  public init(displayAspect: Double, rotation: Int, width: Int, height: Int, flipY: Bool = false) {
+  public init(displayAspect: Double, rotation: Int, width: Int, height: Int) {
     let targetAspect = Double(width) / Double(max(height, 1))
     var w = Double(width)
     var h = Double(height)
@@ -46,10 +45,6 @@ public struct VideoGeometry: Sendable, Equatable {
       origin = [0, 0]
       axisX = [1, 0]
       axisY = [0, 1]
-    }
-    if flipY {
-      origin += axisY
-      axisY = -axisY
     }
   }
 
