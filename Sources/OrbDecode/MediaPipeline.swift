@@ -80,10 +80,10 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
 
   /// Opens `source` and starts decoding from `start` seconds: video only, or audio too when `audio` is given.
   /// - Throws: `MediaError` when the source cannot be opened or has nothing decodable.
-  public convenience init(source: String, headers: [String] = [], start: Double = 0, audio: AudioRequest? = nil)
-    throws
-  {
-    try self.init(media: MediaSource(source, headers: headers), start: start, audio: audio)
+  public convenience init(
+    source: String, headers: [String] = [], start: Double = 0, audio: AudioRequest? = nil, reconnect: Bool = true
+  ) throws {
+    try self.init(media: MediaSource(source, headers: headers, reconnect: reconnect), start: start, audio: audio)
   }
 
   public init(media: MediaSource, start: Double = 0, audio: AudioRequest? = nil) throws {

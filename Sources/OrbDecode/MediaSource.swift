@@ -10,7 +10,9 @@ public final class MediaSource: @unchecked Sendable {
 
   /// Opens `source` (a path or URL) and reads enough to describe its streams.
   /// - Throws: `MediaError` naming the source and the reason.
-  public init(_ source: String, headers: [String] = []) throws {
+  /// - Parameter reconnect: for HTTP(S), retry resets, network errors and 5xx with backoff (playback); off for quick
+  ///   answers (`--probe`, `--frame-at`).
+  public init(_ source: String, headers: [String] = [], reconnect: Bool = true) throws {
     orb_av_log_quiet()
     // File managers and launchers may pass file:// URLs; FFmpeg wants the path, with escapes decoded.
     let source = source.hasPrefix("file://") ? (URL(string: source)?.path ?? source) : source
@@ -26,6 +28,17 @@ public final class MediaSource: @unchecked Sendable {
     if isURL {
       // A stalled connection becomes an error after 15 s instead of a read that never returns (microseconds).
       av_dict_set(&options, "rw_timeout", "15000000", 0)
+    }
+    if reconnect && (source.hasPrefix("http://") || source.hasPrefix("https://")) {
+      // Resets, network errors and 5xx in the middle of a stream: FFmpeg reconnects and resumes at the byte it had
+      // reached, waiting 1, 2, 4 … s between tries (up to 2 min apart, about five minutes in all), before the
+      // read fails and the host hears `network`.
+      for (key, value) in [
+        ("reconnect", "1"), ("reconnect_streamed", "1"), ("reconnect_on_network_error", "1"),
+        ("reconnect_on_http_error", "5xx"), ("reconnect_delay_max", "120"),
+      ] {
+        av_dict_set(&options, key, value, 0)
+      }
     }
     defer { av_dict_free(&options) }
     let openCode = avformat_open_input(&ctx, source, nil, &options)

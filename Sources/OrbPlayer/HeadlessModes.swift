@@ -13,7 +13,7 @@ public enum FrameGrab {
     source: String, at seconds: Double, size: (Int, Int)?, output: String, headers: [String] = [],
     toneMapping: ToneMapping = ToneMapping()
   ) throws -> (Int, Int) {
-    let media = try MediaOpener.open(source, headers: headers, start: seconds)
+    let media = try MediaOpener.open(source, headers: headers, start: seconds, reconnect: false)
     defer { media.close() }
     guard let frame = media.nextFrame() else {
       throw MediaError(

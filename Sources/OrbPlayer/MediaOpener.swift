@@ -8,20 +8,22 @@ public enum MediaOpener {
   ///   - start: seconds into the media where output begins.
   /// - Throws: `MediaError` naming the source and the reason.
   ///   - audio: decode audio too (files and streams; the built-in patterns are silent).
+  ///   - reconnect: retry network failures with backoff (playback) rather than answer at once.
   public static func open(
-    _ source: String, headers: [String] = [], start: Double = 0, audio: MediaPipeline.AudioRequest? = nil
+    _ source: String, headers: [String] = [], start: Double = 0, audio: MediaPipeline.AudioRequest? = nil,
+    reconnect: Bool = true
   ) throws -> FrameSource {
     if TestPatternSource.isTestURL(source) {
       let pattern = try TestPatternSource(url: source)
       if start > 0 { pattern.seek(to: start) }
       return pattern
     }
-    return try MediaPipeline(source: source, headers: headers, start: start, audio: audio)
+    return try MediaPipeline(source: source, headers: headers, start: start, audio: audio, reconnect: reconnect)
   }
 
   /// The stream description for `--probe`, without starting any decode thread.
   public static func probe(_ source: String, headers: [String] = []) throws -> MediaInfo {
     if TestPatternSource.isTestURL(source) { return try TestPatternSource(url: source).info }
-    return try MediaSource(source, headers: headers).info
+    return try MediaSource(source, headers: headers, reconnect: false).info
   }
 }

@@ -164,3 +164,63 @@ final class HLSTests: XCTestCase {
     XCTAssertLessThan(differing, 10, "the frame at 9 s is not ffmpeg's frame at 9 s (\(differing) pixels differ)")
   }
 }
+
+/// A connection that breaks in the middle of the file: the player reconnects where it was and plays to the end.
+final class ReconnectTests: XCTestCase {
+  static let flakyServer = #"""
+    import http.server, sys, re
+    data = open(sys.argv[1], "rb").read()
+    state = {"broken": False}
+    class H(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        def log_message(self, *a): pass
+        def do_GET(self):
+            start = 0
+            m = re.match(r"bytes=(\d+)-", self.headers.get("Range") or "")
+            if m: start = int(m.group(1))
+            body = data[start:]
+            self.send_response(206 if m else 200)
+            self.send_header("Content-Type", "video/x-matroska")
+            self.send_header("Accept-Ranges", "bytes")
+            self.send_header("Content-Length", str(len(body)))
+            if m: self.send_header("Content-Range", "bytes %d-%d/%d" % (start, len(data) - 1, len(data)))
+            self.end_headers()
+            if not state["broken"] and start == 0:
+                # The first whole-file answer breaks off a third of the way in.
+                state["broken"] = True
+                self.wfile.write(body[: len(data) // 3]); self.wfile.flush()
+                self.connection.close(); return
+            self.wfile.write(body)
+    s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    print(s.server_address[1], flush=True)
+    s.serve_forever()
+    """#
+
+  func testABrokenConnectionResumesWhereItWas() throws {
+    // Matroska is read front to back, so the break comes in the middle of the frames.
+    let clip = try TestMedia.path(
+      "reconnect-4s.mkv",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4", "-c:v", "libx264", "-preset", "ultrafast",
+        "-g", "25",
+      ])
+    let script = NSTemporaryDirectory() + "orb-flaky-\(UUID().uuidString).py"
+    try Self.flakyServer.write(toFile: script, atomically: true, encoding: .utf8)
+    let server = Process()
+    server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    server.arguments = ["python3", script, clip]
+    let out = Pipe()
+    server.standardOutput = out
+    try server.run()
+    defer {
+      server.terminate()
+      server.waitUntilExit()
+    }
+    let port = Int(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+      .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    let r = Orb.run(["--benchmark", "--size", "160x120", "http://127.0.0.1:\(port)/clip.mkv"], timeout: 120)
+    XCTAssertEqual(r.status, 0, r.stderr)
+    let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
+    XCTAssertEqual(json["frames"] as? Int, 100, "every frame, though the first answer broke off: \(r.stdout)")
+  }
+}
