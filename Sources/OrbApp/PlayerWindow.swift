@@ -137,6 +137,33 @@ final class PlayerWindow: @unchecked Sendable {
       self.reportProgress()
       return true
     }
+    let opening = Date()
+    MainLoop.every(milliseconds: 500) { [weak self] in
+      guard let self, !self.finished, let player = self.player else { return false }
+      self.updateWaiting(player, since: opening)
+      return true
+    }
+  }
+
+  private var buffering = false
+  private var waitingShown = false
+
+  /// "Connecting…" while a source takes long to open, "Buffering…" while a playing one waits for data; the host
+  /// hears `state: buffering` and `state: playing` around the wait.
+  private func updateWaiting(_ player: Player, since opening: Date) {
+    let connecting = player.state == .loading && Date().timeIntervalSince(opening) > 1.5
+    let nowBuffering = player.isBuffering
+    if nowBuffering != buffering {
+      buffering = nowBuffering
+      events?.state(nowBuffering ? "buffering" : "playing", positionMs: Int64((player.position * 1000).rounded()))
+    }
+    if connecting || nowBuffering {
+      showOSD(connecting ? "Connecting…" : "Buffering…", keep: true)
+      waitingShown = true
+    } else if waitingShown {
+      waitingShown = false
+      hideOSD()
+    }
   }
 
   private func handle(_ event: Player.Event) {
@@ -178,7 +205,8 @@ final class PlayerWindow: @unchecked Sendable {
     guard let player, let events else { return }
     events.progress(
       positionMs: Int64((player.position * 1000).rounded()),
-      durationMs: player.duration.map { Int64(($0 * 1000).rounded()) }, state: player.state.rawValue)
+      durationMs: player.duration.map { Int64(($0 * 1000).rounded()) },
+      state: buffering ? "buffering" : player.state.rawValue)
   }
 
   private func key(_ keyval: guint, _ state: GdkModifierType) -> Bool {
@@ -249,8 +277,13 @@ final class PlayerWindow: @unchecked Sendable {
   private var osdLabel: UnsafeMutablePointer<GtkWidget>?
   private var osdSerial = 0
 
-  /// A short message over the video (speed, volume), gone after a second and a half.
-  private func showOSD(_ text: String) {
+  private func hideOSD() {
+    osdSerial += 1
+    if let label = osdLabel { gtk_widget_set_visible(label, 0) }
+  }
+
+  /// A short message over the video (speed, volume), gone after a second and a half unless `keep`.
+  private func showOSD(_ text: String, keep: Bool = false) {
     if osdLabel == nil {
       let label = gtk_label_new(nil)!
       gtk_widget_add_css_class(label, "orb-osd")
@@ -262,6 +295,7 @@ final class PlayerWindow: @unchecked Sendable {
     gtk_label_set_text(opaque(osdLabel), text)
     gtk_widget_set_visible(osdLabel, 1)
     osdSerial += 1
+    guard !keep else { return }
     let serial = osdSerial
     MainLoop.after(milliseconds: 1500) { [weak self] in
       guard let self, self.osdSerial == serial, let label = self.osdLabel else { return }

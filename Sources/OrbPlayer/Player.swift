@@ -58,6 +58,10 @@ public final class Player: @unchecked Sendable {
   public let dsp: DSPChain
   private var audio: AudioPlayback?
   private var hasVideo = true
+  /// Host time (ns) the last new picture was shown at.
+  private var lastShownHost: UInt64 = 0
+  /// The clock is paused because the next picture did not come in time.
+  private var stalled = false
   /// Render thread only: how long it has waited for the first picture.
   private var firstPictureWait = 0.0
   private let renderContext: VulkanContext?
@@ -149,6 +153,18 @@ public final class Player: @unchecked Sendable {
   }
 
   public var state: State { lock.withLock { stateValue } }
+
+  /// Playing, but the next picture has not come for more than `stallSeconds`, and it is not the end: waiting for
+  /// data (a slow or reconnecting network source). The window says "Buffering…" and the host hears
+  /// `state: buffering`.
+  public var isBuffering: Bool {
+    lock.withLock {
+      guard stateValue == .playing, hasVideo, !sourceEnded, lastShownHost > 0 else { return false }
+      return HostTime.now() > lastShownHost + UInt64(Self.stallSeconds * 1e9)
+    }
+  }
+
+  static let stallSeconds = 1.5
   private var isStopping: Bool { lock.withLock { stopped } }
   public var stats: PlaybackStats {
     let (value, playback) = lock.withLock { (statsValue, audio) }
@@ -272,6 +288,12 @@ public final class Player: @unchecked Sendable {
       chosen = first
       now = frame.time
     } else {
+      if stalled, let first = ready.first, !userPaused {
+        // Data again after a stall: the clock goes on from the picture that waited, not from where it would be.
+        stalled = false
+        clock.set(first.time)
+        clock.play()
+      }
       now = clock.time(at: presentationTime)
       // Half a refresh, in media time (it runs `speed` times faster than the host's).
       let halfRefresh = Double(refreshInterval) / 2e9 * clock.speed
@@ -280,6 +302,13 @@ public final class Player: @unchecked Sendable {
         if let shown = shownFrameValue, ready.isEmpty, clock.isPlaying, !sourceEnded, now > shown.time + shown.duration
         {
           statsValue.repeated += 1
+          // A quarter second without the next picture: the source is starving (a slow or reconnecting network).
+          // The host clock waits for it, so nothing is skipped when data comes again. (When sound drives the clock
+          // it stops by itself as the sound runs dry; pausing it then would fight the sound.)
+          if hasVideo && now > shown.time + shown.duration + Self.stallSeconds / 6 && !clock.isDrivenByMaster {
+            stalled = true
+            clock.pause()
+          }
         }
         return endCheckLocked(now: now, host: presentationTime)
       }
@@ -291,6 +320,7 @@ public final class Player: @unchecked Sendable {
       chosen = newest
     }
     chosen.state = .shown
+    lastShownHost = presentationTime
     // A frame drawn again at a new size is not a new frame.
     if chosen.frame !== shownFrameValue { statsValue.presented += 1 }
     shownFrameValue = chosen.frame
@@ -370,6 +400,7 @@ public final class Player: @unchecked Sendable {
         pendingAudioTrack = nil
         freeReadyLocked()
         sourceEnded = false
+        stalled = false
         // Without a picture to wait for, sound restarts the clock by itself.
         needsClockStart = hasVideo
         let resumeSound = !hasVideo && !userPaused

@@ -216,11 +216,71 @@ final class ReconnectTests: XCTestCase {
       server.terminate()
       server.waitUntilExit()
     }
-    let port = Int(String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-      .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    let port =
+      Int(
+        String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+          .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     let r = Orb.run(["--benchmark", "--size", "160x120", "http://127.0.0.1:\(port)/clip.mkv"], timeout: 120)
     XCTAssertEqual(r.status, 0, r.stderr)
     let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
     XCTAssertEqual(json["frames"] as? Int, 100, "every frame, though the first answer broke off: \(r.stdout)")
+  }
+}
+
+/// A server that pauses in the middle of the file: the window says it is buffering, the host hears it, and playback
+/// goes on to the end when data comes again.
+final class BufferingTests: XCTestCase {
+  static let slowServer = #"""
+    import http.server, sys, time
+    data = open(sys.argv[1], "rb").read()
+    class H(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        def log_message(self, *a): pass
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "video/x-matroska")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            half = len(data) // 2
+            self.wfile.write(data[:half]); self.wfile.flush()
+            time.sleep(6)
+            self.wfile.write(data[half:]); self.wfile.flush()
+    s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    print(s.server_address[1], flush=True)
+    s.serve_forever()
+    """#
+
+  func testAStalledStreamIsReportedAsBufferingAndThenPlaysOn() throws {
+    try Screen.requireDisplay()
+    let clip = try TestMedia.path(
+      "buffering-6s.mkv",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6", "-c:v", "libx264", "-preset", "ultrafast",
+        "-g", "25",
+      ])
+    let script = NSTemporaryDirectory() + "orb-slow-\(UUID().uuidString).py"
+    try Self.slowServer.write(toFile: script, atomically: true, encoding: .utf8)
+    let server = Process()
+    server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    server.arguments = ["python3", script, clip]
+    let out = Pipe()
+    server.standardOutput = out
+    try server.run()
+    defer {
+      server.terminate()
+      server.waitUntilExit()
+    }
+    let port =
+      Int(
+        String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+          .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    let r = Orb.run(["--events-fd", "1", "http://127.0.0.1:\(port)/clip.mkv"], timeout: 60)
+    XCTAssertEqual(r.status, 0, r.stderr)
+    let states = r.stdout.split(separator: "\n").compactMap {
+      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }.filter { $0["event"] as? String == "state" }.compactMap { $0["state"] as? String }
+    XCTAssertTrue(states.contains("buffering"), "states: \(states)")
+    XCTAssertEqual(states.last, "playing", "states: \(states)")
+    XCTAssertTrue(r.stdout.contains("\"reason\":\"eof\""), r.stdout)
   }
 }
