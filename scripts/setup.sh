@@ -10,7 +10,7 @@ PACKAGES=(
   libavcodec-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev
   libpipewire-0.3-dev pipewire pipewire-bin wireplumber
   ffmpeg
-  xvfb xauth x11-utils xdotool dbus dbus-x11
+  xvfb xauth x11-utils xdotool dbus dbus-x11 libglib2.0-bin
   libgl1-mesa-dri
 )
 

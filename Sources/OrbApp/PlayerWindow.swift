@@ -21,6 +21,7 @@ final class PlayerWindow: @unchecked Sendable {
   /// Made in `activate`: GTK widgets exist only after GTK's start-up.
   private var video: VideoView!
   private var transport: TransportBar!
+  private var mpris: MPRIS?
   private var player: Player?
   private var finished = false
   private var sizedToVideo = false
@@ -87,6 +88,18 @@ final class PlayerWindow: @unchecked Sendable {
     video.onEnded = { [unowned self] in self.finish(reason: "eof", status: 0) }
     if options.fullscreen { gtk_window_fullscreen(cast(raw(window))) }
     gtk_window_present(cast(raw(window)))
+    let mpris = MPRIS(
+      hooks: MPRIS.Hooks(
+        player: { [unowned self] in self.player },
+        title: { [unowned self] in self.windowTitle },
+        quit: { [unowned self] in self.finish(reason: "user-quit", status: self.exitStatus) },
+        raise: { [unowned self] in gtk_window_present(cast(raw(self.window))) },
+        playPause: { [unowned self] wantPlaying in
+          guard let player = self.player else { return }
+          if wantPlaying == nil || wantPlaying == player.isPaused { self.togglePause() }
+        }))
+    mpris.start()
+    self.mpris = mpris
   }
 
   private var windowTitle: String {
@@ -404,6 +417,7 @@ final class PlayerWindow: @unchecked Sendable {
       events?.ended(positionMs: Int64((player.position * 1000).rounded()), reason: reason, stats: player.stats)
     }
     video.detach()
+    mpris?.stop()
     g_application_quit(cast(raw(app)))
   }
 
