@@ -77,6 +77,13 @@ final class VideoView {
     if tickID != 0 { gtk_widget_remove_tick_callback(picture, tickID) }
     tickID = 0
     player?.stop()
+    // What GL imported goes with the player; the picture lets go of its last texture first.
+    gtk_picture_set_paintable(opaque(picture), nil)
+    if let context = glContext {
+      gdk_gl_context_make_current(context)
+      for entry in imported.values { orb_gl_delete_import(entry.texture, entry.memory) }
+      imported.removeAll()
+    }
   }
 
   /// Size in device pixels the picture occupies.

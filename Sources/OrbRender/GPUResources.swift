@@ -48,7 +48,12 @@ final class GPUBuffer {
     vkBindBufferMemory(device, buffer, memory, 0)
     var pointer: UnsafeMutableRawPointer?
     if hostVisible {
-      try vk(vkMapMemory(device, memory, 0, VkDeviceSize(VK_WHOLE_SIZE), 0, &pointer), "vkMapMemory")
+      let mapped = vkMapMemory(device, memory, 0, VkDeviceSize(VK_WHOLE_SIZE), 0, &pointer)
+      guard mapped == VK_SUCCESS else {
+        vkDestroyBuffer(device, buffer, nil)
+        vkFreeMemory(device, memory, nil)
+        throw VulkanError(call: "vkMapMemory", result: mapped.rawValue)
+      }
     }
     self.buffer = buffer!
     self.memory = memory!

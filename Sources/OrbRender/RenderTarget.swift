@@ -39,13 +39,18 @@ public final class RenderTarget: @unchecked Sendable {
       return vkCreateFramebuffer(context.device, &info, nil, &framebuffer)
     }
     try vk(result, "vkCreateFramebuffer")
+    do {
+      readback =
+        readable
+        ? try GPUBuffer(
+          context, size: width * height * 4, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue,
+          hostVisible: true)
+        : nil
+    } catch {
+      vkDestroyFramebuffer(context.device, framebuffer, nil)
+      throw error
+    }
     self.framebuffer = framebuffer!
-    readback =
-      readable
-      ? try GPUBuffer(
-        context, size: width * height * 4, usage: VK_BUFFER_USAGE_TRANSFER_DST_BIT.rawValue,
-        hostVisible: true)
-      : nil
   }
 
   deinit { vkDestroyFramebuffer(context.device, framebuffer, nil) }
