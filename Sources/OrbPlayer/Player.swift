@@ -182,6 +182,8 @@ public final class Player: @unchecked Sendable {
       guard stateValue == .playing || stateValue == .paused || stateValue == .loading else { return nil }
       userPaused.toggle()
       if stateValue != .loading { stateValue = userPaused ? .paused : .playing }
+      // Time spent paused is not time waiting for data.
+      if !userPaused && lastShownHost > 0 { lastShownHost = HostTime.now() }
       if userPaused { clock.pause() } else if !needsClockStart { clock.play() }
       return audio.map { ($0, userPaused || needsClockStart) }
     }
@@ -401,6 +403,7 @@ public final class Player: @unchecked Sendable {
         freeReadyLocked()
         sourceEnded = false
         stalled = false
+        if lastShownHost > 0 { lastShownHost = HostTime.now() }  // a seek is not a stall
         // Without a picture to wait for, sound restarts the clock by itself.
         needsClockStart = hasVideo
         let resumeSound = !hasVideo && !userPaused
