@@ -29,31 +29,17 @@ final class HTTPTests: XCTestCase {
     s.serve_forever()
     """#
 
-  private var server: Process?
-  private var port = 0
+  private var server: LoopbackServer!
 
   override func setUpWithError() throws {
-    let clip = try Clips.halves("halves.mp4")
-    let script = NSTemporaryDirectory() + "orb-http-\(UUID().uuidString).py"
-    try Self.serverScript.write(toFile: script, atomically: true, encoding: .utf8)
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", script, clip]
-    let out = Pipe()
-    process.standardOutput = out
-    try process.run()
-    server = process
-    let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-    port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-    XCTAssertGreaterThan(port, 0, "the test server did not start")
+    server = try LoopbackServer(script: Self.serverScript, arguments: [try Clips.halves("halves.mp4")])
   }
 
-  override func tearDown() {
-    server?.terminate()
-    server?.waitUntilExit()
-  }
+  override func tearDown() { server?.stop() }
 
-  private func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+  private var port: Int { server.port }
+
+  private func url(_ path: String) -> String { server.url(path) }
 
   /// `--probe` of `path`: exit status, and the `error` event's kind if there was one.
   private func probe(_ path: String, _ extra: [String] = []) -> (Int32, String?, String) {
@@ -111,28 +97,17 @@ final class HLSTests: XCTestCase {
         "-hls_playlist_type", "vod", "-hls_segment_filename", dir + "/seg_%03d.ts", dir + "/index.m3u8",
       ], timeout: 120)
     XCTAssertTrue(made.succeeded, made.stderr)
-    let server = Process()
-    server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    server.arguments = [
-      "python3", "-c",
-      "import http.server,functools,sys;"
-        + "s=http.server.ThreadingHTTPServer(('127.0.0.1',0),functools.partial("
-        + "http.server.SimpleHTTPRequestHandler,directory=sys.argv[1]));"
-        + "s.RequestHandlerClass.log_message=lambda *a:None;print(s.server_address[1],flush=True);s.serve_forever()",
-      dir,
-    ]
-    let out = Pipe()
-    server.standardOutput = out
-    try server.run()
-    defer {
-      server.terminate()
-      server.waitUntilExit()
-    }
-    let port =
-      Int(
-        String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-          .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-    XCTAssertGreaterThan(port, 0)
+    let server = try LoopbackServer(
+      script: """
+        import http.server, functools, sys
+        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
+        handler.func.log_message = lambda *a: None
+        s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        print(s.server_address[1], flush=True)
+        s.serve_forever()
+        """, arguments: [dir])
+    defer { server.stop() }
+    let port = server.port
     let url = "http://127.0.0.1:\(port)/index.m3u8"
     let probe = Orb.run(["--probe", url], timeout: 60)
     XCTAssertEqual(probe.status, 0, probe.stderr)
@@ -204,22 +179,9 @@ final class ReconnectTests: XCTestCase {
         "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4", "-c:v", "libx264", "-preset", "ultrafast",
         "-g", "25",
       ])
-    let script = NSTemporaryDirectory() + "orb-flaky-\(UUID().uuidString).py"
-    try Self.flakyServer.write(toFile: script, atomically: true, encoding: .utf8)
-    let server = Process()
-    server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    server.arguments = ["python3", script, clip]
-    let out = Pipe()
-    server.standardOutput = out
-    try server.run()
-    defer {
-      server.terminate()
-      server.waitUntilExit()
-    }
-    let port =
-      Int(
-        String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-          .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    let server = try LoopbackServer(script: Self.flakyServer, arguments: [clip])
+    defer { server.stop() }
+    let port = server.port
     let r = Orb.run(["--benchmark", "--size", "160x120", "http://127.0.0.1:\(port)/clip.mkv"], timeout: 120)
     XCTAssertEqual(r.status, 0, r.stderr)
     let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
@@ -258,22 +220,9 @@ final class BufferingTests: XCTestCase {
         "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6", "-c:v", "libx264", "-preset", "ultrafast",
         "-g", "25",
       ])
-    let script = NSTemporaryDirectory() + "orb-slow-\(UUID().uuidString).py"
-    try Self.slowServer.write(toFile: script, atomically: true, encoding: .utf8)
-    let server = Process()
-    server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    server.arguments = ["python3", script, clip]
-    let out = Pipe()
-    server.standardOutput = out
-    try server.run()
-    defer {
-      server.terminate()
-      server.waitUntilExit()
-    }
-    let port =
-      Int(
-        String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-          .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    let server = try LoopbackServer(script: Self.slowServer, arguments: [clip])
+    defer { server.stop() }
+    let port = server.port
     let r = Orb.run(["--events-fd", "1", "http://127.0.0.1:\(port)/clip.mkv"], timeout: 60)
     XCTAssertEqual(r.status, 0, r.stderr)
     let states = r.stdout.split(separator: "\n").compactMap {
@@ -282,5 +231,35 @@ final class BufferingTests: XCTestCase {
     XCTAssertTrue(states.contains("buffering"), "states: \(states)")
     XCTAssertEqual(states.last, "playing", "states: \(states)")
     XCTAssertTrue(r.stdout.contains("\"reason\":\"eof\""), r.stdout)
+  }
+}
+
+/// A Python HTTP server on a free loopback port, running `script` with `arguments`; the script prints its port.
+/// Stopped with `stop()` (or when the test ends, by the caller's defer).
+final class LoopbackServer {
+  let process = Process()
+  let port: Int
+
+  init(script: String, arguments: [String]) throws {
+    let file = NSTemporaryDirectory() + "orb-server-\(UUID().uuidString).py"
+    try script.write(toFile: file, atomically: true, encoding: .utf8)
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["python3", file] + arguments
+    let out = Pipe()
+    process.standardOutput = out
+    try process.run()
+    let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+    port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    if port == 0 {
+      stop()
+      throw TestMediaError("the test HTTP server did not start")
+    }
+  }
+
+  func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+
+  func stop() {
+    process.terminate()
+    process.waitUntilExit()
   }
 }
