@@ -22,7 +22,14 @@ shot="$PWD/out/orb-player-window.png"
 scripts/with-test-env.sh bash -c '
   "$0" "$@" & player=$!
   sleep 3
-  ffmpeg -hide_banner -loglevel error -y -f x11grab -video_size 1920x1080 -i "$DISPLAY" -frames:v 1 "'"$shot"'"
+  # Just the window: found by the player process, measured by xwininfo.
+  id=$(xdotool search --pid $player 2>/dev/null | tail -1)
+  geometry=$(xwininfo -id "$id" 2>/dev/null | awk "/Absolute upper-left X/{x=\$NF} /Absolute upper-left Y/{y=\$NF}
+    /Width:/{w=\$NF} /Height:/{h=\$NF} END{if (w) print w \"x\" h \" +\" x \",\" y}")
+  size=${geometry%% *}
+  at=${geometry#* }
+  [ -n "$geometry" ] || { size=1920x1080; at=+0,0; }
+  ffmpeg -hide_banner -loglevel error -y -f x11grab -video_size "$size" -i "$DISPLAY$at" -frames:v 1 "'"$shot"'"
   wait $player
 ' "$bin" "${args[@]}"
 echo "run: screenshot of the window: $shot" >&2
