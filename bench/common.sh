@@ -61,3 +61,18 @@ bench_clips() {
     -x265-params "hdr10=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):max-cll=1000,400:log-level=error" \
     -color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc -color_range tv
 }
+
+# One string as JSON string content: backslashes and quotes escaped, control whitespace made spaces.
+esc() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr '\t\r\n' '   '; }
+
+# Prints its arguments as a JSON array of strings.
+json_strings() {
+  local first=1 o
+  printf '['
+  for o in "$@"; do
+    [ $first -eq 1 ] || printf ','
+    first=0
+    printf '"%s"' "$(esc "$o")"
+  done
+  printf ']'
+}

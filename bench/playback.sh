@@ -52,7 +52,6 @@ die() {
 }
 log() { echo "playback: $*" >&2; }
 calc() { awk "BEGIN { printf \"%.${2:-3}f\", $1 }"; }
-esc() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr '\t\r\n' '   '; } # JSON string content
 num() { # num KEY JSON -> the first number stored under "KEY" (empty if absent)
   { grep -o "\"$1\":[-+0-9.eE]*" <<<"$2" || true; } | sed -n 1p | cut -d: -f2
 }
@@ -390,14 +389,9 @@ mkdir -p "$RESULTS"
   printf '"mpv":{"version":"%s","command":"%s"},"vulkan_device":"%s","window":"%sx%s","audio":"%s","clips":[' \
     "$(esc "$MPV")" "$(esc "$MPV_CMD")" "$(esc "$VKDEV")" "$W" "$H" "$(cat "$WORK/audio-env")"
   (IFS=,; printf '%s' "${CLIP_JSON[*]}")
-  printf '],"notes":['
-  first=1
-  for o in "${ODD[@]+"${ODD[@]}"}"; do
-    [ $first -eq 1 ] || printf ','
-    first=0
-    printf '"%s"' "$(esc "$o")"
-  done
-  printf ']}\n'
+  printf '],"notes":'
+  json_strings "${ODD[@]+"${ODD[@]}"}"
+  printf '}\n'
 } >"$WORK/playback.json"
 if command -v python3 >/dev/null && ! python3 -m json.tool "$WORK/playback.json" >/dev/null; then
   cp "$WORK/playback.json" "$RESULTS/playback.json.bad"

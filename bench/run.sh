@@ -89,7 +89,6 @@ WORK="$(mktemp -d "${TMPDIR:-/tmp}/orb-bench.XXXXXX")"
 num() { # num KEY JSON -> the number stored under "KEY" in a flat JSON object (empty if absent)
   { grep -o "\"$1\":[-+0-9.eE]*" <<<"$2" || true; } | sed -n 1p | cut -d: -f2
 }
-esc() { sed 's/\\/\\\\/g; s/"/\\"/g' <<<"$1"; } # JSON string escaping (enough for paths and names)
 num_device() { echo "${DEVICE:-an unknown device}"; }
 calc() { awk "BEGIN { printf \"%.${2:-3}f\", $1 }"; }
 
@@ -236,14 +235,9 @@ mkdir -p "$RESULTS"
   printf '"ffmpeg":"%s","mpv":"%s","render_size":"%s","runs":%s,"load_average_at_start":%s,"clips":[' \
     "$(esc "$(ffmpeg -version | sed -n 1p)")" "$(esc "$MPV")" "$SIZE" "$RUNS" "$LOAD"
   (IFS=,; printf '%s' "${CLIP_JSON[*]}")
-  printf '],"notes":['
-  first=1
-  for o in "${ODD[@]+"${ODD[@]}"}"; do
-    [ $first -eq 1 ] || printf ','
-    first=0
-    printf '"%s"' "$(esc "$o")"
-  done
-  printf ']}\n'
+  printf '],"notes":'
+  json_strings "${ODD[@]+"${ODD[@]}"}"
+  printf '}\n'
 } >"$WORK/latest.json"
 if command -v python3 >/dev/null; then
   python3 -m json.tool "$WORK/latest.json" >/dev/null || die "latest.json is not valid JSON"

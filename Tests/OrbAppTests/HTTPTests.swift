@@ -37,8 +37,6 @@ final class HTTPTests: XCTestCase {
 
   override func tearDown() { server?.stop() }
 
-  private var port: Int { server.port }
-
   private func url(_ path: String) -> String { server.url(path) }
 
   /// `--probe` of `path`: exit status, and the `error` event's kind if there was one.
@@ -107,8 +105,7 @@ final class HLSTests: XCTestCase {
         s.serve_forever()
         """, arguments: [dir])
     defer { server.stop() }
-    let port = server.port
-    let url = "http://127.0.0.1:\(port)/index.m3u8"
+    let url = server.url("/index.m3u8")
     let probe = Orb.run(["--probe", url], timeout: 60)
     XCTAssertEqual(probe.status, 0, probe.stderr)
     XCTAssertTrue(probe.stdout.contains("\"container\" : \"hls\""), probe.stdout)
@@ -181,8 +178,7 @@ final class ReconnectTests: XCTestCase {
       ])
     let server = try LoopbackServer(script: Self.flakyServer, arguments: [clip])
     defer { server.stop() }
-    let port = server.port
-    let r = Orb.run(["--benchmark", "--size", "160x120", "http://127.0.0.1:\(port)/clip.mkv"], timeout: 120)
+    let r = Orb.run(["--benchmark", "--size", "160x120", server.url("/clip.mkv")], timeout: 120)
     XCTAssertEqual(r.status, 0, r.stderr)
     let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
     XCTAssertEqual(json["frames"] as? Int, 100, "every frame, though the first answer broke off: \(r.stdout)")
@@ -222,8 +218,7 @@ final class BufferingTests: XCTestCase {
       ])
     let server = try LoopbackServer(script: Self.slowServer, arguments: [clip])
     defer { server.stop() }
-    let port = server.port
-    let r = Orb.run(["--events-fd", "1", "http://127.0.0.1:\(port)/clip.mkv"], timeout: 60)
+    let r = Orb.run(["--events-fd", "1", server.url("/clip.mkv")], timeout: 60)
     XCTAssertEqual(r.status, 0, r.stderr)
     let states = r.stdout.split(separator: "\n").compactMap {
       try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]

@@ -52,10 +52,22 @@ enum Screen {
 
   /// A screenshot of the window's area.
   static func grab(title: String) throws -> RGBImage {
-    guard let g = geometry(title: title) else { throw TestMediaError("window '\(title)' is not on screen") }
-    let display = ProcessInfo.processInfo.environment["DISPLAY"] ?? ":0"
     let path = NSTemporaryDirectory() + "orb-shot-\(UUID().uuidString).png"
     defer { try? FileManager.default.removeItem(atPath: path) }
+    try capture(title: title, to: path)
+    return try RGBImage(png: path)
+  }
+
+  /// Keeps a copy of a screenshot for people to look at when `ORB_SCREENSHOT_DIR` is set.
+  static func keep(title: String, as name: String) {
+    guard let dir = ProcessInfo.processInfo.environment["ORB_SCREENSHOT_DIR"] else { return }
+    try? capture(title: title, to: "\(dir)/\(name).png")
+  }
+
+  /// Writes the window's area, as the X server shows it, to a PNG at `path`.
+  private static func capture(title: String, to path: String) throws {
+    guard let g = geometry(title: title) else { throw TestMediaError("window '\(title)' is not on screen") }
+    let display = ProcessInfo.processInfo.environment["DISPLAY"] ?? ":0"
     let result = Tool.run(
       "ffmpeg",
       [
@@ -63,21 +75,6 @@ enum Screen {
         "\(display)+\(g.x),\(g.y)", "-frames:v", "1", path,
       ], timeout: 30)
     guard result.succeeded else { throw TestMediaError("screenshot failed: \(result.stderr)") }
-    return try RGBImage(png: path)
-  }
-
-  /// Keeps a copy of a screenshot for people to look at when `ORB_SCREENSHOT_DIR` is set.
-  static func keep(title: String, as name: String) {
-    guard let dir = ProcessInfo.processInfo.environment["ORB_SCREENSHOT_DIR"], let g = geometry(title: title) else {
-      return
-    }
-    let display = ProcessInfo.processInfo.environment["DISPLAY"] ?? ":0"
-    _ = Tool.run(
-      "ffmpeg",
-      [
-        "-hide_banner", "-loglevel", "error", "-y", "-f", "x11grab", "-video_size", "\(g.width)x\(g.height)", "-i",
-        "\(display)+\(g.x),\(g.y)", "-frames:v", "1", "\(dir)/\(name).png",
-      ], timeout: 30)
   }
 }
 

@@ -16,10 +16,34 @@ final class RenderTests: XCTestCase {
       size
       ?? VideoGeometry.naturalSize(
         width: frame.width, height: frame.height, sampleAspect: frame.sampleAspect, rotation: frame.rotation)
+    return try draw(frame, width: w, height: h)
+  }
+
+  /// Draws `frame` (nil: nothing) at `width`x`height` and reads the pixels back.
+  static func draw(_ frame: VideoFrame?, width: Int, height: Int) throws
+    -> (pixels: [UInt8], width: Int, height: Int)
+  {
     let renderer = try Renderer()
-    let target = try renderer.makeTarget(width: w, height: h, readable: true)
+    let target = try renderer.makeTarget(width: width, height: height, readable: true)
     try renderer.render(frame, into: target)
-    return (Array(target.pixels!), w, h)
+    return (Array(target.pixels!), width, height)
+  }
+
+  /// Each of `Clips.bars` at its bar's centre, within ±3, on rows `rows` of a 640x240 drawing.
+  static func assertShowsBars(
+    _ drawn: (pixels: [UInt8], width: Int, height: Int), rows: [Int] = [60, 120, 180], _ label: String = "",
+    file: StaticString = #filePath, line: UInt = #line
+  ) {
+    XCTAssertEqual(drawn.width, 640, file: file, line: line)
+    XCTAssertEqual(drawn.height, 240, file: file, line: line)
+    for (i, expected) in Clips.bars.enumerated() {
+      for y in rows {
+        let got = pixel(drawn, 40 + 80 * i, y)
+        XCTAssertLessThanOrEqual(
+          got.distance(to: expected), 3, "\(label) bar \(i) at y \(y): \(got), expected \(expected)", file: file,
+          line: line)
+      }
+    }
   }
 
   static func pixel(_ drawn: (pixels: [UInt8], width: Int, height: Int), _ x: Int, _ y: Int) -> RGB {
@@ -28,20 +52,10 @@ final class RenderTests: XCTestCase {
   }
 
   private func assertBars(
-    matrix: String, range: String, tag: String, file: StaticString = #filePath,
-    line: UInt = #line
+    matrix: String, range: String, tag: String, file: StaticString = #filePath, line: UInt = #line
   ) throws {
-    let clip = try Clips.bars(matrix: matrix, range: range, tag: tag)
-    let drawn = try Self.draw(clip)
-    XCTAssertEqual(drawn.width, 640, file: file, line: line)
-    XCTAssertEqual(drawn.height, 240, file: file, line: line)
-    for (i, expected) in Clips.bars.enumerated() {
-      for y in [60, 120, 180] {
-        let got = Self.pixel(drawn, 40 + 80 * i, y)
-        XCTAssertLessThanOrEqual(
-          got.distance(to: expected), 3, "bar \(i) at y \(y): \(got), expected \(expected)", file: file, line: line)
-      }
-    }
+    let drawn = try Self.draw(Clips.bars(matrix: matrix, range: range, tag: tag))
+    Self.assertShowsBars(drawn, file: file, line: line)
   }
 
   func testBT709LimitedRangeBars() throws {
@@ -98,11 +112,7 @@ final class RenderTests: XCTestCase {
 
   func testTestPatternBarsAreSeventyFivePercentColours() throws {
     let pattern = try TestPatternSource(url: "test://bars?size=640x360")
-    let frame = try XCTUnwrap(pattern.nextFrame())
-    let renderer = try Renderer()
-    let target = try renderer.makeTarget(width: 640, height: 360, readable: true)
-    try renderer.render(frame, into: target)
-    let drawn = (Array(target.pixels!), 640, 360)
+    let drawn = try Self.draw(try XCTUnwrap(pattern.nextFrame()), width: 640, height: 360)
     for (i, c) in TestPatternSource.barColors.enumerated() {
       let got = Self.pixel(drawn, 40 + 80 * i, 100)
       XCTAssertLessThanOrEqual(got.distance(to: RGB(r: c.0, g: c.1, b: c.2)), 3, "bar \(i): \(got)")
@@ -111,10 +121,7 @@ final class RenderTests: XCTestCase {
   }
 
   func testBlackWhenNoFrame() throws {
-    let renderer = try Renderer()
-    let target = try renderer.makeTarget(width: 64, height: 32, readable: true)
-    try renderer.render(nil, into: target)
-    XCTAssertEqual(Self.pixel((Array(target.pixels!), 64, 32), 10, 10), .black)
+    XCTAssertEqual(Self.pixel(try Self.draw(nil, width: 64, height: 32), 10, 10), .black)
   }
 }
 
@@ -122,32 +129,15 @@ final class RenderTests: XCTestCase {
 /// depth; the bars must come out as they went in.
 final class OtherLayoutTests: XCTestCase {
   private func barsClip(_ name: String, pixelFormat: String, codec: [String]) throws -> String {
-    let sources = Clips.bars.enumerated().map { i, c in
-      String(format: "color=c=0x%02X%02X%02X:s=80x240:d=1:r=25,format=rgb24[c%d]", c.r, c.g, c.b, i)
-    }
-    let stack = (0..<8).map { "[c\($0)]" }.joined()
     let convert = pixelFormat.hasPrefix("yuv") ? "scale=out_color_matrix=bt709:out_range=tv," : ""
     return try TestMedia.path(
       name,
-      [
-        "-filter_complex", sources.joined(separator: ";") + ";\(stack)hstack=inputs=8,\(convert)format=\(pixelFormat)",
-        "-frames:v", "3",
-      ] + codec + ["-colorspace", "bt709", "-color_range", "tv"])
+      ["-filter_complex", Clips.barsGraph(then: "\(convert)format=\(pixelFormat)"), "-frames:v", "3"] + codec
+        + ["-colorspace", "bt709", "-color_range", "tv"])
   }
 
   private func assertBars(_ clip: String, file: StaticString = #filePath, line: UInt = #line) throws {
-    let pipeline = try MediaPipeline(source: clip)
-    defer { pipeline.close() }
-    let frame = try XCTUnwrap(pipeline.nextFrame(), file: file, line: line)
-    let renderer = try Renderer()
-    let target = try renderer.makeTarget(width: 640, height: 240, readable: true)
-    try renderer.render(frame, into: target)
-    let drawn = (Array(target.pixels!), 640, 240)
-    for (i, expected) in Clips.bars.enumerated() {
-      let got = RenderTests.pixel(drawn, 40 + 80 * i, 120)
-      XCTAssertLessThanOrEqual(
-        got.distance(to: expected), 3, "\(frame.pixelFormatName) bar \(i): \(got)", file: file, line: line)
-    }
+    RenderTests.assertShowsBars(try RenderTests.draw(clip), rows: [120], clip, file: file, line: line)
   }
 
   func testFourFourFourIsConverted() throws {

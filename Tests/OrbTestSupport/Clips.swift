@@ -8,13 +8,7 @@ public enum Clips {
   /// A lossless H.264 clip of `bars`, converted from RGB by swscale with `matrix` ("bt709", "bt601") and
   /// `range` ("tv", "pc"), and tagged with `tag` ("bt709", "smpte170m").
   public static func bars(matrix: String, range: String, tag: String) throws -> String {
-    let sources = bars.enumerated().map { i, c in
-      String(format: "color=c=0x%02X%02X%02X:s=80x240:d=1:r=25,format=rgb24[c%d]", c.r, c.g, c.b, i)
-    }
-    let stack = (0..<8).map { "[c\($0)]" }.joined()
-    let graph =
-      sources.joined(separator: ";") + ";\(stack)hstack=inputs=8,"
-      + "scale=out_color_matrix=\(matrix):out_range=\(range),format=yuv420p"
+    let graph = barsGraph(then: "scale=out_color_matrix=\(matrix):out_range=\(range),format=yuv420p")
     return try TestMedia.path(
       "bars-\(matrix)-\(range).mp4",
       [
@@ -22,6 +16,15 @@ public enum Clips {
         "-colorspace", tag, "-color_range", range == "pc" ? "pc" : "tv", "-color_primaries",
         tag == "bt709" ? "bt709" : "smpte170m", "-color_trc", tag == "bt709" ? "bt709" : "smpte170m",
       ])
+  }
+
+  /// An ffmpeg filter graph of `bars` as RGB, 640x240, followed by `then` (a conversion and a `format=`).
+  public static func barsGraph(then: String) -> String {
+    let sources = bars.enumerated().map { i, c in
+      String(format: "color=c=0x%02X%02X%02X:s=80x240:d=1:r=25,format=rgb24[c%d]", c.r, c.g, c.b, i)
+    }
+    let stack = (0..<8).map { "[c\($0)]" }.joined()
+    return sources.joined(separator: ";") + ";\(stack)hstack=inputs=8,\(then)"
   }
 
   /// Left half red, right half blue, 320x240 BT.709 lossless H.264; `filters` are appended (e.g. ",setsar=2").
