@@ -78,4 +78,18 @@ static inline void orb_av_strerror(int err, char *buf, size_t size) { av_strerro
 /// Silences FFmpeg's own logging below `level` (av_log_set_level takes AV_LOG_* which are macros too).
 static inline void orb_av_log_quiet(void) { av_log_set_level(AV_LOG_QUIET); }
 static inline void orb_av_log_errors(void) { av_log_set_level(AV_LOG_ERROR); }
+
+// Cancellation of blocking FFmpeg I/O: FFmpeg polls the callback while it opens, reads and reconnects; a non-zero
+// flag makes the call return AVERROR_EXIT at once. The flag is read and written atomically, from any thread.
+static inline int orb_interrupt_check(void *flag) { return __atomic_load_n((int *)flag, __ATOMIC_ACQUIRE); }
+static inline void orb_interrupt_store(int *flag, int value) { __atomic_store_n(flag, value, __ATOMIC_RELEASE); }
+static inline void orb_install_interrupt(AVFormatContext *ctx, int *flag) {
+  ctx->interrupt_callback.callback = orb_interrupt_check;
+  ctx->interrupt_callback.opaque = flag;
+}
+static inline int orb_averror_exit(void) { return AVERROR_EXIT; }
+// Whether a demuxer gives no timestamps of its own (raw elementary streams): times come from the frame rate.
+static inline int orb_format_has_no_timestamps(const AVFormatContext *ctx) {
+  return (ctx->iformat->flags & AVFMT_NOTIMESTAMPS) != 0;
+}
 #endif

@@ -1,31 +1,68 @@
 import CFFmpeg
+import Foundation
 
-/// An opened AVCodecContext for one stream; frees it once.
+/// What a decoder needs of one stream, copied when the source opens: decode threads read this copy, never the
+/// AVStream, which the demux thread's `av_read_frame` may change (formats without a header add streams as they go).
+/// Thread-safety: immutable after creation; safe to share (FFmpeg only reads the parameters it copies from).
+final class StreamParameters: @unchecked Sendable {
+  let index: Int
+  let timeBase: AVRational
+  let parameters: UnsafeMutablePointer<AVCodecParameters>
+
+  init?(_ stream: UnsafeMutablePointer<AVStream>) {
+    guard let copy = avcodec_parameters_alloc() else { return nil }
+    parameters = copy
+    index = Int(stream.pointee.index)
+    timeBase = stream.pointee.time_base
+    // From here on deinit frees the copy, whichever way this returns.
+    guard avcodec_parameters_copy(copy, stream.pointee.codecpar) >= 0 else { return nil }
+  }
+
+  deinit {
+    var p: UnsafeMutablePointer<AVCodecParameters>? = parameters
+    avcodec_parameters_free(&p)
+  }
+
+  /// The codec's name, or for a codec FFmpeg does not know, the four-character tag the file gives it.
+  var codecDescription: String {
+    let par = parameters.pointee
+    if par.codec_id != AV_CODEC_ID_NONE { return String(cString: avcodec_get_name(par.codec_id)) }
+    return Self.fourCC(par.codec_tag).map { "unknown codec '\($0)'" } ?? "unknown codec"
+  }
+
+  /// `tag` as its four printable characters, or nil when it is not one.
+  static func fourCC(_ tag: UInt32) -> String? {
+    guard tag != 0 else { return nil }
+    let bytes = (0..<4).map { UInt8((tag >> (8 * UInt32($0))) & 0xff) }
+    guard bytes.allSatisfy({ $0 >= 0x20 && $0 < 0x7f }) else { return String(format: "0x%08x", tag) }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+}
+
+/// An opened AVCodecContext for one stream; frees it exactly once, on every path.
 /// Thread-safety: Unsafe; one decode thread uses it.
 final class Decoder: @unchecked Sendable {
   let context: UnsafeMutablePointer<AVCodecContext>
 
-  /// - Parameter threads: 0 lets FFmpeg pick one per core; frame and slice threading are both allowed.
-  init(stream: UnsafeMutablePointer<AVStream>, threads: Int32 = 0) throws {
-    let par = stream.pointee.codecpar
-    guard let codec = avcodec_find_decoder(par!.pointee.codec_id) else {
+  /// - Parameters:
+  ///   - threads: 0 lets FFmpeg pick one per core; frame and slice threading are both allowed.
+  ///   - limit: pictures larger than this fail to decode before FFmpeg allocates them.
+  init(_ stream: StreamParameters, threads: Int32 = 0, limit: PictureLimit = .standard) throws {
+    let par = stream.parameters
+    guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
       throw FFmpegError(call: "avcodec_find_decoder", code: orb_averror_decoder_not_found())
     }
     guard let ctx = avcodec_alloc_context3(codec) else {
       throw FFmpegError(call: "avcodec_alloc_context3", code: orb_averror(ENOMEM))
     }
+    // Every stored property is set: from here a throw frees the context through deinit, and only there.
     context = ctx
-    do {
-      try av(avcodec_parameters_to_context(ctx, par), "avcodec_parameters_to_context")
-      ctx.pointee.pkt_timebase = stream.pointee.time_base
-      ctx.pointee.thread_count = threads
-      ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
-      try av(avcodec_open2(ctx, codec, nil), "avcodec_open2")
-    } catch {
-      var c: UnsafeMutablePointer<AVCodecContext>? = ctx
-      avcodec_free_context(&c)
-      throw error
-    }
+    try av(avcodec_parameters_to_context(ctx, par), "avcodec_parameters_to_context")
+    ctx.pointee.pkt_timebase = stream.timeBase
+    ctx.pointee.thread_count = threads
+    ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+    ctx.pointee.max_pixels = Int64(limit.maxPixels)
+    try av(avcodec_open2(ctx, codec, nil), "avcodec_open2")
   }
 
   deinit {

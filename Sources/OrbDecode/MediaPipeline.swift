@@ -55,6 +55,9 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
   private let startTime: Double
   private let frameDuration: Double
   private let videoTimeBase: AVRational
+  /// The demuxer gives no timestamps (a raw elementary stream): frames are timed by the frame rate from the
+  /// start, and a seek decodes forward from the start to its target.
+  private let untimed: Bool
   private let audioRate: Int
   // Bounded by bytes and count, so a high-bitrate stream cannot grow memory without limit.
   private let videoPackets = BoundedQueue<PacketItem>(capacity: 64 << 20, maxCount: 512)
@@ -74,6 +77,9 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
   private var audioStopped = false
   private var videoStopped = false
   private var readFailureCode: Int32?
+  private var decodedPictures = 0
+  private var decodedAudioFrames = 0
+  private var refusedPictures: String?
   private var currentAudio: AudioStreamInfo?
   /// Set by `switchAudio`; the audio thread opens its decoder at the next flush.
   private var switchedAudio: AudioStreamInfo?
@@ -81,14 +87,17 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
   /// Opens `source` and starts decoding from `start` seconds: video only, or audio too when `audio` is given.
   /// - Throws: `MediaError` when the source cannot be opened or has nothing decodable.
   public convenience init(
-    source: String, headers: [String] = [], start: Double = 0, audio: AudioRequest? = nil, reconnect: Bool = true
+    source: String, headers: [String] = [], start: Double = 0, audio: AudioRequest? = nil, reconnect: Bool = true,
+    cancellation: Cancellation = Cancellation(), limit: PictureLimit = .standard
   ) throws {
-    try self.init(media: MediaSource(source, headers: headers, reconnect: reconnect), start: start, audio: audio)
+    try self.init(
+      media: MediaSource(source, headers: headers, reconnect: reconnect, cancellation: cancellation, limit: limit),
+      start: start, audio: audio)
   }
 
   public init(media: MediaSource, start: Double = 0, audio: AudioRequest? = nil) throws {
     self.media = media
-    let video = media.bestVideoStream
+    var video = media.bestVideoStream
     var audioInfo: AudioStreamInfo?
     if let audio {
       if let track = audio.track, track >= 1 && track <= media.info.audio.count {
@@ -104,37 +113,57 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
     if video == nil && (audio == nil || audioInfo == nil) {
       throw MediaError(.unplayable, source: media.source, reason: "no video stream in it")
     }
+    if let v = video, let refusal = media.limit.refusal(width: v.width, height: v.height) {
+      // Refused before any decoder allocates it; the sound, if any, plays on.
+      guard audioInfo != nil else { throw MediaError(.unplayable, source: media.source, reason: refusal) }
+      notices.append("\(refusal); playing the sound only")
+      video = nil
+    }
     videoStream = video
+    // Raw elementary streams (.h264, .hevc, .m4v): the demuxer says so, or probing found no timestamp at all.
+    untimed =
+      orb_format_has_no_timestamps(media.context) != 0
+      || (video.map { media.stream($0.index).pointee.start_time == orb_nopts_value() } ?? false
+        && media.context.pointee.start_time == orb_nopts_value())
     audioRate = audio?.sampleRate ?? 48000
     audioChunks = BoundedQueue<AudioItem>(capacity: audioRate / 2)
     let ctxStart = media.context.pointee.start_time
     startTime = ctxStart == orb_nopts_value() ? 0 : Double(ctxStart) / Double(AV_TIME_BASE)
     duration = media.info.durationMs.map { Double($0) / 1000 }
     frameDuration = 1 / (video?.frameRate.flatMap { $0 > 0 && $0 < 1000 ? $0 : nil } ?? 25)
-    videoTimeBase = video.map { media.stream($0.index).pointee.time_base } ?? AVRational(num: 1, den: 1)
+    videoTimeBase = video.flatMap { media.parameters[$0.index]?.timeBase } ?? AVRational(num: 1, den: 1)
     // Discard what we never decode, so the demuxer skips it cheaply.
     for i in 0..<Int(media.context.pointee.nb_streams) where i != video?.index && i != audioInfo?.index {
       media.stream(i).pointee.discard = AVDISCARD_ALL
     }
     var videoDecoder: Decoder?
+    var videoProblem: String?
     if let video {
-      do {
-        videoDecoder = try Decoder(stream: media.stream(video.index))
-      } catch {
-        if audioInfo == nil {
-          throw MediaError(.unplayable, source: media.source, reason: "cannot decode its \(video.codec) video")
-        }
+      if let par = media.parameters[video.index], let decoder = try? Decoder(par, limit: media.limit) {
+        videoDecoder = decoder
+      } else {
+        let what = media.parameters[video.index]?.codecDescription ?? video.codec
+        videoProblem = "cannot decode its video (\(what))"
       }
     }
     var audioDecoder: Decoder?
+    var audioProblem: String?
     if let a = audioInfo {
       // A broken audio track is dropped; the video plays on.
-      audioDecoder = try? Decoder(stream: media.stream(a.index), threads: 1)
+      if let par = media.parameters[a.index], let decoder = try? Decoder(par, threads: 1) {
+        audioDecoder = decoder
+      } else {
+        audioProblem = "cannot decode its audio (\(media.parameters[a.index]?.codecDescription ?? a.codec))"
+      }
     }
     currentAudio = audioDecoder == nil ? nil : audioInfo
     if videoDecoder == nil && audioDecoder == nil {
-      throw MediaError(.unplayable, source: media.source, reason: "none of its streams can be decoded")
+      let reason = [videoProblem, audioProblem].compactMap { $0 }.joined(separator: "; ")
+      throw MediaError(
+        .unplayable, source: media.source, reason: reason.isEmpty ? "none of its streams can be decoded" : reason)
     }
+    if let videoProblem, videoDecoder == nil { notices.append("\(videoProblem); playing the sound only") }
+    if let audioProblem, audioDecoder == nil { notices.append("\(audioProblem); playing without sound") }
     if start > 0 {
       pendingSeek = start
       generation = 1
@@ -166,6 +195,12 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
   public var readFailure: MediaError? {
     lock.withLock { readFailureCode }.map { MediaError.fromRead($0, source: media.source) }
   }
+
+  /// Pictures and audio frames decoded so far: a source that ends with neither decoded had nothing playable.
+  public var decoded: (pictures: Int, audioFrames: Int) { lock.withLock { (decodedPictures, decodedAudioFrames) } }
+
+  /// Why pictures were refused while playing (a size change mid-stream beyond the limit), if they were.
+  public var refusedPicture: String? { lock.withLock { refusedPictures } }
 
   /// Whether `close` was called.
   public var isClosed: Bool { lock.withLock { stopped } }
@@ -267,6 +302,8 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
     lock.lock()
     generation += 1
     pendingSeek = max(0, seconds)
+    // A read blocked on a stalled server returns now, so the demux thread can take the seek.
+    media.cancellation.interrupt()
     // Cleared under `lock`, before the demux thread can wake and queue the new generation's flush:
     // clearing after would be able to drop that flush and starve the decoders. No thread takes `lock`
     // while holding a queue's lock, so this cannot deadlock.
@@ -284,6 +321,7 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
     stopped = true
     lock.broadcast()
     lock.unlock()
+    media.cancellation.cancel()  // a blocked read or reconnect wait returns at once
     if wasStopped { return }
     videoPackets.close()
     audioPackets.close()
@@ -309,6 +347,7 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
         let gen = generation
         pendingSeek = nil
         let wantedAudio = (switchedAudio ?? currentAudio)?.index
+        media.cancellation.resume()
         lock.unlock()
         if wantedAudio != routedAudio {
           // A track switch: read the new stream from here on, skip the old one cheaply.
@@ -319,7 +358,12 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
         // Saturating: a target past any real length must not trap the conversion.
         let micro = ((target + startTime) * Double(AV_TIME_BASE)).rounded()
         let ts = micro.isFinite ? Int64(max(-9e18, min(9e18, micro))) : Int64.max / 2
-        avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0)
+        if untimed {
+          // No timestamps to seek by: back to the first byte; the decoder times frames from there to the target.
+          avformat_seek_file(ctx, -1, 0, 0, 0, AVSEEK_FLAG_BYTE)
+        } else {
+          avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0)
+        }
         atEnd = false
         videoPackets.push(.flush(generation: gen, target: target), cost: 0)
         audioPackets.push(.flush(generation: gen, target: target), cost: 0)
@@ -332,6 +376,8 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
       let owned = Packet(packet)
       let code = av_read_frame(ctx, packet)
       if code == FFmpegError.again { continue }
+      // Interrupted by a seek or by close: the loop takes whichever it was.
+      if code == orb_averror_exit() && lock.withLock({ stopped || pendingSeek != nil }) { continue }
       if code < 0 {
         // End of file, or a read error (a truncated file ends here too): decode what we have. A read error is kept,
         // so a network stream that broke is not taken for one that ended.
@@ -405,6 +451,8 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
     var target = 0.0
     var held: VideoFrame?  // the last frame before `target`, shown if nothing later comes
     var emitted = false
+    // Where the next frame falls when it carries no timestamp: after the previous one (as ffplay and mpv time them).
+    var nextTime: Double?
     let converter = FrameConverter()
     decodeLoop(
       decoder, queue: videoPackets,
@@ -413,17 +461,29 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
         target = t
         held = nil
         emitted = false
+        nextTime = nil
         return nil
       },
       receive: { frame in
-        let time = seconds(frame, videoTimeBase) ?? 0
+        if let refusal = media.limit.refusal(width: Int(frame.pointee.width), height: Int(frame.pointee.height)) {
+          // The stream grew past the limit mid-way: its pictures are skipped, never uploaded.
+          lock.withLock { refusedPictures = refusal }
+          av_frame_unref(frame)
+          return
+        }
+        let stamped = untimed ? nil : seconds(frame, videoTimeBase)
+        let time = stamped ?? nextTime ?? 0
+        let ownDuration = Double(frame.pointee.pkt_duration) * av_q2d(videoTimeBase)
+        let duration = ownDuration > 0 && ownDuration < 10 ? ownDuration : frameDuration
+        nextTime = time + duration
+        lock.withLock { decodedPictures += 1 }
         guard let copy = av_frame_alloc() else { return }
         av_frame_move_ref(copy, frame)
         guard
           let video = converter.makeFrame(
-            copy, stream: stream, time: time, duration: frameDuration, generation: current)
+            copy, stream: stream, time: time, duration: duration, generation: current)
         else { return }
-        if !emitted && time + frameDuration <= target + 1e-6 {
+        if !emitted && time + duration <= target + 1e-6 {
           held = video
           return
         }
@@ -447,7 +507,7 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
     var current = lock.withLock { generation }
     var target = 0.0
     var nextTime: Double?
-    var timeBase = media.stream(lock.withLock { currentAudio!.index }).pointee.time_base
+    var timeBase = media.parameters[lock.withLock { currentAudio!.index }]!.timeBase
     let converter = AudioConverter(outputRate: audioRate)
     decodeLoop(
       decoder, queue: audioPackets,
@@ -463,9 +523,10 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
             return switchedAudio
           })
         else { return nil }
-        let st = media.stream(next.index)
-        guard let replacement = try? Decoder(stream: st, threads: 1) else { return nil }
-        timeBase = st.pointee.time_base
+        guard let par = media.parameters[next.index], let replacement = try? Decoder(par, threads: 1) else {
+          return nil
+        }
+        timeBase = par.timeBase
         lock.withLock { currentAudio = next }
         return replacement
       },
@@ -474,6 +535,12 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
         guard var samples = converter.convert(frame) else { return }
         let channels = converter.outputChannels
         var time = stamped ?? nextTime ?? target
+        let expected = nextTime ?? target
+        if time > expected + Self.audioGapTolerance {
+          // Packets that did not decode leave a hole: it is heard as silence of its length, so the sound, and the
+          // clock it drives, never leap ahead of the picture.
+          pushSilence(from: max(expected, target), to: time, channels: channels, generation: current)
+        }
         // Trim what lies before a seek target, so sound starts exactly where the picture does.
         let frameCount = samples.count / channels
         let end = time + Double(frameCount) / Double(audioRate)
@@ -485,10 +552,30 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
         }
         nextTime = time + Double(samples.count / channels) / Double(audioRate)
         guard !samples.isEmpty else { return }
+        lock.withLock { decodedAudioFrames += samples.count / channels }
         let chunk = AudioChunk(
           samples: samples, channels: channels, sampleRate: audioRate, time: time, generation: current)
         audioChunks.push(.chunk(chunk), cost: chunk.frames)
       },
       finish: { g in audioChunks.push(.end(generation: g), cost: 0) })
+  }
+
+  /// Audio that starts later than the sound before it ended by more than this is a hole, filled with silence.
+  static let audioGapTolerance = 0.02
+
+  /// Queues silence for media time `start..<end`, in pieces of at most a tenth of a second.
+  private func pushSilence(from start: Double, to end: Double, channels: Int, generation: Int) {
+    var time = start
+    let total = Int(((end - start) * Double(audioRate)).rounded())
+    var left = total
+    while left > 0 && !isClosed && lock.withLock({ generation == self.generation }) {
+      let frames = min(left, audioRate / 10)
+      let chunk = AudioChunk(
+        samples: [Float](repeating: 0, count: frames * channels), channels: channels, sampleRate: audioRate,
+        time: time, generation: generation)
+      audioChunks.push(.chunk(chunk), cost: frames)
+      left -= frames
+      time += Double(frames) / Double(audioRate)
+    }
   }
 }

@@ -1,26 +1,57 @@
 import CFFmpeg
 import Foundation
 
+/// Owns one opened AVFormatContext and closes it exactly once, when the last reference goes, on every path.
+/// Thread-safety: Unsafe; whoever holds it uses the context from one thread at a time.
+final class FormatContext: @unchecked Sendable {
+  let pointer: UnsafeMutablePointer<AVFormatContext>
+  init(_ pointer: UnsafeMutablePointer<AVFormatContext>) { self.pointer = pointer }
+  deinit {
+    var c: UnsafeMutablePointer<AVFormatContext>? = pointer
+    avformat_close_input(&c)
+  }
+}
+
 /// An opened container: the AVFormatContext and what is known of its streams.
-/// Thread-safety: Unsafe; after opening, one thread (the demux thread) reads from it.
+/// Thread-safety: Unsafe; after opening, one thread (the demux thread) reads from the context. `info`,
+/// `parameters` and `limit` are immutable and may be read from any thread.
 public final class MediaSource: @unchecked Sendable {
   public let source: String
-  public private(set) var info: MediaInfo
-  let context: UnsafeMutablePointer<AVFormatContext>
+  public let info: MediaInfo
+  /// Cancels the source's blocking I/O (quit while connecting, a seek while a read waits on the network).
+  public let cancellation: Cancellation
+  /// The largest picture decoded.
+  public let limit: PictureLimit
+  /// A copy of each video and audio stream's codec parameters, by stream index, for the decode threads.
+  let parameters: [Int: StreamParameters]
+  private let format: FormatContext
+  var context: UnsafeMutablePointer<AVFormatContext> { format.pointer }
 
   /// Opens `source` (a path or URL) and reads enough to describe its streams.
   /// - Throws: `MediaError` naming the source and the reason.
-  /// - Parameter reconnect: for HTTP(S), retry resets, network errors and 5xx with backoff (playback); off for quick
-  ///   answers (`--probe`, `--frame-at`).
-  public init(_ source: String, headers: [String] = [], reconnect: Bool = true) throws {
+  /// - Parameters:
+  ///   - reconnect: for HTTP(S), retry resets, network errors and 5xx with backoff (playback); off for quick
+  ///     answers (`--probe`, `--frame-at`).
+  ///   - cancellation: `cancel()` makes a blocked open or read return at once.
+  ///   - limit: pictures larger than this are not decoded, not even to probe them.
+  public init(
+    _ source: String, headers: [String] = [], reconnect: Bool = true, cancellation: Cancellation = Cancellation(),
+    limit: PictureLimit = .standard
+  ) throws {
     orb_av_log_quiet()
     // File managers and launchers may pass file:// URLs; FFmpeg wants the path, with escapes decoded.
     let source = source.hasPrefix("file://") ? (URL(string: source)?.path ?? source) : source
     self.source = source
+    self.cancellation = cancellation
+    self.limit = limit
     let isURL = source.range(of: "^[a-zA-Z][a-zA-Z0-9+.-]*://", options: .regularExpression) != nil
     if !isURL, let problem = MediaError.checkLocalFile(source) { throw problem }
 
-    var ctx: UnsafeMutablePointer<AVFormatContext>? = avformat_alloc_context()
+    guard let allocated = avformat_alloc_context() else {
+      throw MediaError(.unplayable, source: source, reason: "out of memory")
+    }
+    cancellation.install(on: allocated)
+    var ctx: UnsafeMutablePointer<AVFormatContext>? = allocated
     var options: OpaquePointer? = nil
     if !headers.isEmpty {
       av_dict_set(&options, "headers", headers.map { $0 + "\r\n" }.joined(), 0)
@@ -41,27 +72,37 @@ public final class MediaSource: @unchecked Sendable {
       }
     }
     defer { av_dict_free(&options) }
+    // On failure FFmpeg frees the context it was given; on success `FormatContext` owns it from the next line.
     let openCode = avformat_open_input(&ctx, source, nil, &options)
-    guard openCode >= 0, let opened = ctx else { throw MediaError.fromOpen(openCode, source: source) }
-    context = opened
-    let findCode = avformat_find_stream_info(opened, nil)
-    if findCode < 0 {
-      var c: UnsafeMutablePointer<AVFormatContext>? = opened
-      avformat_close_input(&c)
-      throw MediaError.fromOpen(findCode, source: source)
+    guard openCode >= 0, let opened = ctx else {
+      throw cancellation.isCancelled
+        ? MediaError(.unplayable, source: source, reason: "cancelled") : MediaError.fromOpen(openCode, source: source)
     }
-    info = MediaInfo(source: source, container: String(cString: opened.pointee.iformat.pointee.name))
-    info = describe()
-    if info.video.isEmpty && info.audio.isEmpty {
-      var c: UnsafeMutablePointer<AVFormatContext>? = opened
-      avformat_close_input(&c)
-      throw MediaError(.unplayable, source: source, reason: "no video or audio stream in it")
+    let format = FormatContext(opened)
+    // Probing decodes a few frames: a picture over the limit must fail there too, before its memory is taken.
+    let streamCount = Int(opened.pointee.nb_streams)
+    var streamOptions = [OpaquePointer?](repeating: nil, count: max(1, streamCount))
+    for i in 0..<streamCount { av_dict_set(&streamOptions[i], "max_pixels", "\(limit.maxPixels)", 0) }
+    let findCode =
+      streamCount > 0 ? avformat_find_stream_info(opened, &streamOptions) : avformat_find_stream_info(opened, nil)
+    for i in 0..<streamCount { av_dict_free(&streamOptions[i]) }
+    if findCode < 0 { throw MediaError.fromOpen(findCode, source: source) }
+    var copies: [Int: StreamParameters] = [:]
+    for i in 0..<Int(opened.pointee.nb_streams) {
+      let st = opened.pointee.streams[i]!
+      let type = st.pointee.codecpar.pointee.codec_type
+      guard type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO, let copy = StreamParameters(st) else { continue }
+      copies[i] = copy
     }
-  }
-
-  deinit {
-    var c: UnsafeMutablePointer<AVFormatContext>? = context
-    avformat_close_input(&c)
+    let described = Self.describe(opened, source: source, parameters: copies, limit: limit)
+    if described.video.isEmpty && described.audio.isEmpty {
+      throw MediaError(
+        .unplayable, source: source,
+        reason: described.subtitles.isEmpty ? "no video or audio stream in it" : "it holds only subtitles")
+    }
+    info = described
+    parameters = copies
+    self.format = format
   }
 
   /// The AVStream at `index`.
@@ -72,13 +113,16 @@ public final class MediaSource: @unchecked Sendable {
     info.video.first(where: { $0.isDefault }) ?? info.video.first
   }
 
-  private func describe() -> MediaInfo {
+  private static func describe(
+    _ context: UnsafeMutablePointer<AVFormatContext>, source: String, parameters: [Int: StreamParameters],
+    limit: PictureLimit
+  ) -> MediaInfo {
     let ctx = context.pointee
     var result = MediaInfo(source: source, container: String(cString: ctx.iformat.pointee.name))
     if ctx.duration > 0 && ctx.duration != orb_nopts_value() { result.durationMs = ctx.duration / 1000 }
     if ctx.bit_rate > 0 { result.bitRate = ctx.bit_rate }
     for i in 0..<Int(ctx.nb_streams) {
-      let st = stream(i)
+      let st = ctx.streams[i]!
       let par = st.pointee.codecpar.pointee
       let codec = String(cString: avcodec_get_name(par.codec_id))
       let profile = avcodec_profile_name(par.codec_id, par.profile).map { String(cString: $0) }
@@ -87,7 +131,10 @@ public final class MediaSource: @unchecked Sendable {
       case AVMEDIA_TYPE_VIDEO:
         if (st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC) != 0 { continue }
         guard par.width > 0 && par.height > 0 else { continue }
-        result.video.append(videoInfo(index: i, st: st, codec: codec, profile: profile, isDefault: isDefault))
+        result.video.append(
+          videoInfo(
+            context, index: i, st: st, codec: codec, profile: profile, isDefault: isDefault,
+            parameters: parameters[i], limit: limit))
       case AVMEDIA_TYPE_AUDIO:
         var layout = [CChar](repeating: 0, count: 64)
         var chLayout = par.ch_layout
@@ -111,14 +158,15 @@ public final class MediaSource: @unchecked Sendable {
     return result
   }
 
-  private func tag(_ st: UnsafeMutablePointer<AVStream>, _ key: String) -> String? {
+  private static func tag(_ st: UnsafeMutablePointer<AVStream>, _ key: String) -> String? {
     guard let entry = av_dict_get(st.pointee.metadata, key, nil, 0) else { return nil }
     let value = String(cString: entry.pointee.value)
     return value.isEmpty || value == "und" ? nil : value
   }
 
-  private func videoInfo(
-    index: Int, st: UnsafeMutablePointer<AVStream>, codec: String, profile: String?, isDefault: Bool
+  private static func videoInfo(
+    _ context: UnsafeMutablePointer<AVFormatContext>, index: Int, st: UnsafeMutablePointer<AVStream>,
+    codec: String, profile: String?, isDefault: Bool, parameters: StreamParameters?, limit: PictureLimit
   ) -> VideoStreamInfo {
     let par = st.pointee.codecpar.pointee
     let format = AVPixelFormat(par.format)
@@ -134,9 +182,11 @@ public final class MediaSource: @unchecked Sendable {
       format: format, width: Int(par.width), height: Int(par.height))
     var mastering = orb_stream_mastering(st).flatMap(ColorMapping.mastering)
     var light = orb_stream_content_light(st).map { (Int($0.pointee.MaxCLL), Int($0.pointee.MaxFALL)) }
-    if color.isHDR && (mastering == nil || light == nil) {
+    if color.isHDR && (mastering == nil || light == nil), let parameters,
+      limit.refusal(width: Int(par.width), height: Int(par.height)) == nil
+    {
       // x265 and most HEVC encoders carry HDR10 metadata in SEI messages, which FFmpeg attaches to frames.
-      let fromFrame = FirstFrameMetadata.read(context: context, stream: st)
+      let fromFrame = FirstFrameMetadata.read(context: context, stream: parameters, limit: limit)
       mastering = mastering ?? fromFrame?.mastering
       if light == nil, let hdr = fromFrame, hdr.maxCLL > 0 || hdr.maxFALL > 0 { light = (hdr.maxCLL, hdr.maxFALL) }
     }
@@ -167,10 +217,10 @@ public final class MediaSource: @unchecked Sendable {
 
 /// Decodes the first frame of a stream to read metadata that only frames carry (HDR10 SEI).
 enum FirstFrameMetadata {
-  static func read(context: UnsafeMutablePointer<AVFormatContext>, stream: UnsafeMutablePointer<AVStream>)
+  static func read(context: UnsafeMutablePointer<AVFormatContext>, stream: StreamParameters, limit: PictureLimit)
     -> HDRMetadata?
   {
-    guard let decoder = try? Decoder(stream: stream, threads: 1) else { return nil }
+    guard let decoder = try? Decoder(stream, threads: 1, limit: limit) else { return nil }
     defer { avformat_seek_file(context, -1, Int64.min, 0, 0, 0) }
     var packet: UnsafeMutablePointer<AVPacket>? = av_packet_alloc()
     defer { av_packet_free(&packet) }
@@ -179,7 +229,7 @@ enum FirstFrameMetadata {
     for _ in 0..<200 {
       guard av_read_frame(context, packet) >= 0 else { return nil }
       defer { av_packet_unref(packet) }
-      guard packet!.pointee.stream_index == stream.pointee.index else { continue }
+      guard packet!.pointee.stream_index == stream.index else { continue }
       _ = avcodec_send_packet(decoder.context, packet)
       if avcodec_receive_frame(decoder.context, frame) >= 0 {
         var hdr = HDRMetadata()

@@ -13,17 +13,28 @@ public enum FrameGrab {
     source: String, at seconds: Double, size: (Int, Int)?, output: String, headers: [String] = [],
     toneMapping: ToneMapping = ToneMapping()
   ) throws -> (Int, Int) {
-    let media = try MediaOpener.open(source, headers: headers, start: seconds, reconnect: false)
+    let renderer = try Renderer()
+    let media = try MediaOpener.open(
+      source, headers: headers, start: seconds, reconnect: false,
+      limit: PictureLimit.forDevice(maxSide: renderer.context.maxImageSize))
     defer { media.close() }
     guard let frame = media.nextFrame() else {
+      let pipeline = media as? MediaPipeline
+      if let refused = pipeline?.refusedPicture { throw MediaError(.unplayable, source: source, reason: refused) }
+      if let failure = pipeline?.readFailure, failure.kind != .unplayable { throw failure }
+      let none = (pipeline?.decoded.pictures ?? 1) == 0 && !(pipeline?.hasVideo == false)
       throw MediaError(
-        .unplayable, source: source, reason: "no picture at \(seconds) s (it ends before, or is damaged)")
+        .unplayable, source: source,
+        reason: pipeline?.hasVideo == false
+          ? "it has no picture to show (sound only)"
+          : none
+            ? "no picture in it could be decoded (damaged or cut short)"
+            : "no picture at \(seconds) s (it ends before, or is damaged)")
     }
     let (w, h) =
       size
       ?? VideoGeometry.naturalSize(
         width: frame.width, height: frame.height, sampleAspect: frame.sampleAspect, rotation: frame.rotation)
-    let renderer = try Renderer()
     let target = try renderer.makeTarget(width: w, height: h, readable: true)
     try renderer.render(frame, into: target, toneMapping: toneMapping)
     guard let pixels = target.pixels else { throw VulkanError(call: "readback", result: -1) }
@@ -55,7 +66,8 @@ public enum Benchmark {
     let target = try renderer.makeTarget(width: size.0, height: size.1)
     let started = HostTime.now()
     let cpuStart = ProcessStats.cpuSeconds()
-    let media = try MediaOpener.open(source, headers: headers)
+    let media = try MediaOpener.open(
+      source, headers: headers, limit: PictureLimit.forDevice(maxSide: renderer.context.maxImageSize))
     defer { media.close() }
     var frames = 0
     while let frame = media.nextFrame() {
@@ -64,6 +76,16 @@ public enum Benchmark {
       if let maxSeconds, HostTime.seconds(since: started) >= maxSeconds { break }
     }
     let seconds = HostTime.seconds(since: started)
+    if frames == 0 {
+      // Nothing drawn is not a measurement: say why, as playback would.
+      let pipeline = media as? MediaPipeline
+      if let failure = pipeline?.readFailure, failure.kind != .unplayable { throw failure }
+      let reason =
+        pipeline?.refusedPicture
+        ?? (pipeline?.hasVideo == false
+          ? "it has no picture to show (sound only)" : "no picture in it could be decoded (damaged or cut short)")
+      throw MediaError(.unplayable, source: source, reason: reason)
+    }
     return Result(
       source: source, width: size.0, height: size.1, frames: frames, seconds: seconds,
       fps: seconds > 0 ? Double(frames) / seconds : 0, cpuSeconds: ProcessStats.cpuSeconds() - cpuStart,

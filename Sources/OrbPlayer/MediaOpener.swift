@@ -9,16 +9,20 @@ public enum MediaOpener {
   /// - Throws: `MediaError` naming the source and the reason.
   ///   - audio: decode audio too (files and streams; the built-in patterns are silent).
   ///   - reconnect: retry network failures with backoff (playback) rather than answer at once.
+  ///   - cancellation: `cancel()` makes a blocked open or read return at once (quit while connecting).
+  ///   - limit: the largest picture the renderer's device can take; larger ones are refused before decoding.
   public static func open(
     _ source: String, headers: [String] = [], start: Double = 0, audio: MediaPipeline.AudioRequest? = nil,
-    reconnect: Bool = true
+    reconnect: Bool = true, cancellation: Cancellation = Cancellation(), limit: PictureLimit = .standard
   ) throws -> FrameSource {
     if TestPatternSource.isTestURL(source) {
       let pattern = try TestPatternSource(url: source)
       if start > 0 { pattern.seek(to: start) }
       return pattern
     }
-    return try MediaPipeline(source: source, headers: headers, start: start, audio: audio, reconnect: reconnect)
+    return try MediaPipeline(
+      source: source, headers: headers, start: start, audio: audio, reconnect: reconnect,
+      cancellation: cancellation, limit: limit)
   }
 
   /// The stream description for `--probe`, without starting any decode thread.

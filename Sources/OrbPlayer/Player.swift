@@ -68,6 +68,8 @@ public final class Player: @unchecked Sendable {
   /// How HDR frames are brought to SDR.
   public let toneMapping: ToneMapping
   private let startPosition: Double
+  /// Cancels the source's blocking I/O on `stop`, also while it is still opening (a server that never answers).
+  private let cancellation = Cancellation()
   private let lock = NSCondition()
   /// Signalled when the render thread has finished.
   private let finished = DispatchSemaphore(value: 0)
@@ -87,6 +89,8 @@ public final class Player: @unchecked Sendable {
   /// With a pending seek: the audio track (1-based) to switch to there.
   private var pendingAudioTrack: Int?
   private var stateValue = State.loading
+  /// No output could be opened for the sound: its audio is not decoded, so it cannot show that it played.
+  private var soundDiscarded = false
   private var statsValue = PlaybackStats()
   private var shownFrameValue: VideoFrame?
   private var media: FrameSource?
@@ -146,6 +150,7 @@ public final class Player: @unchecked Sendable {
     let started = thread != nil
     lock.broadcast()
     lock.unlock()
+    cancellation.cancel()  // an open or read blocked on the network returns now
     playback?.stop()
     clock.setMaster(nil)
     m?.close()  // wakes a render thread blocked on decode
@@ -260,9 +265,28 @@ public final class Player: @unchecked Sendable {
   public func frameToShow(presentationTime: UInt64, refreshInterval: UInt64 = 0) -> Display {
     lock.lock()
     var startSound: AudioPlayback?
-    let display = frameToShowLocked(presentationTime, refreshInterval, startSound: &startSound)
+    var display = frameToShowLocked(presentationTime, refreshInterval, startSound: &startSound)
+    let nothingPlayed: Bool
+    if case .ended = display, statsValue.presented == 0, !soundDiscarded,
+      ((media as? MediaPipeline)?.decoded.audioFrames ?? 0) == 0
+    {
+      // The end came with no picture shown and no sound decoded: the file could not be played at all.
+      stateValue = .error
+      display = .keep
+      nothingPlayed = true
+    } else {
+      nothingPlayed = false
+    }
     lock.unlock()
     startSound?.setPaused(false)
+    if nothingPlayed {
+      let refused = (media as? MediaPipeline)?.refusedPicture
+      onEvent?(
+        .failed(
+          MediaError(
+            .unplayable, source: source, reason: refused ?? "nothing in it could be decoded (damaged or cut short)"))
+      )
+    }
     return display
   }
 
@@ -367,9 +391,11 @@ public final class Player: @unchecked Sendable {
     }
     let opened: FrameSource
     do {
-      opened = try MediaOpener.open(source, headers: headers, start: startPosition, audio: audioRequest)
+      opened = try MediaOpener.open(
+        source, headers: headers, start: startPosition, audio: audioRequest, cancellation: cancellation,
+        limit: PictureLimit.forDevice(maxSide: renderer.context.maxImageSize))
     } catch let error as MediaError {
-      fail(error)
+      if !isStopping { fail(error) }
       return
     } catch {
       fail(MediaError(.unplayable, source: source, reason: "\(error)"))
@@ -477,7 +503,8 @@ public final class Player: @unchecked Sendable {
             return
           }
           if state == .error {
-            onEvent?(.failed(MediaError(.unplayable, source: source, reason: "no picture in it could be decoded")))
+            let reason = (opened as? MediaPipeline)?.refusedPicture ?? "no picture in it could be decoded"
+            onEvent?(.failed(MediaError(.unplayable, source: source, reason: reason)))
             return
           }
           continue
@@ -520,6 +547,7 @@ public final class Player: @unchecked Sendable {
       output = try AudioOutput(mediaName: lock.withLock { infoValue?.source } ?? source)
     } catch {
       pipeline.stopAudio()
+      lock.withLock { soundDiscarded = true }
       onEvent?(.notice("no audio output (\(error)); playing without sound"))
       return
     }
