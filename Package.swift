@@ -12,7 +12,7 @@ let package = Package(
     .systemLibrary(name: "CGtk", pkgConfig: "gtk4"),
     .systemLibrary(name: "CPipeWire", pkgConfig: "libpipewire-0.3"),
     .target(name: "OrbDecode", dependencies: ["CFFmpeg"]),
-    .target(name: "OrbRender", dependencies: ["CVulkan", "OrbDecode"]),
+    .target(name: "OrbRender", dependencies: ["CVulkan", "CFFmpeg", "OrbDecode"]),
     // Audio DSP in plain Swift (time-stretch, EQ, night mode, remap, volume): no PipeWire, no GTK.
     .target(name: "OrbDSP"),
     // The real-time half of the PipeWire output (ring buffer, process callback) in C: it must never allocate,

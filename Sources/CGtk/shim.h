@@ -2,6 +2,7 @@
 #ifndef ORB_CGTK_SHIM_H
 #define ORB_CGTK_SHIM_H
 #include <gtk/gtk.h>
+#include <glib-unix.h>
 #include <epoxy/gl.h>
 #include <string.h>
 

@@ -132,17 +132,46 @@ final class MPRIS {
       if let player, let parameters {
         let child = g_variant_get_child_value(parameters, 0)
         defer { g_variant_unref(child) }
-        player.seek(to: player.position + Double(g_variant_get_int64(child)) / 1e6)
+        if let target = Self.seekTarget(
+          offset: Int64(g_variant_get_int64(child)), position: player.position, duration: player.duration)
+        {
+          player.seek(to: target)
+        }
       }
     case "SetPosition":
       if let player, let parameters {
+        let track = g_variant_get_child_value(parameters, 0)
         let child = g_variant_get_child_value(parameters, 1)
-        defer { g_variant_unref(child) }
-        player.seek(to: Double(g_variant_get_int64(child)) / 1e6)
+        defer {
+          g_variant_unref(track)
+          g_variant_unref(child)
+        }
+        let trackID = g_variant_get_string(track, nil).map { String(cString: $0) }
+        if trackID == Self.trackID,
+          let target = Self.positionTarget(Int64(g_variant_get_int64(child)), duration: player.duration)
+        {
+          player.seek(to: target)
+        }
       }
     default: break  // Next, Previous, OpenUri: one file per window
     }
     g_dbus_method_invocation_return_value(invocation, nil)
+  }
+
+  /// Where `Seek(offset)` goes, as the MPRIS spec says: before the start is the start; past the end there is no next
+  /// track to go to, so the call is ignored (nil), as it is without a known length.
+  static func seekTarget(offset: Int64, position: Double, duration: Double?) -> Double? {
+    guard let duration else { return nil }
+    let target = position + Double(offset) / 1e6
+    guard target.isFinite, target <= duration else { return nil }
+    return max(0, target)
+  }
+
+  /// Where `SetPosition(position)` goes: nowhere (nil) when it is negative or past the length, as the spec says.
+  static func positionTarget(_ microseconds: Int64, duration: Double?) -> Double? {
+    guard let duration, microseconds >= 0 else { return nil }
+    let target = Double(microseconds) / 1e6
+    return target <= duration ? target : nil
   }
 
   private func property(_ interface: String, _ name: String) -> OpaquePointer? {

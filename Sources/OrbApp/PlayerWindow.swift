@@ -24,6 +24,8 @@ final class PlayerWindow: @unchecked Sendable {
   private var mpris: MPRIS?
   private var player: Player?
   private var finished = false
+  /// An error was reported: the run ends with it, not with an `ended` event.
+  private var failed = false
   private var sizedToVideo = false
   private(set) var exitStatus: Int32 = 0
 
@@ -45,6 +47,14 @@ final class PlayerWindow: @unchecked Sendable {
   }
 
   private func activate() {
+    // A session logging out or a host stopping the player (SIGTERM, SIGHUP), or Ctrl-C in a terminal (SIGINT):
+    // the host still hears where playback was.
+    for number in [SIGTERM, SIGINT, SIGHUP] {
+      MainLoop.onSignal(number) { [unowned self] in
+        self.finish(reason: "terminated", status: self.exitStatus)
+        return false
+      }
+    }
     video = VideoView()
     window = gtk_application_window_new(app)
     gtk_window_set_title(cast(raw(window)), windowTitle)
@@ -392,6 +402,7 @@ final class PlayerWindow: @unchecked Sendable {
     FileHandle.standardError.write(Data((line + "\n").utf8))
     events?.error(kind: error.kind.rawValue, message: error.description)
     exitStatus = 1
+    failed = true
     if errorLabel == nil {
       let label = gtk_label_new(nil)!
       gtk_label_set_wrap(opaque(label), 1)
@@ -413,8 +424,10 @@ final class PlayerWindow: @unchecked Sendable {
     guard !finished else { return }
     finished = true
     exitStatus = status
-    if let reason, let player {
-      events?.ended(positionMs: Int64((player.position * 1000).rounded()), reason: reason, stats: player.stats)
+    if let reason, !failed {
+      // Every way out but an error tells the host the last position, even before playback started.
+      let position = player.map { Int64(($0.position * 1000).rounded()) } ?? Int64(options.resumeMs)
+      events?.ended(positionMs: position, reason: reason, stats: player?.stats ?? PlaybackStats())
     }
     video.detach()
     mpris?.stop()
