@@ -87,6 +87,10 @@ static inline void orb_install_interrupt(AVFormatContext *ctx, int *flag) {
   ctx->interrupt_callback.callback = orb_interrupt_check;
   ctx->interrupt_callback.opaque = flag;
 }
+static inline void orb_fill_interrupt(AVIOInterruptCB *cb, int *flag) {
+  cb->callback = orb_interrupt_check;
+  cb->opaque = flag;
+}
 static inline int orb_averror_exit(void) { return AVERROR_EXIT; }
 // Whether a demuxer gives no timestamps of its own (raw elementary streams): times come from the frame rate.
 static inline int orb_format_has_no_timestamps(const AVFormatContext *ctx) {

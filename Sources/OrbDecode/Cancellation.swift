@@ -33,6 +33,9 @@ public final class Cancellation: @unchecked Sendable {
   }
 
   func install(on context: UnsafeMutablePointer<AVFormatContext>) { orb_install_interrupt(context, flag) }
+
+  /// The same interrupt for an AVIOContext of one's own.
+  func fill(_ callback: inout AVIOInterruptCB) { orb_fill_interrupt(&callback, flag) }
 }
 
 /// The largest picture the player decodes: each side within what the GPU can hold as a texture, and the whole

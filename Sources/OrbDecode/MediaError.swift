@@ -48,6 +48,22 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
     return nil
   }
 
+  /// What a local file's own header says is wrong with it, when FFmpeg's error code would mislead (a Y4M header
+  /// with an impossible size fails with "device or resource busy").
+  static func headerProblem(_ path: String) -> String? {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+    defer { try? handle.close() }
+    guard let head = try? handle.read(upToCount: 256), head.starts(with: Array("YUV4MPEG2 ".utf8)) else { return nil }
+    let line = String(decoding: head.prefix(while: { $0 != 0x0A }), as: UTF8.self)
+    var size: [Character: String] = [:]
+    for field in line.split(separator: " ").dropFirst() where field.first == "W" || field.first == "H" {
+      size[field.first!] = String(field.dropFirst())
+    }
+    let w = size["W"] ?? "?"
+    let h = size["H"] ?? "?"
+    return "its Y4M header gives a picture size that cannot be decoded (\(w)x\(h))"
+  }
+
   /// A read that failed in the middle: for a network source it is the network's fault (worth a retry).
   static func fromRead(_ code: Int32, source: String) -> MediaError {
     let error = fromOpen(code, source: source)

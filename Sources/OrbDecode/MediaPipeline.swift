@@ -202,6 +202,22 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
   /// Why pictures were refused while playing (a size change mid-stream beyond the limit), if they were.
   public var refusedPicture: String? { lock.withLock { refusedPictures } }
 
+  /// Why the source gave nothing or stopped early, in words a person can act on; nil when it simply ended.
+  /// For an HTTP(S) source whose failure FFmpeg names only "input/output error", or that gave nothing at all, the
+  /// server is asked again (a redirect loop, no range requests): this may wait on the network for a few seconds,
+  /// so call it from a worker thread, never the main one.
+  public func failureExplanation() -> MediaError? {
+    let code = lock.withLock { readFailureCode }
+    if let code {
+      return MediaSource.explained(MediaError.fromRead(code, source: media.source), code: code, headers: media.headers)
+    }
+    let nothing = decoded == (0, 0)
+    guard nothing, media.source.hasPrefix("http://") || media.source.hasPrefix("https://"),
+      let reason = HTTPDiagnosis.explain(media.source, headers: media.headers, cancellation: media.cancellation)
+    else { return nil }
+    return MediaError(.unplayable, source: media.source, reason: reason)
+  }
+
   /// Whether `close` was called.
   public var isClosed: Bool { lock.withLock { stopped } }
 

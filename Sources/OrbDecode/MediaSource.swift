@@ -24,6 +24,8 @@ public final class MediaSource: @unchecked Sendable {
   public let limit: PictureLimit
   /// A copy of each video and audio stream's codec parameters, by stream index, for the decode threads.
   let parameters: [Int: StreamParameters]
+  /// The request headers it was opened with (asked again when explaining a network failure).
+  let headers: [String]
   private let format: FormatContext
   var context: UnsafeMutablePointer<AVFormatContext> { format.pointer }
 
@@ -42,6 +44,7 @@ public final class MediaSource: @unchecked Sendable {
     // File managers and launchers may pass file:// URLs; FFmpeg wants the path, with escapes decoded.
     let source = source.hasPrefix("file://") ? (URL(string: source)?.path ?? source) : source
     self.source = source
+    self.headers = headers
     self.cancellation = cancellation
     self.limit = limit
     let isURL = source.range(of: "^[a-zA-Z][a-zA-Z0-9+.-]*://", options: .regularExpression) != nil
@@ -75,8 +78,11 @@ public final class MediaSource: @unchecked Sendable {
     // On failure FFmpeg frees the context it was given; on success `FormatContext` owns it from the next line.
     let openCode = avformat_open_input(&ctx, source, nil, &options)
     guard openCode >= 0, let opened = ctx else {
-      throw cancellation.isCancelled
-        ? MediaError(.unplayable, source: source, reason: "cancelled") : MediaError.fromOpen(openCode, source: source)
+      if cancellation.isCancelled { throw MediaError(.unplayable, source: source, reason: "cancelled") }
+      if !isURL, let problem = MediaError.headerProblem(source) {
+        throw MediaError(.unplayable, source: source, reason: problem)
+      }
+      throw Self.explained(MediaError.fromOpen(openCode, source: source), code: openCode, headers: headers)
     }
     let format = FormatContext(opened)
     // Probing decodes a few frames: a picture over the limit must fail there too, before its memory is taken.
@@ -86,7 +92,9 @@ public final class MediaSource: @unchecked Sendable {
     let findCode =
       streamCount > 0 ? avformat_find_stream_info(opened, &streamOptions) : avformat_find_stream_info(opened, nil)
     for i in 0..<streamCount { av_dict_free(&streamOptions[i]) }
-    if findCode < 0 { throw MediaError.fromOpen(findCode, source: source) }
+    if findCode < 0 {
+      throw Self.explained(MediaError.fromOpen(findCode, source: source), code: findCode, headers: headers)
+    }
     var copies: [Int: StreamParameters] = [:]
     for i in 0..<Int(opened.pointee.nb_streams) {
       let st = opened.pointee.streams[i]!
@@ -103,6 +111,16 @@ public final class MediaSource: @unchecked Sendable {
     info = described
     parameters = copies
     self.format = format
+  }
+
+  /// `error` in better words where FFmpeg's code says little: an HTTP(S) "input/output error" is asked of the
+  /// server again (a redirect loop, a server that cannot seek).
+  static func explained(_ error: MediaError, code: Int32, headers: [String]) -> MediaError {
+    let source = error.source
+    guard code == orb_averror(EIO), source.hasPrefix("http://") || source.hasPrefix("https://"),
+      let reason = HTTPDiagnosis.explain(source, headers: headers, cancellation: Cancellation())
+    else { return error }
+    return MediaError(error.kind == .network ? .unplayable : error.kind, source: source, reason: reason)
   }
 
   /// The AVStream at `index`.

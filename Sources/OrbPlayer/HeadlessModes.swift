@@ -21,7 +21,7 @@ public enum FrameGrab {
     guard let frame = media.nextFrame() else {
       let pipeline = media as? MediaPipeline
       if let refused = pipeline?.refusedPicture { throw MediaError(.unplayable, source: source, reason: refused) }
-      if let failure = pipeline?.readFailure, failure.kind != .unplayable { throw failure }
+      if let failure = pipeline?.failureExplanation() { throw failure }
       let none = (pipeline?.decoded.pictures ?? 1) == 0 && !(pipeline?.hasVideo == false)
       throw MediaError(
         .unplayable, source: source,
@@ -79,7 +79,7 @@ public enum Benchmark {
     if frames == 0 {
       // Nothing drawn is not a measurement: say why, as playback would.
       let pipeline = media as? MediaPipeline
-      if let failure = pipeline?.readFailure, failure.kind != .unplayable { throw failure }
+      if let failure = pipeline?.failureExplanation() { throw failure }
       let reason =
         pipeline?.refusedPicture
         ?? (pipeline?.hasVideo == false

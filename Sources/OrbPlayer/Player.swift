@@ -503,7 +503,9 @@ public final class Player: @unchecked Sendable {
             return
           }
           if state == .error {
-            let reason = (opened as? MediaPipeline)?.refusedPicture ?? "no picture in it could be decoded"
+            let pipeline = opened as? MediaPipeline
+            let reason =
+              pipeline?.refusedPicture ?? pipeline?.failureExplanation()?.reason ?? "no picture in it could be decoded"
             onEvent?(.failed(MediaError(.unplayable, source: source, reason: reason)))
             return
           }

@@ -1,0 +1,102 @@
+import CFFmpeg
+import Foundation
+
+/// Explains an HTTP(S) failure FFmpeg reports only as "input/output error": it asks the server for the first two
+/// bytes itself, over FFmpeg's tcp/tls protocols, following no redirect on its own, and says what it saw (a
+/// redirect loop, a server that ignores range requests). Request headers (the bearer token) go only to the origin
+/// the user named, never to a host a redirect points at.
+/// Thread-safety: stateless; safe from any thread.
+enum HTTPDiagnosis {
+  struct Answer {
+    var status: Int
+    /// Header names in lower case.
+    var headers: [String: String]
+  }
+
+  /// Hops followed before a chain of redirects is called a loop.
+  static let maxRedirects = 10
+
+  /// What went wrong with `url`, in words, or nil when the server looks fine (the failure lies elsewhere).
+  static func explain(_ url: String, headers: [String], cancellation: Cancellation) -> String? {
+    guard let origin = URL(string: url).map(Self.origin) else { return nil }
+    var current = url
+    for _ in 0...maxRedirects {
+      guard let target = URL(string: current), !cancellation.isCancelled else { return nil }
+      let sameOrigin = Self.origin(target) == origin
+      guard let answer = ask(target, headers: sameOrigin ? headers : [], cancellation: cancellation) else {
+        return nil
+      }
+      switch answer.status {
+      case 301, 302, 303, 307, 308:
+        guard let location = answer.headers["location"], let next = URL(string: location, relativeTo: target)
+        else { return "the server redirects without saying where" }
+        current = next.absoluteString
+      case 200:
+        // Asked for two bytes and sent all of them: it cannot serve the parts a seek needs.
+        return "the server cannot seek in it (it ignores range requests), and this file needs that"
+      default:
+        return nil
+      }
+    }
+    return "too many redirects (more than \(maxRedirects))"
+  }
+
+  private static func origin(_ url: URL) -> String {
+    "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(port(url))"
+  }
+
+  private static func port(_ url: URL) -> Int { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80) }
+
+  /// One `GET` with `Range: bytes=0-1`; the status and headers of the answer.
+  static func ask(_ url: URL, headers: [String], cancellation: Cancellation) -> Answer? {
+    guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host else {
+      return nil
+    }
+    let transport = "\(scheme == "https" ? "tls" : "tcp")://\(host):\(port(url))"
+    var interrupt = AVIOInterruptCB()
+    cancellation.fill(&interrupt)
+    var options: OpaquePointer? = nil
+    av_dict_set(&options, "rw_timeout", "5000000", 0)
+    av_dict_set(&options, "timeout", "5000000", 0)
+    defer { av_dict_free(&options) }
+    var opened: UnsafeMutablePointer<AVIOContext>?
+    guard avio_open2(&opened, transport, AVIO_FLAG_READ_WRITE, &interrupt, &options) >= 0, let io = opened else {
+      return nil
+    }
+    defer { avio_closep(&opened) }
+    let path = url.path.isEmpty ? "/" : url.path
+    let query = url.query.map { "?\($0)" } ?? ""
+    var request = "GET \(path)\(query) HTTP/1.1\r\nHost: \(host)\r\nRange: bytes=0-1\r\nConnection: close\r\n"
+    request += "User-Agent: orb-player\r\n"
+    for header in headers { request += header + "\r\n" }
+    request += "\r\n"
+    let bytes = Array(request.utf8)
+    avio_write(io, bytes, Int32(bytes.count))
+    avio_flush(io)
+    var response = [UInt8]()
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while response.count < 32768 {
+      let n = avio_read_partial(io, &buffer, Int32(buffer.count))
+      if n <= 0 { break }
+      response += buffer[0..<Int(n)]
+      if response.count >= 4, response.indices.dropLast(3).contains(where: { i in
+        response[i] == 13 && response[i + 1] == 10 && response[i + 2] == 13 && response[i + 3] == 10
+      }) {
+        break
+      }
+    }
+    let text = String(decoding: response, as: UTF8.self)
+    let lines = text.components(separatedBy: "\r\n")
+    let statusParts = lines.first?.split(separator: " ") ?? []
+    guard statusParts.count >= 2, statusParts[0].hasPrefix("HTTP/"), let status = Int(statusParts[1]) else {
+      return nil
+    }
+    var fields: [String: String] = [:]
+    for line in lines.dropFirst() {
+      if line.isEmpty { break }
+      guard let colon = line.firstIndex(of: ":") else { continue }
+      fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    }
+    return Answer(status: status, headers: fields)
+  }
+}
