@@ -79,9 +79,11 @@ enum HTTPDiagnosis {
       let n = avio_read_partial(io, &buffer, Int32(buffer.count))
       if n <= 0 { break }
       response += buffer[0..<Int(n)]
-      if response.count >= 4, response.indices.dropLast(3).contains(where: { i in
-        response[i] == 13 && response[i + 1] == 10 && response[i + 2] == 13 && response[i + 3] == 10
-      }) {
+      if response.count >= 4,
+        response.indices.dropLast(3).contains(where: { i in
+          response[i] == 13 && response[i + 1] == 10 && response[i + 2] == 13 && response[i + 3] == 10
+        })
+      {
         break
       }
     }
