@@ -62,6 +62,13 @@ public final class BoundedQueue<Element>: @unchecked Sendable {
     return closed
   }
 
+  /// Whether nothing is queued now.
+  public var isEmpty: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return count == 0
+  }
+
   /// Drops everything queued (a seek), waking a blocked producer.
   public func clear() {
     condition.lock()

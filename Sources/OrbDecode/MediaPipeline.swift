@@ -77,6 +77,12 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
   private var audioStopped = false
   private var videoStopped = false
   private var readFailureCode: Int32?
+  /// The latest media time demuxed for the current generation, video and audio (nil: none yet, or the stream has
+  /// no timestamps).
+  private var videoDemuxedUntil: Double?
+  private var audioDemuxedUntil: Double?
+  /// The demuxer reached the end (or a read failure) in the current generation.
+  private var demuxAtEnd = false
   private var decodedPictures = 0
   private var decodedAudioFrames = 0
   private var refusedPictures: String?
@@ -216,6 +222,26 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
       let reason = HTTPDiagnosis.explain(media.source, headers: media.headers, cancellation: media.cancellation)
     else { return nil }
     return MediaError(.unplayable, source: media.source, reason: reason)
+  }
+
+  /// How far the demuxer has read ahead of `position` (media seconds; nil when the stream carries no timestamps),
+  /// and whether it has reached the end: what decides that a source waiting for data has enough to play on.
+  public func buffered(after position: Double) -> (seconds: Double?, atEnd: Bool) {
+    lock.withLock {
+      let video = hasVideo && !videoStopped ? videoDemuxedUntil : nil
+      let audio = currentAudio != nil && !audioStopped ? audioDemuxedUntil : nil
+      let until = [video, audio].compactMap { $0 }.min()
+      return (until.map { max(0, $0 - position) }, demuxAtEnd || stopped)
+    }
+  }
+
+  /// Waiting for data: the decoders have no packet left and the demuxer has not reached the end (a slow or
+  /// stalled network, a reconnect), as opposed to decoding more slowly than real time.
+  public var isStarved: Bool {
+    let atEnd = lock.withLock { demuxAtEnd || stopped || pendingSeek != nil }
+    guard !atEnd else { return false }
+    if hasVideo && !lock.withLock({ videoStopped }) { return videoPackets.isEmpty && frames.isEmpty }
+    return audioPackets.isEmpty && audioChunks.isEmpty
   }
 
   /// Whether `close` was called.
@@ -362,6 +388,9 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
       if let target = pendingSeek {
         let gen = generation
         pendingSeek = nil
+        videoDemuxedUntil = nil
+        audioDemuxedUntil = nil
+        demuxAtEnd = false
         let wantedAudio = (switchedAudio ?? currentAudio)?.index
         media.cancellation.resume()
         lock.unlock()
@@ -397,13 +426,29 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
       if code < 0 {
         // End of file, or a read error (a truncated file ends here too): decode what we have. A read error is kept,
         // so a network stream that broke is not taken for one that ended.
-        if code != FFmpegError.eof { lock.withLock { readFailureCode = code } }
+        lock.withLock {
+          if code != FFmpegError.eof { readFailureCode = code }
+          if gen == generation { demuxAtEnd = true }
+        }
         videoPackets.push(.end(generation: gen), cost: 0)
         audioPackets.push(.end(generation: gen), cost: 0)
         atEnd = true
         continue
       }
       let index = packet.pointee.stream_index
+      let stamp = packet.pointee.pts != orb_nopts_value() ? packet.pointee.pts : packet.pointee.dts
+      if stamp != orb_nopts_value() && (index == videoIndex || Int32(routedAudio ?? -1) == index) {
+        let base = av_q2d(ctx.pointee.streams[Int(index)]!.pointee.time_base)
+        let end = Double(stamp + max(0, packet.pointee.duration)) * base - startTime
+        lock.withLock {
+          guard gen == generation else { return }
+          if index == videoIndex {
+            videoDemuxedUntil = max(videoDemuxedUntil ?? end, end)
+          } else {
+            audioDemuxedUntil = max(audioDemuxedUntil ?? end, end)
+          }
+        }
+      }
       if index == videoIndex && !lock.withLock({ videoStopped }) {
         videoPackets.push(.packet(owned, generation: gen), cost: Int(packet.pointee.size))
       } else if Int32(routedAudio ?? -1) == index && !lock.withLock({ audioStopped }) {

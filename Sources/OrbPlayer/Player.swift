@@ -58,10 +58,10 @@ public final class Player: @unchecked Sendable {
   public let dsp: DSPChain
   private var audio: AudioPlayback?
   private var hasVideo = true
-  /// Host time (ns) the last new picture was shown at.
-  private var lastShownHost: UInt64 = 0
-  /// The clock is paused because the next picture did not come in time.
-  private var stalled = false
+  /// Waiting for data: the clock (and the sound) are held until `refillSeconds` of media are in hand.
+  private var buffering = false
+  /// Host time (ns) since which the source has been starved while a picture or sound was due; nil when it is not.
+  private var starvedSince: UInt64?
   /// Render thread only: how long it has waited for the first picture.
   private var firstPictureWait = 0.0
   private let renderContext: VulkanContext?
@@ -159,17 +159,16 @@ public final class Player: @unchecked Sendable {
 
   public var state: State { lock.withLock { stateValue } }
 
-  /// Playing, but the next picture has not come for more than `stallSeconds`, and it is not the end: waiting for
-  /// data (a slow or reconnecting network source). The window says "Buffering…" and the host hears
-  /// `state: buffering`.
-  public var isBuffering: Bool {
-    lock.withLock {
-      guard stateValue == .playing, hasVideo, !sourceEnded, lastShownHost > 0 else { return false }
-      return HostTime.now() > lastShownHost + UInt64(Self.stallSeconds * 1e9)
-    }
-  }
+  /// Waiting for data, whatever the cause (a slow, stalled or reconnecting network source, a trickle): the source
+  /// ran dry while a picture or sound was due, so the clock is held until a second of media is in hand again (as
+  /// mpv's cache pause does). The window says "Buffering…" and the host hears `state: buffering`. Never a pause, a
+  /// seek, or decoding more slowly than real time.
+  public var isBuffering: Bool { lock.withLock { buffering && stateValue == .playing } }
 
-  static let stallSeconds = 1.5
+  /// Media seconds read ahead that end a wait for data.
+  static let refillSeconds = 1.0
+  /// How long (host seconds) an audio-only source must stay starved before playback waits for it.
+  static let starvedSeconds = 0.2
   private var isStopping: Bool { lock.withLock { stopped } }
   public var stats: PlaybackStats {
     let (value, playback) = lock.withLock { (statsValue, audio) }
@@ -188,9 +187,9 @@ public final class Player: @unchecked Sendable {
       userPaused.toggle()
       if stateValue != .loading { stateValue = userPaused ? .paused : .playing }
       // Time spent paused is not time waiting for data.
-      if !userPaused && lastShownHost > 0 { lastShownHost = HostTime.now() }
-      if userPaused { clock.pause() } else if !needsClockStart { clock.play() }
-      return audio.map { ($0, userPaused || needsClockStart) }
+      starvedSince = nil
+      if userPaused { clock.pause() } else if !needsClockStart && !buffering { clock.play() }
+      return audio.map { ($0, userPaused || needsClockStart || buffering) }
     }
     if let (playback, paused) = change { playback.setPaused(paused) }
   }
@@ -265,7 +264,9 @@ public final class Player: @unchecked Sendable {
   public func frameToShow(presentationTime: UInt64, refreshInterval: UInt64 = 0) -> Display {
     lock.lock()
     var startSound: AudioPlayback?
-    var display = frameToShowLocked(presentationTime, refreshInterval, startSound: &startSound)
+    var holdSound: AudioPlayback?
+    var display = frameToShowLocked(
+      presentationTime, refreshInterval, startSound: &startSound, holdSound: &holdSound)
     let nothingPlayed: Bool
     if case .ended = display, statsValue.presented == 0, !soundDiscarded,
       ((media as? MediaPipeline)?.decoded.audioFrames ?? 0) == 0
@@ -279,6 +280,7 @@ public final class Player: @unchecked Sendable {
     }
     lock.unlock()
     startSound?.setPaused(false)
+    holdSound?.setPaused(true)
     if nothingPlayed {
       let refused = (media as? MediaPipeline)?.refusedPicture
       onEvent?(
@@ -291,10 +293,9 @@ public final class Player: @unchecked Sendable {
   }
 
   private func frameToShowLocked(
-    _ presentationTime: UInt64, _ refreshInterval: UInt64, startSound: inout AudioPlayback?
-  )
-    -> Display
-  {
+    _ presentationTime: UInt64, _ refreshInterval: UInt64, startSound: inout AudioPlayback?,
+    holdSound: inout AudioPlayback?
+  ) -> Display {
     guard stateValue != .error else { return .keep }
     let ready = slots.filter { $0.state == .ready }.sorted { $0.time < $1.time }
     let chosen: VideoSlot
@@ -314,11 +315,18 @@ public final class Player: @unchecked Sendable {
       chosen = first
       now = frame.time
     } else {
-      if stalled, let first = ready.first, !userPaused {
-        // Data again after a stall: the clock goes on from the picture that waited, not from where it would be.
-        stalled = false
-        clock.set(first.time)
+      if buffering {
+        // Enough in hand again (or the end): the clock goes on from where it waited, so nothing is skipped.
+        guard !userPaused, refilledLocked() else { return .keep }
+        buffering = false
+        starvedSince = nil
         clock.play()
+        startSound = audio
+      } else if waitingForDataLocked(ready: ready, host: presentationTime, refreshInterval: refreshInterval) {
+        buffering = true
+        clock.pause()
+        holdSound = audio
+        return .keep
       }
       now = clock.time(at: presentationTime)
       // Half a refresh, in media time (it runs `speed` times faster than the host's).
@@ -328,13 +336,6 @@ public final class Player: @unchecked Sendable {
         if let shown = shownFrameValue, ready.isEmpty, clock.isPlaying, !sourceEnded, now > shown.time + shown.duration
         {
           statsValue.repeated += 1
-          // A quarter second without the next picture: the source is starving (a slow or reconnecting network).
-          // The host clock waits for it, so nothing is skipped when data comes again. (When sound drives the clock
-          // it stops by itself as the sound runs dry; pausing it then would fight the sound.)
-          if hasVideo && now > shown.time + shown.duration + Self.stallSeconds / 6 && !clock.isDrivenByMaster {
-            stalled = true
-            clock.pause()
-          }
         }
         return endCheckLocked(now: now, host: presentationTime)
       }
@@ -346,7 +347,6 @@ public final class Player: @unchecked Sendable {
       chosen = newest
     }
     chosen.state = .shown
-    lastShownHost = presentationTime
     // A frame drawn again at a new size is not a new frame.
     if chosen.frame !== shownFrameValue { statsValue.presented += 1 }
     shownFrameValue = chosen.frame
@@ -364,6 +364,34 @@ public final class Player: @unchecked Sendable {
       }
       lock.broadcast()
     }
+  }
+
+  /// Whether playback must wait for data now: the source is starved (no packet in hand, not at its end) when the
+  /// next picture is due at this refresh, or, without video, has been starved for `starvedSeconds` while sound
+  /// played. Waiting at once keeps sound and picture together: the sound in hand would otherwise run on ahead.
+  private func waitingForDataLocked(ready: [VideoSlot], host: UInt64, refreshInterval: UInt64) -> Bool {
+    guard !userPaused, !sourceEnded, clock.isPlaying, let pipeline = media as? MediaPipeline else { return false }
+    if hasVideo {
+      guard ready.isEmpty, let shown = shownFrameValue else { return false }
+      let halfRefresh = Double(refreshInterval) / 2e9 * clock.speed
+      return clock.time(at: host) + halfRefresh >= shown.time + shown.duration && pipeline.isStarved
+    }
+    guard pipeline.isStarved else {
+      starvedSince = nil
+      return false
+    }
+    let since = starvedSince ?? host
+    starvedSince = since
+    return host > since + UInt64(Self.starvedSeconds * 1e9)
+  }
+
+  /// Whether a wait for data can end: `refillSeconds` read ahead of the position, or the end of the source (for a
+  /// stream without timestamps: anything in hand again).
+  private func refilledLocked() -> Bool {
+    guard let pipeline = media as? MediaPipeline else { return true }
+    let (ahead, atEnd) = pipeline.buffered(after: clock.time())
+    if atEnd { return true }
+    return (ahead ?? (pipeline.isStarved ? 0 : .infinity)) >= Self.refillSeconds
   }
 
   private func endCheckLocked(now: Double, host: UInt64) -> Display {
@@ -428,8 +456,8 @@ public final class Player: @unchecked Sendable {
         pendingAudioTrack = nil
         freeReadyLocked()
         sourceEnded = false
-        stalled = false
-        if lastShownHost > 0 { lastShownHost = HostTime.now() }  // a seek is not a stall
+        buffering = false  // a seek is not a wait for data
+        starvedSince = nil
         // Without a picture to wait for, sound restarts the clock by itself.
         needsClockStart = hasVideo
         let resumeSound = !hasVideo && !userPaused

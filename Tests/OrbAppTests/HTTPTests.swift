@@ -229,6 +229,101 @@ final class BufferingTests: XCTestCase {
   }
 }
 
+/// A server that sends the file at a third of its bit rate (a trickle): playback waits for data again and again,
+/// says so each time, and never races or drops a frame to catch up.
+final class TrickleTests: XCTestCase {
+  static let trickleServer = #"""
+    import http.server, sys, time
+    data = open(sys.argv[1], "rb").read()
+    rate = int(sys.argv[2])
+    class H(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        def log_message(self, *a): pass
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "video/x-matroska")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            try:
+                for i in range(0, len(data), 1000):
+                    self.wfile.write(data[i:i + 1000]); self.wfile.flush(); time.sleep(1000 / rate)
+            except OSError:
+                pass
+    s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    print(s.server_address[1], flush=True)
+    s.serve_forever()
+    """#
+
+  func testATrickleIsBufferingNotSlowMotion() throws {
+    try Screen.requireDisplay()
+    let clip = try TestMedia.path(
+      "trickle-4s.mkv",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4", "-c:v", "libx264", "-preset", "ultrafast",
+        "-b:v", "300k", "-g", "25",
+      ])
+    let bytes = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: clip)[.size] as? Int)
+    let rate = bytes / 4 / 3  // a third of real time
+    let server = try LoopbackServer(script: Self.trickleServer, arguments: [clip, "\(rate)"])
+    defer { server.stop() }
+    let r = Orb.run(["--events-fd", "1", server.url("/clip.mkv")], timeout: 90)
+    XCTAssertEqual(r.status, 0, r.stderr)
+    let events = r.stdout.split(separator: "\n").compactMap {
+      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }
+    let states = events.filter { $0["event"] as? String == "state" }.compactMap { $0["state"] as? String }
+    XCTAssertGreaterThanOrEqual(states.filter { $0 == "buffering" }.count, 2, "states: \(states)")
+    XCTAssertEqual(states.last, "playing", "states: \(states)")
+    let ended = try XCTUnwrap(events.first { $0["event"] as? String == "ended" }, r.stdout)
+    XCTAssertEqual(ended["reason"] as? String, "eof")
+    let stats = try XCTUnwrap(ended["stats"] as? [String: Any])
+    XCTAssertLessThanOrEqual(stats["dropped"] as? Int ?? 99, 2, "the clock waited for the pictures: \(stats)")
+    XCTAssertGreaterThanOrEqual(stats["presented"] as? Int ?? 0, 98, "\(stats)")
+  }
+}
+
+/// Failures FFmpeg calls "input/output error" are explained in words a person can act on.
+final class HTTPReasonTests: XCTestCase {
+  static let server = #"""
+    import http.server, sys
+    data = open(sys.argv[1], "rb").read()
+    class H(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *a): pass
+        def do_GET(self):
+            if self.path.startswith("/loop"):
+                self.send_response(302)
+                self.send_header("Location", "/loop-b" if self.path == "/loop-a" else "/loop-a")
+                self.end_headers()
+                return
+            # Ignores Range: every answer is the whole file.
+            self.send_response(200)
+            self.send_header("Content-Type", "video/mp4")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+    s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    print(s.server_address[1], flush=True)
+    s.serve_forever()
+    """#
+
+  func testARedirectLoopAndAServerThatCannotSeekAreNamed() throws {
+    let clip = try TestMedia.path(
+      "moov-last-2s.mp4",
+      ["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=2", "-c:v", "libx264", "-preset", "ultrafast"])
+    let server = try LoopbackServer(script: Self.server, arguments: [clip])
+    defer { server.stop() }
+    for (path, reason) in [
+      ("/loop-a", "too many redirects"), ("/clip.mp4", "the server cannot seek in it (it ignores range requests)"),
+    ] {
+      let url = server.url(path)
+      let r = Orb.run(["--frame-at", "0.5", "--output", NSTemporaryDirectory() + "never.png", url], timeout: 60)
+      XCTAssertEqual(r.status, 1, r.stderr)
+      XCTAssertEqual(Orb.errorLines(r).count, 1, r.stderr)
+      XCTAssertTrue(r.stderr.contains("cannot open '\(url)': \(reason)"), r.stderr)
+    }
+  }
+}
+
 /// A Python HTTP server on a free loopback port, running `script` with `arguments`; the script prints its port.
 /// Stopped with `stop()` (or when the test ends, by the caller's defer).
 final class LoopbackServer {
