@@ -42,8 +42,30 @@ final class PlayerWindow: @unchecked Sendable {
     var argv: [UnsafeMutablePointer<CChar>?] = [strdup("orb-player"), nil]
     let status = g_application_run(cast(raw(app)), 1, &argv)
     g_object_unref(raw(app))
+    // The window is gone: now, off the UI, wait for the engine to let go of the GPU before the process exits.
+    player?.waitUntilStopped(timeout: 2)
     events?.flush()
     return status != 0 ? status : exitStatus
+  }
+
+  /// The Vulkan device, made on a worker thread while the window opens (nil until it is there).
+  private var vulkan: Result<VulkanContext, Error>?
+  /// The surface is realized but the device was not ready yet: playback starts when it is.
+  private var startWhenVulkanReady = false
+  private var presented = false
+
+  /// Work that would block the main thread runs on a worker; `done` gets the result on the main thread.
+  private func offMainThread<T>(
+    _ name: String, _ work: @escaping @Sendable () -> T, done: @escaping (T) -> Void
+  ) {
+    nonisolated(unsafe) let deliver = done
+    let t = Thread {
+      let result = work()
+      nonisolated(unsafe) let value = result
+      MainLoop.post { deliver(value) }
+    }
+    t.name = name
+    t.start()
   }
 
   private func activate() {
@@ -59,14 +81,30 @@ final class PlayerWindow: @unchecked Sendable {
     window = gtk_application_window_new(app)
     gtk_window_set_title(cast(raw(window)), windowTitle)
     gtk_window_set_default_size(cast(raw(window)), 1280, 720)
-    // A local file or built-in pattern is probed now (milliseconds), so the window opens at the video's size instead
-    // of resizing once it plays; network sources size the window when they open.
-    if !source.contains("://") || TestPatternSource.isTestURL(source) || source.hasPrefix("file://"),
-      let video = (try? MediaOpener.probe(source))?.video.first
-    {
-      let (w, h) = Self.initialWindowSize(displayWidth: video.displayWidth, displayHeight: video.displayHeight)
-      gtk_window_set_default_size(cast(raw(window)), Int32(w), Int32(h))
-      sizedToVideo = true
+    // The Vulkan device and the probe of a local file are made on worker threads, so the main thread never waits.
+    offMainThread(
+      "orb-vulkan-init", { Result { try VulkanContext() } },
+      done: { [unowned self] result in
+        self.vulkan = result
+        if self.startWhenVulkanReady { self.startPlayback() }
+      })
+    // A local file or built-in pattern is probed first (milliseconds), so the window opens at the video's size
+    // instead of resizing once it plays; a probe that takes longer than `presentWaitMs` does not hold the window
+    // back. Network sources size the window when they open.
+    let probesFirst = !source.contains("://") || TestPatternSource.isTestURL(source) || source.hasPrefix("file://")
+    if probesFirst {
+      let source = self.source
+      offMainThread(
+        "orb-probe", { try? MediaOpener.probe(source) },
+        done: { [unowned self] info in
+          if !self.presented, let v = info?.video.first {
+            let (w, h) = Self.initialWindowSize(displayWidth: v.displayWidth, displayHeight: v.displayHeight)
+            gtk_window_set_default_size(cast(raw(self.window)), Int32(w), Int32(h))
+            self.sizedToVideo = true
+          }
+          self.present()
+        })
+      MainLoop.after(milliseconds: Self.presentWaitMs) { [weak self] in self?.present() }
     }
     overlay = gtk_overlay_new()
     gtk_overlay_set_child(opaque(overlay), video.picture)
@@ -97,7 +135,7 @@ final class PlayerWindow: @unchecked Sendable {
     Signals.plain(raw(video.picture), "realize") { [unowned self] in self.startPlayback() }
     video.onEnded = { [unowned self] in self.finish(reason: "eof", status: 0) }
     if options.fullscreen { gtk_window_fullscreen(cast(raw(window))) }
-    gtk_window_present(cast(raw(window)))
+    if !probesFirst { present() }
     let mpris = MPRIS(
       hooks: MPRIS.Hooks(
         player: { [unowned self] in self.player },
@@ -112,6 +150,23 @@ final class PlayerWindow: @unchecked Sendable {
     self.mpris = mpris
   }
 
+  /// Milliseconds the window waits for the probe of a local file before it opens at the default size.
+  static let presentWaitMs: UInt32 = 250
+
+  private func present() {
+    guard !presented, !finished else { return }
+    presented = true
+    gtk_window_present(cast(raw(window)))
+    MainLoop.after(milliseconds: Self.openingNoticeMs) { [weak self] in
+      guard let self, !self.finished, self.player.map({ $0.state == .loading }) ?? true else { return }
+      self.showOSD("Opening…", keep: true)
+      self.waitingShown = true
+    }
+  }
+
+  /// Milliseconds of opening before the window says "Opening…" (a local file shows its picture before then).
+  static let openingNoticeMs: UInt32 = 300
+
   private var windowTitle: String {
     if let title = options.title, !title.isEmpty { return title }
     if TestPatternSource.isTestURL(source) { return "Orb Player — \(source)" }
@@ -123,10 +178,14 @@ final class PlayerWindow: @unchecked Sendable {
 
   /// The window's surface exists now: choose the presentation path and start the engine.
   private func startPlayback() {
-    guard player == nil else { return }
+    guard player == nil, !finished else { return }
+    guard let made = self.vulkan else {
+      startWhenVulkanReady = true
+      return
+    }
     let vulkan: VulkanContext
     do {
-      vulkan = try VulkanContext()
+      vulkan = try made.get()
     } catch {
       fail(MediaError(.unplayable, source: source, reason: "no usable Vulkan device (\(error))"))
       return
@@ -174,16 +233,17 @@ final class PlayerWindow: @unchecked Sendable {
   /// "Connecting…" while a source takes long to open, "Buffering…" while a playing one waits for data; the host
   /// hears `state: buffering` and `state: playing` around the wait.
   private func updateWaiting(_ player: Player, since opening: Date) {
-    let connecting = player.state == .loading && Date().timeIntervalSince(opening) > 1.5
+    let loading = player.state == .loading
+    let connecting = loading && Date().timeIntervalSince(opening) > 1.5
     let nowBuffering = player.isBuffering
     if nowBuffering != buffering {
       buffering = nowBuffering
       events?.state(nowBuffering ? "buffering" : "playing", positionMs: Int64((player.position * 1000).rounded()))
     }
     if connecting || nowBuffering {
-      showOSD(connecting ? "Connecting…" : "Buffering…", keep: true)
+      showOSD(connecting ? (source.contains("://") ? "Connecting…" : "Opening…") : "Buffering…", keep: true)
       waitingShown = true
-    } else if waitingShown {
+    } else if waitingShown && !loading {
       waitingShown = false
       hideOSD()
     }

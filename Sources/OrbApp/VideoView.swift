@@ -76,7 +76,7 @@ final class VideoView {
   func detach() {
     if tickID != 0 { gtk_widget_remove_tick_callback(picture, tickID) }
     tickID = 0
-    player?.stop()
+    player?.stop(timeout: 0)  // the main thread never waits; the process waits once the window is gone
     // What GL imported goes with the player; the picture lets go of its last texture first.
     gtk_picture_set_paintable(opaque(picture), nil)
     if let context = glContext {

@@ -202,8 +202,21 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
     lock.withLock { readFailureCode }.map { MediaError.fromRead($0, source: media.source) }
   }
 
-  /// Pictures and audio frames decoded so far: a source that ends with neither decoded had nothing playable.
-  public var decoded: (pictures: Int, audioFrames: Int) { lock.withLock { (decodedPictures, decodedAudioFrames) } }
+  /// Pictures and seconds of sound decoded so far: a source that ends with neither had nothing playable.
+  public var decoded: (pictures: Int, audioSeconds: Double) {
+    lock.withLock { (decodedPictures, Double(decodedAudioFrames) / Double(audioRate)) }
+  }
+
+  /// Whether what was decoded is something a person could see or hear. A video with no picture and a few
+  /// milliseconds of sound (a download cut short after its first packets) is not: that takes half a second of
+  /// sound. A file that is only sound needs only some.
+  public var decodedAnything: Bool {
+    let (pictures, sound) = decoded
+    return pictures > 0 || sound >= (videoStream != nil ? Self.leastSoundBesidePicture : 1e-9)
+  }
+
+  /// Seconds of sound that count as playing a video whose picture could not be decoded.
+  public static let leastSoundBesidePicture = 0.5
 
   /// Why pictures were refused while playing (a size change mid-stream beyond the limit), if they were.
   public var refusedPicture: String? { lock.withLock { refusedPictures } }
@@ -217,7 +230,7 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
     if let code {
       return MediaSource.explained(MediaError.fromRead(code, source: media.source), code: code, headers: media.headers)
     }
-    let nothing = decoded == (0, 0)
+    let nothing = decoded.pictures == 0 && decoded.audioSeconds == 0
     guard nothing, media.source.hasPrefix("http://") || media.source.hasPrefix("https://"),
       let reason = HTTPDiagnosis.explain(media.source, headers: media.headers, cancellation: media.cancellation)
     else { return nil }

@@ -71,8 +71,6 @@ public final class Player: @unchecked Sendable {
   /// Cancels the source's blocking I/O on `stop`, also while it is still opening (a server that never answers).
   private let cancellation = Cancellation()
   private let lock = NSCondition()
-  /// Signalled when the render thread has finished.
-  private let finished = DispatchSemaphore(value: 0)
   // Guarded by `lock`:
   private var slots: [VideoSlot] = []
   private var ringWidth = 0
@@ -80,6 +78,8 @@ public final class Player: @unchecked Sendable {
   private var wantedWidth: Int
   private var wantedHeight: Int
   private var stopped = false
+  /// The render thread has finished (it holds nothing of the GPU any more).
+  private var renderDone = false
   private var userPaused: Bool
   private var sourceEnded = false
   private var needsClockStart = true
@@ -130,17 +130,20 @@ public final class Player: @unchecked Sendable {
   public func start() {
     let t = Thread { [self] in
       renderLoop()
-      finished.signal()
+      lock.withLock {
+        renderDone = true
+        lock.broadcast()
+      }
     }
     t.name = "orb-render"
     t.stackSize = 8 << 20
-    thread = t
+    lock.withLock { thread = t }
     t.start()
   }
 
-  /// Stops all threads; the display may keep what it holds.
-  /// Stops the engine: the audio feed, the decoders and the render thread, waiting (up to `timeout` seconds) for
-  /// the render thread to let go of the GPU, so a process can exit cleanly right after.
+  /// Stops the engine: the audio feed, the decoders and the render thread, waiting (up to `timeout` seconds; 0: not
+  /// at all, for the main thread) for the render thread to let go of the GPU, so a process can exit cleanly right
+  /// after. The display may keep what it holds.
   public func stop(timeout: Double = 2) {
     lock.lock()
     let wasStopped = stopped
@@ -154,7 +157,19 @@ public final class Player: @unchecked Sendable {
     playback?.stop()
     clock.setMaster(nil)
     m?.close()  // wakes a render thread blocked on decode
-    if started && !wasStopped { _ = finished.wait(timeout: .now() + timeout) }
+    if started && !wasStopped && timeout > 0 { waitUntilStopped(timeout: timeout) }
+  }
+
+  /// Waits (up to `timeout` seconds) for the render thread to finish after `stop`; true once it has.
+  @discardableResult
+  public func waitUntilStopped(timeout: Double) -> Bool {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    lock.lock()
+    defer { lock.unlock() }
+    while thread != nil && !renderDone {
+      if !lock.wait(until: deadline) { break }
+    }
+    return thread == nil || renderDone
   }
 
   public var state: State { lock.withLock { stateValue } }
@@ -269,7 +284,7 @@ public final class Player: @unchecked Sendable {
       presentationTime, refreshInterval, startSound: &startSound, holdSound: &holdSound)
     let nothingPlayed: Bool
     if case .ended = display, statsValue.presented == 0, !soundDiscarded,
-      ((media as? MediaPipeline)?.decoded.audioFrames ?? 0) == 0
+      (media as? MediaPipeline)?.decodedAnything == false
     {
       // The end came with no picture shown and no sound decoded: the file could not be played at all.
       stateValue = .error
@@ -286,7 +301,8 @@ public final class Player: @unchecked Sendable {
       onEvent?(
         .failed(
           MediaError(
-            .unplayable, source: source, reason: refused ?? "nothing in it could be decoded (damaged or cut short)"))
+            .unplayable, source: source,
+            reason: refused ?? "nothing in it could be decoded: no picture and almost no sound (damaged or cut short)"))
       )
     }
     return display

@@ -324,6 +324,42 @@ final class HTTPReasonTests: XCTestCase {
   }
 }
 
+/// Quitting never waits on the network: a server that accepts the connection and never answers holds the open,
+/// and `q` still ends the player at once, with the `ended` event the host needs.
+final class QuitWhileConnectingTests: XCTestCase {
+  static let silentServer = #"""
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    s.listen(8)
+    print(s.getsockname()[1], flush=True)
+    held = []
+    while True:
+        held.append(s.accept()[0])
+    """#
+
+  func testQuitWhileConnectingIsImmediate() throws {
+    try Screen.requireDisplay()
+    let server = try LoopbackServer(script: Self.silentServer, arguments: [])
+    defer { server.stop() }
+    let title = "connecting-\(UUID().uuidString.prefix(6))"
+    let player = try BackgroundPlayer(["--title", title, "--events-fd", "1", server.url("/never.mkv")])
+    XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
+    usleep(1_500_000)  // the open is blocked on the silent server now
+    XCTAssertTrue(player.process.isRunning)
+    let asked = Date()
+    Screen.press("q", title: title)
+    let status = player.wait(timeout: 10)
+    let took = Date().timeIntervalSince(asked)
+    XCTAssertEqual(status, 0, player.stderr)
+    // Before the interrupt callback this took the whole 15 s read timeout; a loaded 2-core machine needs a margin.
+    XCTAssertLessThan(took, 2.0, "quit took \(took) s")
+    let ended = player.events.first { $0["event"] as? String == "ended" }
+    XCTAssertEqual(ended?["reason"] as? String, "user-quit", player.stdout)
+    XCTAssertEqual(ended?["position_ms"] as? Int, 0, player.stdout)
+  }
+}
+
 /// A Python HTTP server on a free loopback port, running `script` with `arguments`; the script prints its port.
 /// Stopped with `stop()` (or when the test ends, by the caller's defer).
 final class LoopbackServer {

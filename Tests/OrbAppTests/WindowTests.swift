@@ -20,15 +20,9 @@ final class WindowTests: XCTestCase {
     return player
   }
 
-  private func windowID(_ title: String) -> String {
-    Tool.run("xdotool", ["search", "--name", "^\(title)$"]).stdout.split(separator: "\n").first.map(String.init) ?? ""
-  }
+  private func windowID(_ title: String) -> String { Screen.windowID(title) }
 
-  private func press(_ key: String, title: String) {
-    let id = windowID(title)
-    _ = Tool.run("xdotool", ["windowfocus", "--sync", id])
-    _ = Tool.run("xdotool", ["key", "--window", id, key])
-  }
+  private func press(_ key: String, title: String) { Screen.press(key, title: title) }
 
   /// Every bar colour appears along a row through the bars (they scroll, so their positions move).
   private func assertShowsBars(_ image: RGBImage, file: StaticString = #filePath, line: UInt = #line) {
