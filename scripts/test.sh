@@ -10,4 +10,15 @@ scripts/compile-shaders.sh --check
 swift format lint --strict --recursive Package.swift Sources Tests
 swift build --build-tests
 export ORB_PLAYER_BIN="$PWD/.build/debug/orb-player"
-exec scripts/with-test-env.sh swift test --skip-build "$@"
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+scripts/with-test-env.sh swift test --skip-build "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+# One line that says how many tests ran, were skipped and failed (XCTest names skips only per test).
+ran=$(grep -Eo "^Test Case '[^']+' (passed|failed|skipped)" "$log" | wc -l)
+skipped=$(grep -Ec "^Test Case '[^']+' skipped" "$log" || true)
+failed=$(grep -Ec "^Test Case '[^']+' failed" "$log" || true)
+echo "test.sh: $ran tests ran, $skipped skipped, $failed failed (exit status $status)"
+exit "$status"

@@ -460,7 +460,9 @@ final class PlayerWindow: @unchecked Sendable {
     guard !finished else { return }
     let line = "orb-player: \(error)"
     FileHandle.standardError.write(Data((line + "\n").utf8))
-    events?.error(kind: error.kind.rawValue, message: error.description)
+    // Where it was, so the host can resume there after a network failure mid-stream.
+    let position = player.flatMap { $0.stats.presented > 0 ? Int64(($0.position * 1000).rounded()) : nil }
+    events?.error(kind: error.kind.rawValue, message: error.description, positionMs: position)
     exitStatus = 1
     failed = true
     if errorLabel == nil {

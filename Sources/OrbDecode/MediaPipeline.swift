@@ -547,8 +547,14 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
         }
         let stamped = untimed ? nil : seconds(frame, videoTimeBase)
         let time = stamped ?? nextTime ?? 0
-        let ownDuration = Double(frame.pointee.pkt_duration) * av_q2d(videoTimeBase)
-        let duration = ownDuration > 0 && ownDuration < 10 ? ownDuration : frameDuration
+        // A frame's own duration, where the container gives one that differs from the nominal rate by more than
+        // its rounding (variable-frame-rate recordings); else the nominal one, exact for constant rates that a
+        // millisecond time base (Matroska) rounds.
+        let tick = av_q2d(videoTimeBase)
+        let ownDuration = Double(frame.pointee.pkt_duration) * tick
+        let duration =
+          ownDuration > 0 && ownDuration < 10 && abs(ownDuration - frameDuration) > max(1.5 * tick, 0.002)
+          ? ownDuration : frameDuration
         nextTime = time + duration
         lock.withLock { decodedPictures += 1 }
         guard let copy = av_frame_alloc() else { return }

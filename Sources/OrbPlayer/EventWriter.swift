@@ -41,8 +41,11 @@ public final class EventWriter: @unchecked Sendable {
   }
 
   /// `kind`: "network", "sign-in", "missing" or "unplayable".
-  public func error(kind: String, message: String) {
-    write(["event": "error", "kind": kind, "message": message])
+  /// `positionMs`: where playback was when it failed (nil when nothing played yet), so the host can resume there.
+  public func error(kind: String, message: String, positionMs: Int64? = nil) {
+    var fields: [String: Any] = ["event": "error", "kind": kind, "message": message]
+    if let positionMs { fields["position_ms"] = positionMs }
+    write(fields)
   }
 
   /// Queues one event line; a writer thread of its own sends it, so a host that stops reading can never stall the

@@ -29,6 +29,28 @@ final class DecodeTests: XCTestCase {
     try assertDecodesLikeFFprobe(try Media.mpeg4(), frameRate: 25)
   }
 
+  /// A variable-frame-rate recording (30 fps for a second, then 10 fps): each frame lasts until the next one, not
+  /// `1 / avg_frame_rate` (15.25 fps here, wrong for both halves).
+  func testVariableFrameRateFramesLastUntilTheNextOne() throws {
+    let path = try TestMedia.path(
+      "vfr-30-then-10.mp4",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=2", "-vf",
+        "setpts='if(lt(N,30),N/30,1+(N-30)/10)/TB'", "-fps_mode", "vfr", "-c:v", "libx264", "-preset", "ultrafast",
+        "-bf", "0",
+      ])
+    let pipeline = try MediaPipeline(source: path)
+    defer { pipeline.close() }
+    var frames: [VideoFrame] = []
+    while let frame = pipeline.nextFrame() { frames.append(frame) }
+    XCTAssertEqual(frames.count, 60)
+    for (a, b) in zip(frames, frames.dropFirst()) {
+      XCTAssertEqual(a.duration, b.time - a.time, accuracy: 0.001, "frame at \(a.time) s")
+    }
+    XCTAssertEqual(frames.first?.duration ?? 0, 1.0 / 30, accuracy: 0.001)
+    XCTAssertEqual(frames[45].duration, 0.1, accuracy: 0.001)
+  }
+
   func testHDR10FramesCarryPQColourAnd10BitSamples() throws {
     let pipeline = try MediaPipeline(source: try Media.hevcHDR10())
     defer { pipeline.close() }

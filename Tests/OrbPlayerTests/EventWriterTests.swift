@@ -26,7 +26,7 @@ final class EventWriterTests: XCTestCase {
       w.state("playing", positionMs: 0)
       w.progress(positionMs: 1000, durationMs: 5000, state: "playing")
       w.progress(positionMs: 2000, durationMs: nil, state: "paused")
-      w.error(kind: "network", message: "cannot open 'http://x/a.mkv': connection reset")
+      w.error(kind: "network", message: "cannot open 'http://x/a.mkv': connection reset", positionMs: 3000)
       w.ended(positionMs: 4990, reason: "eof", stats: stats)
     }
     XCTAssertEqual(events.map { $0["event"] as? String }, ["state", "progress", "progress", "error", "ended"])
@@ -34,6 +34,7 @@ final class EventWriterTests: XCTestCase {
     XCTAssertEqual(events[1]["duration_ms"] as? Int, 5000)
     XCTAssertTrue(events[2]["duration_ms"] is NSNull, "unknown duration is null, not missing")
     XCTAssertEqual(events[3]["kind"] as? String, "network")
+    XCTAssertEqual(events[3]["position_ms"] as? Int, 3000, "the host learns where a failed stream was")
     XCTAssertEqual(events[4]["reason"] as? String, "eof")
     XCTAssertEqual((events[4]["stats"] as? [String: Any])?["dropped"] as? Int, 2)
   }
