@@ -44,6 +44,7 @@ final class PlayerWindow: @unchecked Sendable {
     g_object_unref(raw(app))
     // The window is gone: now, off the UI, wait for the engine to let go of the GPU before the process exits.
     player?.waitUntilStopped(timeout: 2)
+    _ = workers.wait(timeout: .now() + 2)  // a Vulkan init or probe still running must not see the process go
     events?.flush()
     return status != 0 ? status : exitStatus
   }
@@ -54,15 +55,21 @@ final class PlayerWindow: @unchecked Sendable {
   private var startWhenVulkanReady = false
   private var presented = false
 
+  /// The worker threads still running (the process waits for them before it exits).
+  private let workers = DispatchGroup()
+
   /// Work that would block the main thread runs on a worker; `done` gets the result on the main thread.
   private func offMainThread<T>(
     _ name: String, _ work: @escaping @Sendable () -> T, done: @escaping (T) -> Void
   ) {
     nonisolated(unsafe) let deliver = done
+    let group = workers
+    group.enter()
     let t = Thread {
       let result = work()
       nonisolated(unsafe) let value = result
       MainLoop.post { deliver(value) }
+      group.leave()
     }
     t.name = name
     t.start()
@@ -158,7 +165,7 @@ final class PlayerWindow: @unchecked Sendable {
     presented = true
     gtk_window_present(cast(raw(window)))
     MainLoop.after(milliseconds: Self.openingNoticeMs) { [weak self] in
-      guard let self, !self.finished, self.player.map({ $0.state == .loading }) ?? true else { return }
+      guard let self, !self.finished, !self.failed, self.player.map({ $0.state == .loading }) ?? true else { return }
       self.showOSD("Opening…", keep: true)
       self.waitingShown = true
     }

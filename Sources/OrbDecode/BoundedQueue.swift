@@ -69,6 +69,13 @@ public final class BoundedQueue<Element>: @unchecked Sendable {
     return count == 0
   }
 
+  /// Whether a producer would wait now (the queue holds all it may).
+  public var isFull: Bool {
+    condition.lock()
+    defer { condition.unlock() }
+    return count > 0 && (totalCost >= capacity || count >= maxCount)
+  }
+
   /// Drops everything queued (a seek), waking a blocked producer.
   public func clear() {
     condition.lock()

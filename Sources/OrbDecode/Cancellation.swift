@@ -23,14 +23,10 @@ public final class Cancellation: @unchecked Sendable {
   public var isCancelled: Bool { orb_interrupt_check(flag) == 2 }
 
   /// Breaks the call blocked now (a read waiting on a stalled server) without stopping the source.
-  func interrupt() {
-    if orb_interrupt_check(flag) == 0 { orb_interrupt_store(flag, 1) }
-  }
+  func interrupt() { orb_interrupt_exchange(flag, 0, 1) }
 
   /// Lets calls block again after `interrupt` (never after `cancel`).
-  func resume() {
-    if orb_interrupt_check(flag) == 1 { orb_interrupt_store(flag, 0) }
-  }
+  func resume() { orb_interrupt_exchange(flag, 1, 0) }
 
   func install(on context: UnsafeMutablePointer<AVFormatContext>) { orb_install_interrupt(context, flag) }
 

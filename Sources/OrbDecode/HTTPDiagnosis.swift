@@ -15,15 +15,20 @@ enum HTTPDiagnosis {
 
   /// Hops followed before a chain of redirects is called a loop.
   static let maxRedirects = 10
+  /// The whole diagnosis gives up after this many seconds (a server that trickles its answer cannot hold it).
+  static let deadlineSeconds = 10.0
 
   /// What went wrong with `url`, in words, or nil when the server looks fine (the failure lies elsewhere).
   static func explain(_ url: String, headers: [String], cancellation: Cancellation) -> String? {
     guard let origin = URL(string: url).map(Self.origin) else { return nil }
+    let deadline = Date(timeIntervalSinceNow: deadlineSeconds)
     var current = url
     for _ in 0...maxRedirects {
-      guard let target = URL(string: current), !cancellation.isCancelled else { return nil }
+      guard let target = URL(string: current), !cancellation.isCancelled, Date() < deadline else { return nil }
       let sameOrigin = Self.origin(target) == origin
-      guard let answer = ask(target, headers: sameOrigin ? headers : [], cancellation: cancellation) else {
+      guard
+        let answer = ask(target, headers: sameOrigin ? headers : [], cancellation: cancellation, deadline: deadline)
+      else {
         return nil
       }
       switch answer.status {
@@ -32,6 +37,9 @@ enum HTTPDiagnosis {
         else { return "the server redirects without saying where" }
         current = next.absoluteString
       case 200:
+        if answer.headers["content-type"]?.lowercased().hasPrefix("text/html") == true {
+          return "the server sent a web page, not a video"
+        }
         // Asked for two bytes and sent all of them: it cannot serve the parts a seek needs.
         return "the server cannot seek in it (it ignores range requests), and this file needs that"
       default:
@@ -47,12 +55,17 @@ enum HTTPDiagnosis {
 
   private static func port(_ url: URL) -> Int { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80) }
 
-  /// One `GET` with `Range: bytes=0-1`; the status and headers of the answer.
-  static func ask(_ url: URL, headers: [String], cancellation: Cancellation) -> Answer? {
-    guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host else {
+  /// One `GET` with `Range: bytes=0-1`; the status and headers of the answer, or nil past `deadline`.
+  static func ask(_ url: URL, headers: [String], cancellation: Cancellation, deadline: Date) -> Answer? {
+    guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host,
+      let parts = URLComponents(url: url, resolvingAgainstBaseURL: true)
+    else {
       return nil
     }
-    let transport = "\(scheme == "https" ? "tls" : "tcp")://\(host):\(port(url))"
+    // An IPv6 literal goes in brackets, in the transport URL and in the Host header.
+    let hostName = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+    let transport = "\(scheme == "https" ? "tls" : "tcp")://\(hostName):\(port(url))"
+    let hostHeader = url.port.map { "\(hostName):\($0)" } ?? hostName
     var interrupt = AVIOInterruptCB()
     cancellation.fill(&interrupt)
     var options: OpaquePointer? = nil
@@ -64,9 +77,10 @@ enum HTTPDiagnosis {
       return nil
     }
     defer { avio_closep(&opened) }
-    let path = url.path.isEmpty ? "/" : url.path
-    let query = url.query.map { "?\($0)" } ?? ""
-    var request = "GET \(path)\(query) HTTP/1.1\r\nHost: \(host)\r\nRange: bytes=0-1\r\nConnection: close\r\n"
+    // As the URL spells it: escapes kept, a trailing slash kept.
+    let path = parts.percentEncodedPath.isEmpty ? "/" : parts.percentEncodedPath
+    let query = parts.percentEncodedQuery.map { "?\($0)" } ?? ""
+    var request = "GET \(path)\(query) HTTP/1.1\r\nHost: \(hostHeader)\r\nRange: bytes=0-1\r\nConnection: close\r\n"
     request += "User-Agent: orb-player\r\n"
     for header in headers { request += header + "\r\n" }
     request += "\r\n"
@@ -75,7 +89,7 @@ enum HTTPDiagnosis {
     avio_flush(io)
     var response = [UInt8]()
     var buffer = [UInt8](repeating: 0, count: 4096)
-    while response.count < 32768 {
+    while response.count < 32768 && Date() < deadline {
       let n = avio_read_partial(io, &buffer, Int32(buffer.count))
       if n <= 0 { break }
       response += buffer[0..<Int(n)]

@@ -228,7 +228,9 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
   public func failureExplanation() -> MediaError? {
     let code = lock.withLock { readFailureCode }
     if let code {
-      return MediaSource.explained(MediaError.fromRead(code, source: media.source), code: code, headers: media.headers)
+      return MediaSource.explained(
+        MediaError.fromRead(code, source: media.source), code: code, headers: media.headers,
+        cancellation: media.cancellation)
     }
     let nothing = decoded.pictures == 0 && decoded.audioSeconds == 0
     guard nothing, media.source.hasPrefix("http://") || media.source.hasPrefix("https://"),
@@ -238,15 +240,23 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
   }
 
   /// How far the demuxer has read ahead of `position` (media seconds; nil when the stream carries no timestamps),
-  /// and whether it has reached the end: what decides that a source waiting for data has enough to play on.
+  /// and whether it can read no further now (the end, or queues that hold all they may): what decides that a
+  /// source waiting for data has enough to play on.
   public func buffered(after position: Double) -> (seconds: Double?, atEnd: Bool) {
-    lock.withLock {
+    let (video, audio, ended) = lock.withLock { () -> (Double?, Double?, Bool) in
       let video = hasVideo && !videoStopped ? videoDemuxedUntil : nil
       let audio = currentAudio != nil && !audioStopped ? audioDemuxedUntil : nil
-      let until = [video, audio].compactMap { $0 }.min()
-      return (until.map { max(0, $0 - position) }, demuxAtEnd || stopped)
+      return (video, audio, demuxAtEnd || stopped)
     }
+    let full = videoPackets.isFull || audioPackets.isFull
+    // The stream read least far decides, unless it lags far behind (a track that ended early or went quiet).
+    var until = [video, audio].compactMap { $0 }.min()
+    if let v = video, let a = audio, abs(v - a) > Self.staleStreamSeconds { until = max(v, a) }
+    return (until.map { max(0, $0 - position) }, ended || full)
   }
+
+  /// A stream whose demuxed time lags the other's by more than this has ended or gone quiet.
+  static let staleStreamSeconds = 10.0
 
   /// Waiting for data: the decoders have no packet left and the demuxer has not reached the end (a slow or
   /// stalled network, a reconnect), as opposed to decoding more slowly than real time.
@@ -404,6 +414,7 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
         videoDemuxedUntil = nil
         audioDemuxedUntil = nil
         demuxAtEnd = false
+        readFailureCode = nil  // a failure before the seek is not one after it
         let wantedAudio = (switchedAudio ?? currentAudio)?.index
         media.cancellation.resume()
         lock.unlock()
@@ -416,6 +427,11 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
         // Saturating: a target past any real length must not trap the conversion.
         let micro = ((target + startTime) * Double(AV_TIME_BASE)).rounded()
         let ts = micro.isFinite ? Int64(max(-9e18, min(9e18, micro))) : Int64.max / 2
+        // A read that the interrupt broke leaves its error on the I/O context: the seek starts clean.
+        if let pb = ctx.pointee.pb {
+          pb.pointee.error = 0
+          pb.pointee.eof_reached = 0
+        }
         if untimed {
           // No timestamps to seek by: back to the first byte; the decoder times frames from there to the target.
           avformat_seek_file(ctx, -1, 0, 0, 0, AVSEEK_FLAG_BYTE)
@@ -434,8 +450,9 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
       let owned = Packet(packet)
       let code = av_read_frame(ctx, packet)
       if code == FFmpegError.again { continue }
-      // Interrupted by a seek or by close: the loop takes whichever it was.
-      if code == orb_averror_exit() && lock.withLock({ stopped || pendingSeek != nil }) { continue }
+      // Interrupted by a seek or by close (demuxers turn the interrupt into codes of their own): the loop takes
+      // whichever it was, and the read's failure is not the stream's.
+      if code < 0 && lock.withLock({ stopped || pendingSeek != nil }) { continue }
       if code < 0 {
         // End of file, or a read error (a truncated file ends here too): decode what we have. A read error is kept,
         // so a network stream that broke is not taken for one that ended.
@@ -451,8 +468,9 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
       let index = packet.pointee.stream_index
       let stamp = packet.pointee.pts != orb_nopts_value() ? packet.pointee.pts : packet.pointee.dts
       if stamp != orb_nopts_value() && (index == videoIndex || Int32(routedAudio ?? -1) == index) {
+        // In Double: a damaged file's timestamps near Int64's limits must not trap.
         let base = av_q2d(ctx.pointee.streams[Int(index)]!.pointee.time_base)
-        let end = Double(stamp + max(0, packet.pointee.duration)) * base - startTime
+        let end = (Double(stamp) + Double(max(0, packet.pointee.duration))) * base - startTime
         lock.withLock {
           guard gen == generation else { return }
           if index == videoIndex {
@@ -616,9 +634,10 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
         let channels = converter.outputChannels
         var time = stamped ?? nextTime ?? target
         let expected = nextTime ?? target
-        if time > expected + Self.audioGapTolerance {
+        if time > expected + Self.audioGapTolerance && time < expected + Self.longestAudioGap {
           // Packets that did not decode leave a hole: it is heard as silence of its length, so the sound, and the
-          // clock it drives, never leap ahead of the picture.
+          // clock it drives, never leap ahead of the picture. (A longer jump is a discontinuity in the timestamps,
+          // not lost sound: it is not filled.)
           pushSilence(from: max(expected, target), to: time, channels: channels, generation: current)
         }
         // Trim what lies before a seek target, so sound starts exactly where the picture does.
@@ -642,6 +661,9 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
 
   /// Audio that starts later than the sound before it ended by more than this is a hole, filled with silence.
   static let audioGapTolerance = 0.02
+  /// Holes up to this long are filled; a longer jump is a timestamp discontinuity (a damaged index, a stream
+  /// splice), and filling it would hold the picture for that long.
+  static let longestAudioGap = 10.0
 
   /// Queues silence for media time `start..<end`, in pieces of at most a tenth of a second.
   private func pushSilence(from start: Double, to end: Double, channels: Int, generation: Int) {
@@ -653,7 +675,7 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
       let chunk = AudioChunk(
         samples: [Float](repeating: 0, count: frames * channels), channels: channels, sampleRate: audioRate,
         time: time, generation: generation)
-      audioChunks.push(.chunk(chunk), cost: frames)
+      guard audioChunks.push(.chunk(chunk), cost: frames) else { return }  // closed: no one will play it
       left -= frames
       time += Double(frames) / Double(audioRate)
     }

@@ -3,9 +3,15 @@ import Foundation
 
 /// Owns one opened AVFormatContext and closes it exactly once, when the last reference goes, on every path.
 /// Thread-safety: Unsafe; whoever holds it uses the context from one thread at a time.
+/// It keeps the `Cancellation` whose flag FFmpeg polls through the context's interrupt callback alive until the
+/// context is closed (closing a TLS connection still polls it).
 final class FormatContext: @unchecked Sendable {
   let pointer: UnsafeMutablePointer<AVFormatContext>
-  init(_ pointer: UnsafeMutablePointer<AVFormatContext>) { self.pointer = pointer }
+  private let cancellation: Cancellation
+  init(_ pointer: UnsafeMutablePointer<AVFormatContext>, cancellation: Cancellation) {
+    self.pointer = pointer
+    self.cancellation = cancellation
+  }
   deinit {
     var c: UnsafeMutablePointer<AVFormatContext>? = pointer
     avformat_close_input(&c)
@@ -82,9 +88,10 @@ public final class MediaSource: @unchecked Sendable {
       if !isURL, let problem = MediaError.headerProblem(source) {
         throw MediaError(.unplayable, source: source, reason: problem)
       }
-      throw Self.explained(MediaError.fromOpen(openCode, source: source), code: openCode, headers: headers)
+      throw Self.explained(
+        MediaError.fromOpen(openCode, source: source), code: openCode, headers: headers, cancellation: cancellation)
     }
-    let format = FormatContext(opened)
+    let format = FormatContext(opened, cancellation: cancellation)
     // Probing decodes a few frames: a picture over the limit must fail there too, before its memory is taken.
     let streamCount = Int(opened.pointee.nb_streams)
     var streamOptions = [OpaquePointer?](repeating: nil, count: max(1, streamCount))
@@ -93,7 +100,8 @@ public final class MediaSource: @unchecked Sendable {
       streamCount > 0 ? avformat_find_stream_info(opened, &streamOptions) : avformat_find_stream_info(opened, nil)
     for i in 0..<streamCount { av_dict_free(&streamOptions[i]) }
     if findCode < 0 {
-      throw Self.explained(MediaError.fromOpen(findCode, source: source), code: findCode, headers: headers)
+      throw Self.explained(
+        MediaError.fromOpen(findCode, source: source), code: findCode, headers: headers, cancellation: cancellation)
     }
     var copies: [Int: StreamParameters] = [:]
     for i in 0..<Int(opened.pointee.nb_streams) {
@@ -115,10 +123,12 @@ public final class MediaSource: @unchecked Sendable {
 
   /// `error` in better words where FFmpeg's code says little: an HTTP(S) "input/output error" is asked of the
   /// server again (a redirect loop, a server that cannot seek).
-  static func explained(_ error: MediaError, code: Int32, headers: [String]) -> MediaError {
+  static func explained(_ error: MediaError, code: Int32, headers: [String], cancellation: Cancellation)
+    -> MediaError
+  {
     let source = error.source
     guard code == orb_averror(EIO), source.hasPrefix("http://") || source.hasPrefix("https://"),
-      let reason = HTTPDiagnosis.explain(source, headers: headers, cancellation: Cancellation())
+      let reason = HTTPDiagnosis.explain(source, headers: headers, cancellation: cancellation)
     else { return error }
     return MediaError(error.kind == .network ? .unplayable : error.kind, source: source, reason: reason)
   }

@@ -124,6 +124,7 @@ public final class Player: @unchecked Sendable {
     wantedHeight = max(1, height)
     self.clock = clock
     clock.setSpeed(speed)
+    clock.set(start)  // while opening, the position is where playback will begin (the host's resume point)
   }
 
   /// Starts opening and decoding on the render thread.
@@ -386,9 +387,9 @@ public final class Player: @unchecked Sendable {
   /// next picture is due at this refresh, or, without video, has been starved for `starvedSeconds` while sound
   /// played. Waiting at once keeps sound and picture together: the sound in hand would otherwise run on ahead.
   private func waitingForDataLocked(ready: [VideoSlot], host: UInt64, refreshInterval: UInt64) -> Bool {
-    guard !userPaused, !sourceEnded, clock.isPlaying, let pipeline = media as? MediaPipeline else { return false }
+    guard !userPaused, clock.isPlaying, let pipeline = media as? MediaPipeline else { return false }
     if hasVideo {
-      guard ready.isEmpty, let shown = shownFrameValue else { return false }
+      guard !sourceEnded, ready.isEmpty, let shown = shownFrameValue else { return false }
       let halfRefresh = Double(refreshInterval) / 2e9 * clock.speed
       return clock.time(at: host) + halfRefresh >= shown.time + shown.duration && pipeline.isStarved
     }
@@ -492,6 +493,7 @@ public final class Player: @unchecked Sendable {
         audio?.flushForSeek()
         audio?.setPaused(!resumeSound)
         clock.set(target)
+        if resumeSound { clock.play() }  // it may have been held by a wait for data
         continue
       }
       if wantedWidth != ringWidth || wantedHeight != ringHeight {
@@ -531,29 +533,45 @@ public final class Player: @unchecked Sendable {
           pending = opened.nextFrame()
         }
         if pending == nil {
-          let noPicture = lock.withLock { () -> Bool in
-            guard pendingSeek == nil && !stopped else { return false }
-            sourceEnded = true
-            return hasVideo && statsValue.presented == 0 && !slots.contains(where: { $0.state == .ready })
-          }
-          if noPicture, let pipeline = opened as? MediaPipeline, lock.withLock({ audio != nil }) {
-            abandonVideo(pipeline)  // a broken video track is dropped; the sound plays
-            continue
-          }
-          if noPicture { lock.withLock { stateValue = .error } }
           // A network stream that broke off is an error for the host, not an end.
-          if let failure = (opened as? MediaPipeline)?.readFailure, failure.kind == .network, !isStopping {
-            fail(failure)
-            return
+          let broken = (opened as? MediaPipeline)?.readFailure.flatMap { $0.kind == .network ? $0 : nil }
+          enum Outcome {
+            case none, ended, noPictureWithSound, noPicture
+            case broken(MediaError)
           }
-          if state == .error {
+          // The error state is set with `sourceEnded`, in one critical section: the display must never see the end
+          // of a source that failed and call it an end.
+          let outcome = lock.withLock { () -> Outcome in
+            guard pendingSeek == nil && !stopped else { return .none }
+            let none = hasVideo && statsValue.presented == 0 && !slots.contains(where: { $0.state == .ready })
+            if none && audio != nil { return .noPictureWithSound }
+            sourceEnded = true
+            if let broken {
+              stateValue = .error
+              return .broken(broken)
+            }
+            if none {
+              stateValue = .error
+              return .noPicture
+            }
+            return .ended
+          }
+          switch outcome {
+          case .none, .ended:
+            continue
+          case .noPictureWithSound:
+            abandonVideo(opened as! MediaPipeline)  // a broken video track is dropped; the sound plays
+            continue
+          case .broken(let failure):
+            onEvent?(.failed(failure))
+            return
+          case .noPicture:
             let pipeline = opened as? MediaPipeline
             let reason =
               pipeline?.refusedPicture ?? pipeline?.failureExplanation()?.reason ?? "no picture in it could be decoded"
             onEvent?(.failed(MediaError(.unplayable, source: source, reason: reason)))
             return
           }
-          continue
         }
       }
       guard let frame = pending else { continue }
