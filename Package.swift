@@ -23,14 +23,15 @@ let package = Package(
     .target(name: "OrbPlayer", dependencies: ["OrbDecode", "OrbRender", "OrbDSP", "COrbAudio"]),
     .executableTarget(
       name: "OrbApp",
-      dependencies: ["OrbPlayer", "OrbRender", "OrbDecode", "CGtk"]
+      dependencies: ["OrbPlayer", "OrbRender", "OrbDecode", "OrbDSP", "CGtk"]
     ),
     // Generated media, the built binary and PNG reading, shared by the test targets.
     .target(name: "OrbTestSupport", path: "Tests/OrbTestSupport"),
     .testTarget(name: "OrbDecodeTests", dependencies: ["OrbDecode", "OrbTestSupport"]),
     .testTarget(name: "OrbRenderTests", dependencies: ["OrbRender", "OrbDecode", "OrbTestSupport"]),
-    .testTarget(name: "OrbPlayerTests", dependencies: ["OrbPlayer", "OrbTestSupport"]),
+    .testTarget(name: "OrbPlayerTests", dependencies: ["OrbPlayer", "OrbDecode", "OrbTestSupport"]),
     .testTarget(name: "OrbDSPTests", dependencies: ["OrbDSP"]),
-    .testTarget(name: "OrbAppTests", dependencies: ["OrbDecode", "OrbTestSupport"]),
+    // The app's tests drive the built binary: they link no module of the player.
+    .testTarget(name: "OrbAppTests", dependencies: ["OrbTestSupport"]),
   ]
 )

@@ -1,6 +1,17 @@
 import CGtk
 import Foundation
+import OrbDSP
 import OrbRender
+
+/// How rendered frames reach GTK (`--video-output`).
+enum VideoOutput: String, CaseIterable {
+  /// Zero-copy where GL can import Vulkan memory, else memory copies.
+  case auto
+  /// Zero-copy, saying why when it cannot be had.
+  case zeroCopy = "zero-copy"
+  /// Copies through host memory.
+  case memory
+}
 
 /// The command line, parsed with GLib's GOptionContext so `--help` reads like every GTK program's.
 /// Thread-safety: a value type, made on the main thread before anything else runs.
@@ -19,13 +30,13 @@ struct Options {
   /// Ten equaliser gains in dB, 31 Hz … 16 kHz.
   var equalizer: [Double]?
   var nightMode = false
-  var remap = "stereo"
+  var remap = ChannelRemap.Mode.stereo
   var audioTrack: Int?
   var subtitleTrack: Int?
   var subtitleFile: String?
   var fullscreen = false
-  var toneMapping = "bt2390"
-  var targetPeak: Double = 203
+  /// `--tone-mapping` and `--target-peak`, as the renderer takes them.
+  var toneMapping = ToneMapping()
   var eventsFd: Int32?
   var version = false
   var probe = false
@@ -34,8 +45,7 @@ struct Options {
   var size: (Int, Int)?
   var benchmark = false
   var benchmarkSeconds: Double?
-  /// "auto", "zero-copy" or "memory": how rendered frames reach GTK.
-  var videoOutput = "auto"
+  var videoOutput = VideoOutput.auto
   var paused = false
   var errorLingerMs = 6000
 
@@ -60,11 +70,6 @@ struct Options {
   }
 
   static let toneMappingCurves = ToneMapCurve.allCases.map(\.rawValue)
-
-  /// `--tone-mapping` and `--target-peak` as the renderer takes them.
-  var toneMappingSettings: ToneMapping {
-    ToneMapping(curve: ToneMapCurve(rawValue: toneMapping) ?? .default, targetPeak: targetPeak)
-  }
 
   /// Parses `arguments` (argv, program name first).
   /// - Returns: the options, or a message for the user (exit status 1).
@@ -261,8 +266,8 @@ private final class OptionTable {
       o.equalizer = gains.map { $0! }
     }
     o.nightMode = flag("night")
-    if let remap = string("remap") {
-      guard ["stereo", "mono", "swapped"].contains(remap) else {
+    if let name = string("remap") {
+      guard let remap = ChannelRemap.Mode(rawValue: name) else {
         return fail("--remap must be stereo, mono or swapped")
       }
       o.remap = remap
@@ -275,15 +280,15 @@ private final class OptionTable {
     o.subtitleFile = string("sub-file")
     o.fullscreen = flag("fullscreen")
     o.paused = flag("paused")
-    if let curve = string("tone-mapping") {
-      guard Options.toneMappingCurves.contains(curve) else {
+    if let name = string("tone-mapping") {
+      guard let curve = ToneMapCurve(rawValue: name) else {
         return fail("--tone-mapping must be one of \(Options.toneMappingCurves.joined(separator: ", "))")
       }
-      o.toneMapping = curve
+      o.toneMapping.curve = curve
     }
     if given("target-peak") {
-      o.targetPeak = double("target-peak")
-      if !(50...10000).contains(o.targetPeak) { return fail("--target-peak must be 50 to 10000 nits") }
+      o.toneMapping.targetPeak = double("target-peak")
+      if !(50...10000).contains(o.toneMapping.targetPeak) { return fail("--target-peak must be 50 to 10000 nits") }
     }
     if given("events-fd") {
       o.eventsFd = int("events-fd")
@@ -291,11 +296,11 @@ private final class OptionTable {
         return fail("--events-fd \(o.eventsFd!) is not an open file descriptor")
       }
     }
-    if let v = string("video-output") {
-      guard ["auto", "zero-copy", "memory"].contains(v) else {
+    if let name = string("video-output") {
+      guard let output = VideoOutput(rawValue: name) else {
         return fail("--video-output must be auto, zero-copy or memory")
       }
-      o.videoOutput = v
+      o.videoOutput = output
     }
     o.version = flag("version")
     o.probe = flag("probe")

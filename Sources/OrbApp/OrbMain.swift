@@ -35,13 +35,13 @@ enum OrbMain {
       if let seconds = options.frameAt, let output = options.output {
         try FrameGrab.write(
           source: source, at: seconds, size: options.size, output: output, headers: options.requestHeaders(for: source),
-          toneMapping: options.toneMappingSettings)
+          toneMapping: options.toneMapping)
         return 0
       }
       if options.benchmark {
         let result = try Benchmark.run(
           source: source, size: options.size ?? (1280, 720), headers: options.requestHeaders(for: source),
-          maxSeconds: options.benchmarkSeconds, toneMapping: options.toneMappingSettings)
+          maxSeconds: options.benchmarkSeconds, toneMapping: options.toneMapping)
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

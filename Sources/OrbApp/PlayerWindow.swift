@@ -198,7 +198,7 @@ final class PlayerWindow: @unchecked Sendable {
       return
     }
     let (presentation, why) = video.choosePresentation(requested: options.videoOutput, vulkan: vulkan)
-    if options.videoOutput == "zero-copy" && presentation != .zeroCopy {
+    if options.videoOutput == .zeroCopy && presentation != .zeroCopy {
       log("zero-copy presentation unavailable: \(why); using memory copies")
     }
     log("presentation: \(presentation.rawValue) (\(why)); Vulkan device: \(vulkan.deviceName)")
@@ -212,9 +212,9 @@ final class PlayerWindow: @unchecked Sendable {
       audio: options.noAudio ? nil : MediaPipeline.AudioRequest(track: options.audioTrack),
       audioSettings: DSPSettings(
         equalizerGainsDB: options.equalizer ?? [Double](repeating: 0, count: 10), nightMode: options.nightMode,
-        remap: ChannelRemap.Mode(rawValue: options.remap) ?? .stereo, volumePercent: Double(options.volume),
+        remap: options.remap, volumePercent: Double(options.volume),
         isMuted: options.mute),
-      toneMapping: options.toneMappingSettings)
+      toneMapping: options.toneMapping)
     player.onEvent = { [unowned self] event in
       MainLoop.post { [unowned self] in self.handle(event) }
     }
@@ -430,7 +430,7 @@ final class PlayerWindow: @unchecked Sendable {
   /// The tone-mapping line: only HDR sources are tone-mapped; the source peak is the one the renderer uses.
   private func toneMappingText(_ frame: VideoFrame?) -> String? {
     guard let frame, frame.color.isHDR else { return nil }
-    let settings = options.toneMappingSettings
+    let settings = options.toneMapping
     return "\(settings.curve.rawValue), source \(Int(settings.sourcePeak(for: frame))) nits, "
       + "target \(Int(settings.targetPeak)) nits"
   }

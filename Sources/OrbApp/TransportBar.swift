@@ -12,7 +12,6 @@ final class TransportBar {
   private let slider: UnsafeMutablePointer<GtkWidget>
   private let fullscreenButton: UnsafeMutablePointer<GtkWidget>
   private var hideSerial = 0
-  private var shownSince: Date?
   /// Seconds of stillness after which the bar hides while playing.
   static let hideAfterMs: UInt32 = 2500
 

@@ -446,9 +446,10 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
       let gen = generation
       lock.unlock()
 
-      guard let packet = av_packet_alloc() else { return }
-      let owned = Packet(packet)
-      let code = av_read_frame(ctx, packet)
+      // Out of memory for a packet is a read failure like any other: the decoders hear the end and drain.
+      let packet = av_packet_alloc()
+      let owned = packet.map(Packet.init)
+      let code = packet.map { av_read_frame(ctx, $0) } ?? orb_averror(ENOMEM)
       if code == FFmpegError.again { continue }
       // Interrupted by a seek or by close (demuxers turn the interrupt into codes of their own): the loop takes
       // whichever it was, and the read's failure is not the stream's.
@@ -465,6 +466,7 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
         atEnd = true
         continue
       }
+      guard let packet, let owned else { continue }
       let index = packet.pointee.stream_index
       let stamp = packet.pointee.pts != orb_nopts_value() ? packet.pointee.pts : packet.pointee.dts
       if stamp != orb_nopts_value() && (index == videoIndex || Int32(routedAudio ?? -1) == index) {

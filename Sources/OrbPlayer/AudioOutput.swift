@@ -61,9 +61,6 @@ public final class AudioOutput: @unchecked Sendable {
     return t
   }
 
-  /// Whether PipeWire has the stream linked and running.
-  public var isStreaming: Bool { timing.state == 3 }
-
   /// False once the stream failed or PipeWire went away (state error or unconnected).
   public var isAlive: Bool { timing.state > 0 }
 

@@ -8,6 +8,11 @@ import OrbRender
 /// Commands (`togglePause`, `seek`, `setSpeed`, `stop`) may come from any thread; `frameToShow` and `release`
 /// come from the display (the GTK main thread). Events are delivered on the render thread: post them on.
 /// Thread-safety: Safe; shared state is guarded by `lock`.
+///
+/// Lock order (a lock may be taken while holding only those before it; never the other way):
+/// `Player.lock` → `MediaClock.lock` → `AudioPlayback.lock` → `MediaPipeline.lock` → a `BoundedQueue`'s lock.
+/// PipeWire's thread-loop lock (taken by `AudioPlayback.setPaused` and `AudioOutput`) is never taken while holding
+/// `Player.lock`: such calls are collected under the lock and made after it is let go.
 public final class Player: @unchecked Sendable {
   public enum State: String, Sendable {
     case loading, playing, paused, ended, error

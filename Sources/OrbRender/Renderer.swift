@@ -30,9 +30,6 @@ public final class Renderer: @unchecked Sendable {
   private var tableKey: HDRTableKey?
   private var tableInitialized = false
 
-  /// The geometry of the last picture drawn, for tests and the stats overlay.
-  public private(set) var lastGeometry: VideoGeometry?
-
   public init(context: VulkanContext? = nil) throws {
     let context = try context ?? VulkanContext()
     self.context = context
@@ -208,7 +205,6 @@ public final class Renderer: @unchecked Sendable {
       planes.stage(frame)
       let geometry = VideoGeometry(
         displayAspect: frame.displayAspect, rotation: frame.rotation, width: target.width, height: target.height)
-      lastGeometry = geometry
       variant = PipelineVariant(frame: frame, toneMapping: toneMapping)
       params = PushConstants(
         frame: frame, geometry: geometry, sourcePeak: toneMapping.sourcePeak(for: frame),

@@ -65,12 +65,11 @@ final class ColorScienceShaderTests: XCTestCase {
       XCTAssertEqual(parsed.count, 3, name)
       for c in 0..<min(3, parsed.count) { XCTAssertEqual(parsed[c], value[c], accuracy: 1e-9, name) }
     }
-    // mat3 takes columns. (LMS_TO_ICTCP is written as BT.2100's integers over 4096.)
+    // mat3 takes columns.
     let matrices: [String: ColorMatrix] = [
       "OKLAB_BT709_TO_LMS": Oklab.bt709ToLMS, "OKLAB_LMS_TO_LAB": Oklab.lmsToLab,
       "OKLAB_LAB_TO_LMS": Oklab.labToLMS, "OKLAB_LMS_TO_BT709": Oklab.lmsToBT709,
-      "BT2020_TO_BT709": GamutMapping.bt2020ToBT709, "BT709_TO_LMS": ICtCp.bt709ToLMS,
-      "LMS_TO_BT709": ICtCp.lmsToBT709, "ICTCP_TO_LMS": ICtCp.iCtCpToLMS,
+      "BT2020_TO_BT709": GamutMapping.bt2020ToBT709,
     ]
     for (name, m) in matrices {
       let parsed = Self.numbers(in: source, after: "const mat3 \(name) = mat3(")

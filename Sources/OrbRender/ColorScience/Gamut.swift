@@ -125,6 +125,7 @@ public struct ColorPrimaries: Sendable, Equatable {
 }
 
 /// ITU-R BT.2100 ICtCp: a perceptual space on PQ-encoded LMS whose hue lines are close to constant perceived hue.
+/// The renderer maps gamut in Oklab; the tests measure hue turns here, as an independent yardstick.
 /// Thread-safety: Safe; pure functions.
 public enum ICtCp {
   /// Linear BT.2020 RGB → LMS (BT.2100, integer coefficients over 4096).
@@ -135,7 +136,7 @@ public enum ICtCp {
     SIMD3(2048, 2048, 0) / 4096, SIMD3(6610, -13_613, 7003) / 4096, SIMD3(17_933, -17_390, -543) / 4096)
   /// ICtCp → PQ-encoded L'M'S'.
   public static let iCtCpToLMS = lmsToICtCp.inverse
-  /// Linear BT.709 RGB → LMS, and back (GLSL `BT709_TO_LMS`, `LMS_TO_BT709`).
+  /// Linear BT.709 RGB → LMS, and back.
   public static let bt709ToLMS = bt2020ToLMS * GamutMapping.bt2020ToBT709.inverse
   public static let lmsToBT709 = bt709ToLMS.inverse
 

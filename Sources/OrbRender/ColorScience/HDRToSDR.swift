@@ -84,7 +84,7 @@ public struct ToneMapParams: Sendable, Equatable {
 /// 2. tone-map the luminance Y (of the source primaries) with the curve and scale RGB by Y'/Y, which keeps the
 ///    chromaticity exactly (max(RGB) would darken saturated colours, which have a small Y for their brightest channel);
 /// 3. convert to BT.709 linear light and divide by the target peak;
-/// 4. gamut-map what lies outside 0...1 at constant ICtCp hue, towards the grey of its own intensity;
+/// 4. gamut-map what lies outside 0...1 at constant Oklab hue, towards the grey of its own intensity;
 /// 5. encode with the BT.1886 inverse EOTF (black 0): SDR signal = (nits / targetPeak)^(1/2.4).
 /// Thread-safety: Safe; pure functions.
 public enum HDRToSDR {

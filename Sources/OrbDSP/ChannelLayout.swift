@@ -59,23 +59,3 @@ public struct ChannelLayout: Sendable, Equatable, CustomStringConvertible {
 
   public var description: String { positions.map(\.rawValue).joined(separator: " ") }
 }
-
-/// Interleaved Float32 audio: `sampleRate` frames per second (Hz), `channels` samples per frame in `layout`'s order.
-/// Thread-safety: a value type.
-public struct AudioFormat: Sendable, Equatable {
-  /// Frames per second (Hz).
-  public var sampleRate: Int
-  /// Samples per frame.
-  public var channels: Int
-  /// The meaning of each channel; FFmpeg's default for the channel count unless given.
-  public var layout: ChannelLayout
-
-  public init(sampleRate: Int, channels: Int, layout: ChannelLayout? = nil) {
-    precondition(sampleRate > 0 && channels > 0, "an audio format needs a positive rate and channel count")
-    self.sampleRate = sampleRate
-    self.channels = channels
-    let chosen = layout ?? .default(channels: channels)
-    precondition(chosen.count == channels, "layout \(chosen) does not have \(channels) channels")
-    self.layout = chosen
-  }
-}
