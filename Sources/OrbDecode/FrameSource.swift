@@ -1,4 +1,6 @@
-/// Where the player gets pictures: a decoded file or stream, or a built-in test pattern.
+/// Where the player gets pictures: a decoded file or stream, or a built-in test pattern. The player asks every
+/// source the same questions; what a source cannot do has an answer that says so (the defaults below), so a test
+/// pattern and a file are the same kind of thing to it.
 /// Thread-safety: implementations are Safe; `nextFrame` is called from one consumer thread.
 public protocol FrameSource: AnyObject, Sendable {
   /// What the source holds, for `--probe`, the title and the stats overlay.
@@ -7,8 +9,84 @@ public protocol FrameSource: AnyObject, Sendable {
   var duration: Double? { get }
   /// The next frame in presentation order, waiting for it if needed; nil at the end or once closed.
   func nextFrame() -> VideoFrame?
+  /// The next frame, waiting at most `timeout` seconds.
+  func nextFrame(timeout: Double) -> FrameWait
   /// Restarts output at the frame that covers `seconds` (media time).
   func seek(to seconds: Double)
   /// Stops all work; `nextFrame` returns nil from now on.
   func close()
+
+  /// Whether it gives pictures (false for sound alone).
+  var hasVideo: Bool { get }
+  /// Stops decoding pictures for good (its video never gave one); its sound goes on.
+  func stopVideo()
+  /// Its sound, when it has some to decode; nil for a silent source.
+  var sound: SoundSource? { get }
+  /// Things worth telling the user once, found while opening (a requested track that is not there).
+  var notices: [String] { get }
+  /// How decoding has gone so far.
+  var health: SourceHealth { get }
+  /// Why it gave nothing or stopped early, in words a person can act on; nil when it simply ended. May ask a server
+  /// again: call it from a worker thread.
+  func failureExplanation() -> MediaError?
+  /// Waiting for data: nothing left in hand and not at the end (a slow or stalled network).
+  var isStarved: Bool { get }
+  /// Media seconds read ahead of `position` (nil: unknown), and whether it can read no further now.
+  func buffered(after position: Double) -> (seconds: Double?, atEnd: Bool)
+}
+
+/// What waiting for a frame came to.
+public enum FrameWait: Sendable {
+  case frame(VideoFrame)
+  /// The end of the video, or the source closed.
+  case end
+  case timedOut
+}
+
+/// How decoding a source has gone.
+/// Thread-safety: a value type.
+public struct SourceHealth: Sendable {
+  /// Packets that failed to decode and were skipped.
+  public var corruptPackets = 0
+  /// Why reading stopped early, when it was not the end (a network error, a reset, a stall).
+  public var readFailure: MediaError?
+  /// Why pictures were refused (larger than the device can take), if they were.
+  public var refusedPicture: String?
+  /// Whether anything decoded is something a person could see or hear.
+  public var decodedAnything = true
+
+  public init() {}
+}
+
+/// The sound of a source, decoded for the audio output.
+/// Thread-safety: implementations are Safe; `nextAudio` is called from one consumer thread (the audio feed).
+public protocol SoundSource: AnyObject, Sendable {
+  /// The audio stream decoded now (it changes with `switchAudio`).
+  var audioStream: AudioStreamInfo? { get }
+  /// The next decoded audio, waiting at most `timeout` seconds (nil: as long as it takes); nil at its end, once
+  /// closed, or on a timeout.
+  func nextAudio(timeout: Double?) -> AudioChunk?
+  /// Whether the audio of seek generation `generation` has been decoded to its end and taken.
+  func audioEnded(generation: Int) -> Bool
+  /// The seek generation now current (chunks carry the one they were decoded in).
+  var currentGeneration: Int { get }
+  /// Whether the source was closed.
+  var isClosed: Bool { get }
+  /// Switches to audio track `track` (1-based) continuing from `position` seconds.
+  /// - Throws: `MediaError` for a track that does not exist; nothing changes then.
+  func switchAudio(track: Int, at position: Double) throws
+  /// Stops decoding sound for good (no output to play it on).
+  func stopAudio()
+}
+
+extension FrameSource {
+  public func nextFrame(timeout: Double) -> FrameWait { nextFrame().map(FrameWait.frame) ?? .end }
+  public var hasVideo: Bool { true }
+  public func stopVideo() {}
+  public var sound: SoundSource? { nil }
+  public var notices: [String] { [] }
+  public var health: SourceHealth { SourceHealth() }
+  public func failureExplanation() -> MediaError? { nil }
+  public var isStarved: Bool { false }
+  public func buffered(after position: Double) -> (seconds: Double?, atEnd: Bool) { (nil, true) }
 }

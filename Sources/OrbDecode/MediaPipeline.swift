@@ -15,7 +15,7 @@ final class Packet: @unchecked Sendable {
 /// (libswresample to Float32) → bounded frame and audio queues. Times are seconds from the start of the file (the
 /// container's start time is subtracted). Seeks are numbered (generations) so nothing from before one leaks out.
 /// Thread-safety: Safe. `nextFrame` from one consumer thread, `nextAudio` from one; `seek` and `close` from any thread.
-public final class MediaPipeline: FrameSource, @unchecked Sendable {
+public final class MediaPipeline: FrameSource, SoundSource, @unchecked Sendable {
   private enum PacketItem {
     case packet(Packet, generation: Int)
     case flush(generation: Int, target: Double)
@@ -221,6 +221,18 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
   /// Why pictures were refused while playing (a size change mid-stream beyond the limit), if they were.
   public var refusedPicture: String? { lock.withLock { refusedPictures } }
 
+  public var health: SourceHealth {
+    var health = SourceHealth()
+    health.corruptPackets = corruptPackets
+    health.readFailure = readFailure
+    health.refusedPicture = refusedPicture
+    health.decodedAnything = decodedAnything
+    return health
+  }
+
+  /// Itself while it decodes sound.
+  public var sound: SoundSource? { lock.withLock { currentAudio == nil || audioStopped } ? nil : self }
+
   /// Why the source gave nothing or stopped early, in words a person can act on; nil when it simply ended.
   /// For an HTTP(S) source whose failure FFmpeg names only "input/output error", or that gave nothing at all, the
   /// server is asked again (a redirect loop, no range requests): this may wait on the network for a few seconds,
@@ -244,7 +256,7 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
   /// source waiting for data has enough to play on.
   public func buffered(after position: Double) -> (seconds: Double?, atEnd: Bool) {
     let (video, audio, ended) = lock.withLock { () -> (Double?, Double?, Bool) in
-      let video = hasVideo && !videoStopped ? videoDemuxedUntil : nil
+      let video = videoStream != nil && !videoStopped ? videoDemuxedUntil : nil
       let audio = currentAudio != nil && !audioStopped ? audioDemuxedUntil : nil
       return (video, audio, demuxAtEnd || stopped)
     }
@@ -263,31 +275,25 @@ public final class MediaPipeline: FrameSource, @unchecked Sendable {
   public var isStarved: Bool {
     let atEnd = lock.withLock { demuxAtEnd || stopped || pendingSeek != nil }
     guard !atEnd else { return false }
-    if hasVideo && !lock.withLock({ videoStopped }) { return videoPackets.isEmpty && frames.isEmpty }
+    if hasVideo { return videoPackets.isEmpty && frames.isEmpty }
     return audioPackets.isEmpty && audioChunks.isEmpty
   }
 
   /// Whether `close` was called.
   public var isClosed: Bool { lock.withLock { stopped } }
 
-  /// Whether the pipeline decodes video.
-  public var hasVideo: Bool { videoStream != nil }
+  /// Whether the pipeline decodes video (it has a video stream, not given up).
+  public var hasVideo: Bool { videoStream != nil && !lock.withLock { videoStopped } }
 
   public func nextFrame() -> VideoFrame? {
-    if case .frame(let frame) = nextFrame(timeout: nil) { return frame }
+    if case .frame(let frame) = nextFrame(within: nil) { return frame }
     return nil
   }
 
-  /// What waiting for a frame came to.
-  public enum FrameWait {
-    case frame(VideoFrame)
-    /// The end of the video, or the pipeline closed.
-    case end
-    case timedOut
-  }
+  public func nextFrame(timeout: Double) -> FrameWait { nextFrame(within: timeout) }
 
   /// The next frame, waiting at most `timeout` seconds (nil: as long as it takes).
-  public func nextFrame(timeout: Double?) -> FrameWait {
+  private func nextFrame(within timeout: Double?) -> FrameWait {
     let deadline = timeout.map { Date(timeIntervalSinceNow: $0) }
     while true {
       let current = lock.withLock { stopped || endedVideoGeneration == generation ? -1 : generation }

@@ -43,7 +43,7 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
   /// Called on the feed thread, once per loss, when the output went away.
   public var onOutputLost: (@Sendable () -> Void)?
 
-  private let pipeline: MediaPipeline
+  private let sound: SoundSource
   private let processor: AudioProcessing
   private let makeOutput: () throws -> AudioOutput
   /// Media time now, from the player's clock (used to pace audio while there is no output).
@@ -62,10 +62,10 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
   private var generation = 0
 
   public init(
-    pipeline: MediaPipeline, output: AudioOutput, processor: AudioProcessing,
+    sound: SoundSource, output: AudioOutput, processor: AudioProcessing,
     reconnect: @escaping () throws -> AudioOutput, clockTime: @escaping () -> Double
   ) {
-    self.pipeline = pipeline
+    self.sound = sound
     currentOutput = output
     self.processor = processor
     makeOutput = reconnect
@@ -88,7 +88,7 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
     }
   }
 
-  /// Call after `pipeline.seek`: the feed thread drops what the output holds and what the chain buffered, and
+  /// Call after the source's `seek`: the feed thread drops what the output holds and what the chain buffered, and
   /// takes only audio of the new seek generation from then on.
   public func flushForSeek() {
     lock.withLock {
@@ -96,7 +96,7 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
       anchors.removeAll()
       endFrame = nil
       endedSilently = false
-      generation = pipeline.currentGeneration
+      generation = sound.currentGeneration
       lock.broadcast()
     }
   }
@@ -139,7 +139,7 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
         flushRequested = false
         return (stopped, f, generation, currentOutput)
       }
-      if isStopped || pipeline.isClosed { return }
+      if isStopped || sound.isClosed { return }
       if flush {
         // Flushed here, on the one thread that writes the ring (the output's contract).
         out?.flush()
@@ -170,21 +170,21 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
             continue
           }
         }
-        if held == nil { held = pipeline.nextAudio(timeout: 0.05) }
+        if held == nil { held = sound.nextAudio(timeout: 0.05) }
         if let chunk = held {
           if chunk.time + chunk.duration <= clockTime() { held = nil } else { usleep(20_000) }
         } else {
-          if pipeline.audioEnded(generation: current) { lock.withLock { endedSilently = true } }
+          if sound.audioEnded(generation: current) { lock.withLock { endedSilently = true } }
           usleep(20_000)
         }
         continue
       }
       guard let out else { continue }
-      guard let chunk = pipeline.nextAudio(timeout: 0.05) else {
+      guard let chunk = sound.nextAudio(timeout: 0.05) else {
         // The end of the audio (or a seek in progress): mark where it ends once, then wait for a seek or stop.
         let reachedEnd = lock.withLock {
-          endFrame == nil && !flushRequested && pipeline.currentGeneration == generation
-            && pipeline.audioEnded(generation: generation)
+          endFrame == nil && !flushRequested && sound.currentGeneration == generation
+            && sound.audioEnded(generation: generation)
         }
         if reachedEnd {
           // The time-stretch holds the last few milliseconds back: let them out before marking the end.

@@ -19,15 +19,14 @@ public enum FrameGrab {
       limit: PictureLimit.forDevice(maxSide: renderer.context.maxImageSize))
     defer { media.close() }
     guard let frame = media.nextFrame() else {
-      let pipeline = media as? MediaPipeline
-      if let refused = pipeline?.refusedPicture { throw MediaError(.unplayable, source: source, reason: refused) }
-      if let failure = pipeline?.failureExplanation() { throw failure }
-      let none = (pipeline?.decoded.pictures ?? 1) == 0 && !(pipeline?.hasVideo == false)
+      let health = media.health
+      if let refused = health.refusedPicture { throw MediaError(.unplayable, source: source, reason: refused) }
+      if let failure = media.failureExplanation() { throw failure }
       throw MediaError(
         .unplayable, source: source,
-        reason: pipeline?.hasVideo == false
+        reason: !media.hasVideo
           ? "it has no picture to show (sound only)"
-          : none
+          : !health.decodedAnything
             ? "no picture in it could be decoded (damaged or cut short)"
             : "no picture at \(seconds) s (it ends before, or is damaged)")
     }
@@ -78,11 +77,10 @@ public enum Benchmark {
     let seconds = HostTime.seconds(since: started)
     if frames == 0 {
       // Nothing drawn is not a measurement: say why, as playback would.
-      let pipeline = media as? MediaPipeline
-      if let failure = pipeline?.failureExplanation() { throw failure }
+      if let failure = media.failureExplanation() { throw failure }
       let reason =
-        pipeline?.refusedPicture
-        ?? (pipeline?.hasVideo == false
+        media.health.refusedPicture
+        ?? (!media.hasVideo
           ? "it has no picture to show (sound only)" : "no picture in it could be decoded (damaged or cut short)")
       throw MediaError(.unplayable, source: source, reason: reason)
     }
@@ -90,7 +88,7 @@ public enum Benchmark {
       source: source, width: size.0, height: size.1, frames: frames, seconds: seconds,
       fps: seconds > 0 ? Double(frames) / seconds : 0, cpuSeconds: ProcessStats.cpuSeconds() - cpuStart,
       peakRssMb: ProcessStats.peakRSSMegabytes(), device: renderer.context.deviceName,
-      corruptPackets: (media as? MediaPipeline)?.corruptPackets ?? 0)
+      corruptPackets: media.health.corruptPackets)
   }
 }
 

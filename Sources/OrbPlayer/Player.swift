@@ -244,7 +244,7 @@ public final class Player: @unchecked Sendable {
   public var audioTracks: (count: Int, current: Int?) {
     lock.withLock {
       let tracks = infoValue?.audio ?? []
-      guard let playing = (media as? MediaPipeline)?.audioStream, audio != nil else { return (tracks.count, nil) }
+      guard let playing = media?.sound?.audioStream, audio != nil else { return (tracks.count, nil) }
       return (tracks.count, tracks.firstIndex { $0.index == playing.index }.map { $0 + 1 })
     }
   }
@@ -290,7 +290,7 @@ public final class Player: @unchecked Sendable {
       presentationTime, refreshInterval, startSound: &startSound, holdSound: &holdSound)
     let nothingPlayed: Bool
     if case .ended = display, statsValue.presented == 0, !soundDiscarded,
-      (media as? MediaPipeline)?.decodedAnything == false
+      media?.health.decodedAnything == false
     {
       // The end came with no picture shown and no sound decoded: the file could not be played at all.
       stateValue = .error
@@ -303,7 +303,7 @@ public final class Player: @unchecked Sendable {
     startSound?.setPaused(false)
     holdSound?.setPaused(true)
     if nothingPlayed {
-      let refused = (media as? MediaPipeline)?.refusedPicture
+      let refused = media?.health.refusedPicture
       onEvent?(
         .failed(
           MediaError(
@@ -392,13 +392,13 @@ public final class Player: @unchecked Sendable {
   /// next picture is due at this refresh, or, without video, has been starved for `starvedSeconds` while sound
   /// played. Waiting at once keeps sound and picture together: the sound in hand would otherwise run on ahead.
   private func waitingForDataLocked(ready: [VideoSlot], host: UInt64, refreshInterval: UInt64) -> Bool {
-    guard !userPaused, clock.isPlaying, let pipeline = media as? MediaPipeline else { return false }
+    guard !userPaused, clock.isPlaying, let source = media else { return false }
     if hasVideo {
       guard !sourceEnded, ready.isEmpty, let shown = shownFrameValue else { return false }
       let halfRefresh = Double(refreshInterval) / 2e9 * clock.speed
-      return clock.time(at: host) + halfRefresh >= shown.time + shown.duration && pipeline.isStarved
+      return clock.time(at: host) + halfRefresh >= shown.time + shown.duration && source.isStarved
     }
-    guard pipeline.isStarved else {
+    guard source.isStarved else {
       starvedSince = nil
       return false
     }
@@ -410,10 +410,10 @@ public final class Player: @unchecked Sendable {
   /// Whether a wait for data can end: `refillSeconds` read ahead of the position, or the end of the source (for a
   /// stream without timestamps: anything in hand again).
   private func refilledLocked() -> Bool {
-    guard let pipeline = media as? MediaPipeline else { return true }
-    let (ahead, atEnd) = pipeline.buffered(after: clock.time())
+    guard let source = media else { return true }
+    let (ahead, atEnd) = source.buffered(after: clock.time())
     if atEnd { return true }
-    return (ahead ?? (pipeline.isStarved ? 0 : .infinity)) >= Self.refillSeconds
+    return (ahead ?? (source.isStarved ? 0 : .infinity)) >= Self.refillSeconds
   }
 
   private func endCheckLocked(now: Double, host: UInt64) -> Display {
@@ -462,7 +462,7 @@ public final class Player: @unchecked Sendable {
       return
     }
     onEvent?(.opened(opened.info, device: renderer.context.deviceName))
-    for notice in (opened as? MediaPipeline)?.notices ?? [] { onEvent?(.notice(notice)) }
+    for notice in opened.notices { onEvent?(.notice(notice)) }
     startAudio(opened)
 
     var pending: VideoFrame?
@@ -485,9 +485,9 @@ public final class Player: @unchecked Sendable {
         let resumeSound = !hasVideo && !userPaused
         lock.unlock()
         pending = nil
-        if let track, let pipeline = opened as? MediaPipeline {
+        if let track, let sound = opened.sound {
           do {
-            try pipeline.switchAudio(track: track, at: target)
+            try sound.switchAudio(track: track, at: target)
           } catch {
             onEvent?(.notice("\(error)"))
             opened.seek(to: target)
@@ -521,17 +521,17 @@ public final class Player: @unchecked Sendable {
       lock.unlock()
 
       if pending == nil {
-        if let pipeline = opened as? MediaPipeline, lock.withLock({ audio != nil && needsClockStart && hasVideo }) {
+        if lock.withLock({ audio != nil && needsClockStart && hasVideo }) {
           // Waiting for the first picture holds the sound back too; a video track that never gives one must not
           // hold it forever (the audio queue fills, the demuxer stops, nothing plays).
-          switch pipeline.nextFrame(timeout: 0.25) {
+          switch opened.nextFrame(timeout: 0.25) {
           case .frame(let frame):
             pending = frame
             firstPictureWait = 0
           case .end: pending = nil
           case .timedOut:
             firstPictureWait += 0.25
-            if firstPictureWait >= Self.firstPictureLimit { abandonVideo(pipeline) }
+            if firstPictureWait >= Self.firstPictureLimit { abandonVideo(opened) }
             continue
           }
         } else {
@@ -539,7 +539,7 @@ public final class Player: @unchecked Sendable {
         }
         if pending == nil {
           // A network stream that broke off is an error for the host, not an end.
-          let broken = (opened as? MediaPipeline)?.readFailure.flatMap { $0.kind == .network ? $0 : nil }
+          let broken = opened.health.readFailure.flatMap { $0.kind == .network ? $0 : nil }
           enum Outcome {
             case none, ended, noPictureWithSound, noPicture
             case broken(MediaError)
@@ -565,15 +565,14 @@ public final class Player: @unchecked Sendable {
           case .none, .ended:
             continue
           case .noPictureWithSound:
-            abandonVideo(opened as! MediaPipeline)  // a broken video track is dropped; the sound plays
+            abandonVideo(opened)  // a broken video track is dropped; the sound plays
             continue
           case .broken(let failure):
             onEvent?(.failed(failure))
             return
           case .noPicture:
-            let pipeline = opened as? MediaPipeline
             let reason =
-              pipeline?.refusedPicture ?? pipeline?.failureExplanation()?.reason ?? "no picture in it could be decoded"
+              opened.health.refusedPicture ?? opened.failureExplanation()?.reason ?? "no picture in it could be decoded"
             onEvent?(.failed(MediaError(.unplayable, source: source, reason: reason)))
             return
           }
@@ -599,7 +598,7 @@ public final class Player: @unchecked Sendable {
       lock.withLock {
         slot.frame = frame
         slot.state = .ready
-        if let p = opened as? MediaPipeline { statsValue.corruptPackets = p.corruptPackets }
+        statsValue.corruptPackets = opened.health.corruptPackets
       }
       pending = nil
     }
@@ -608,14 +607,13 @@ public final class Player: @unchecked Sendable {
 
   /// Sound through PipeWire, which then drives the clock; without PipeWire the video plays on the host clock.
   private func startAudio(_ opened: FrameSource) {
-    guard let pipeline = opened as? MediaPipeline else { return }
-    lock.withLock { hasVideo = pipeline.hasVideo }
-    guard pipeline.audioStream != nil else { return }
+    lock.withLock { hasVideo = opened.hasVideo }
+    guard let sound = opened.sound else { return }
     let output: AudioOutput
     do {
       output = try AudioOutput(mediaName: lock.withLock { infoValue?.source } ?? source)
     } catch {
-      pipeline.stopAudio()
+      sound.stopAudio()
       lock.withLock { soundDiscarded = true }
       onEvent?(.notice("no audio output (\(error)); playing without sound"))
       return
@@ -624,7 +622,7 @@ public final class Player: @unchecked Sendable {
     onEvent?(.notice("audio: PipeWire, \(output.sampleRate) Hz stereo; the picture follows the sound"))
     let name = lock.withLock { infoValue?.source } ?? source
     let playback = AudioPlayback(
-      pipeline: pipeline, output: output, processor: makeProcessor?() ?? dsp,
+      sound: sound, output: output, processor: makeProcessor?() ?? dsp,
       reconnect: { try AudioOutput(mediaName: name) }, clockTime: { [clock] in clock.time() })
     playback.onOutputLost = { [weak self] in
       self?.onEvent?(.notice("no audio output (PipeWire went away); playing on without sound"))
@@ -636,7 +634,7 @@ public final class Player: @unchecked Sendable {
     }
     lock.withLock {
       audio = playback
-      if !pipeline.hasVideo {
+      if !opened.hasVideo {
         // Nothing to wait for: sound starts the clock.
         needsClockStart = false
         stateValue = userPaused ? .paused : .playing
@@ -652,8 +650,8 @@ public final class Player: @unchecked Sendable {
   static let firstPictureLimit = 4.0
 
   /// The video gave no picture: play the sound alone, on its own clock.
-  private func abandonVideo(_ pipeline: MediaPipeline) {
-    pipeline.stopVideo()
+  private func abandonVideo(_ source: FrameSource) {
+    source.stopVideo()
     let (playback, paused) = lock.withLock { () -> (AudioPlayback?, Bool) in
       hasVideo = false
       sourceEnded = true
