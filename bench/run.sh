@@ -5,7 +5,7 @@
 #
 # 1. Builds the release binary (`swift build -c release`), so it measures what the README builds.
 #    ORB_PLAYER_BIN=/path/to/orb-player skips the build and measures that binary instead.
-# 2. Generates two 10 s clips once into ${ORB_BENCH_MEDIA:-/tmp/orb-bench-media} (recipes from MEDIA.md):
+# 2. Generates two 10 s clips once into ${ORB_BENCH_MEDIA:-/tmp/orb-bench-media} (ffmpeg lavfi recipes):
 #    SDR 1080p30 H.264 and HDR10 1080p24 HEVC Main10 (PQ, SDR white at 203 nits, mastering + MaxCLL metadata).
 # 3. For each clip, in this run:
 #    a. `ffmpeg -threads 0 -i CLIP -f null -`: decode only; frames / wall seconds, CPU seconds of the process;
@@ -72,7 +72,7 @@ else
 fi
 if command -v mpv >/dev/null; then
   MPV="$(mpv --version 2>/dev/null | sed -n 1p)"
-  log "mpv found ($MPV); not benchmarked here (see MEDIA.md for its gpu-next/lavapipe numbers)"
+  log "mpv found ($MPV); not benchmarked here (bench/playback.sh plays it beside orb-player)"
 else
   MPV="absent"
   log "mpv not installed; no mpv comparison"

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # Runs a command inside a private headless session (Xvfb, a session D-Bus, PipeWire with a null sink, WirePlumber),
-# so GTK windows and pw_streams work on a machine with no display or sound card (see DESIGN.md, "Audio on a
-# machine with no sound card").
+# so GTK windows and pw_streams work on a machine with no display or sound card (a null sink stands in for one).
 #
 #   usage: scripts/with-test-env.sh CMD [ARGS...]
 #

@@ -2,7 +2,7 @@ import CGtk
 import Foundation
 
 // C callbacks live here, as plain functions outside main.swift: top-level code there is main-actor isolated,
-// and closures that GLib calls would inherit that isolation (DESIGN.md: `_dispatch_assert_queue_fail`).
+// and closures that GLib calls would inherit that isolation (a crash in `_dispatch_assert_queue_fail`).
 
 /// A Swift closure carried through a `gpointer`, released by GLib's destroy notify.
 final class ClosureBox {

@@ -8,7 +8,7 @@ final class HDRAppTests: XCTestCase {
     "hdr10=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:"
     + "master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):max-cll=1000,400:"
     + "log-level=error"
-  /// SDR to PQ with SDR white at 203 nits (BT.2408), as MEDIA.md says.
+  /// SDR to PQ with SDR white at 203 nits (BT.2408).
   static let toPQ =
     "zscale=tin=bt709:pin=bt709:min=bt709:rin=tv:t=smpte2084:p=bt2020:m=bt2020nc:r=tv:npl=203,format=yuv420p10le"
 

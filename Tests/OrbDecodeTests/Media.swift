@@ -26,7 +26,7 @@ enum Media {
     try TestMedia.path("h264-faststart.mp4", ["-i", try h264(), "-c", "copy", "-movflags", "+faststart"])
   }
 
-  /// HEVC Main 10 in Matroska with HDR10 static metadata in SEI (the MEDIA.md recipe).
+  /// HEVC Main 10 in Matroska with HDR10 static metadata in SEI (x265's master-display and max-cll parameters).
   static func hevcHDR10() throws -> String {
     try TestMedia.path(
       "hevc10-hdr10.mkv",

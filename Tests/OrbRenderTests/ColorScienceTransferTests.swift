@@ -34,7 +34,7 @@ final class ColorScienceTransferTests: XCTestCase {
     }
   }
 
-  /// MEDIA.md: a 203-nit white written as 10-bit limited-range PQ has luma code 573 (572.7).
+  /// A 203-nit white written as 10-bit limited-range PQ has luma code 573 (572.7).
   func testReferenceWhiteIsCode573InTenBitLimitedRange() {
     let code = 64 + 876 * PQTransfer.inverseEOTF(203)
     XCTAssertEqual(code, 572.7, accuracy: 0.05)
