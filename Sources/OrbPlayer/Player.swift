@@ -63,10 +63,6 @@ public final class Player: @unchecked Sendable {
   public let dsp: DSPChain
   private var audio: AudioPlayback?
   private var hasVideo = true
-  /// Waiting for data: the clock (and the sound) are held until `refillSeconds` of media are in hand.
-  private var buffering = false
-  /// Host time (ns) since which the source has been starved while a picture or sound was due; nil when it is not.
-  private var starvedSince: UInt64?
   /// Render thread only: how long it has waited for the first picture.
   private var firstPictureWait = 0.0
   private let renderContext: VulkanContext?
@@ -85,15 +81,13 @@ public final class Player: @unchecked Sendable {
   private var stopped = false
   /// The render thread has finished (it holds nothing of the GPU any more).
   private var renderDone = false
-  private var userPaused: Bool
-  private var sourceEnded = false
-  private var needsClockStart = true
+  /// Where playback stands: the phase, the user's pause, the end of the source (the scheduling policy).
+  private var schedule: PresentationState
   private var pendingSeek: Double?
   private var infoValue: MediaInfo?
   private var deviceNameValue = ""
   /// With a pending seek: the audio track (1-based) to switch to there.
   private var pendingAudioTrack: Int?
-  private var stateValue = State.loading
   /// No output could be opened for the sound: its audio is not decoded, so it cannot show that it played.
   private var soundDiscarded = false
   private var statsValue = PlaybackStats()
@@ -123,7 +117,7 @@ public final class Player: @unchecked Sendable {
     self.source = source
     self.headers = headers
     startPosition = start
-    userPaused = paused
+    schedule = PresentationState(paused: paused)
     presentationValue = presentation
     wantedWidth = max(1, width)
     wantedHeight = max(1, height)
@@ -178,18 +172,16 @@ public final class Player: @unchecked Sendable {
     return thread == nil || renderDone
   }
 
-  public var state: State { lock.withLock { stateValue } }
+  public var state: State { lock.withLock { schedule.state } }
 
   /// Waiting for data, whatever the cause (a slow, stalled or reconnecting network source, a trickle): the source
   /// ran dry while a picture or sound was due, so the clock is held until a second of media is in hand again (as
   /// mpv's cache pause does). The window says "Buffering…" and the host hears `state: buffering`. Never a pause, a
   /// seek, or decoding more slowly than real time.
-  public var isBuffering: Bool { lock.withLock { buffering && stateValue == .playing } }
+  public var isBuffering: Bool { lock.withLock { schedule.isBuffering } }
 
   /// Media seconds read ahead that end a wait for data.
   static let refillSeconds = 1.0
-  /// How long (host seconds) an audio-only source must stay starved before playback waits for it.
-  static let starvedSeconds = 0.2
   private var isStopping: Bool { lock.withLock { stopped } }
   public var stats: PlaybackStats {
     let (value, playback) = lock.withLock { (statsValue, audio) }
@@ -204,18 +196,14 @@ public final class Player: @unchecked Sendable {
   public func togglePause() {
     // PipeWire is told after the lock is let go: its loop lock is not one to wait on while holding ours.
     let change: (AudioPlayback, Bool)? = lock.withLock {
-      guard stateValue == .playing || stateValue == .paused || stateValue == .loading else { return nil }
-      userPaused.toggle()
-      if stateValue != .loading { stateValue = userPaused ? .paused : .playing }
-      // Time spent paused is not time waiting for data.
-      starvedSince = nil
-      if userPaused { clock.pause() } else if !needsClockStart && !buffering { clock.play() }
-      return audio.map { ($0, userPaused || needsClockStart || buffering) }
+      guard let (runs, soundHeld) = schedule.togglePause() else { return nil }
+      if schedule.userPaused { clock.pause() } else if runs { clock.play() }
+      return audio.map { ($0, soundHeld) }
     }
     if let (playback, paused) = change { playback.setPaused(paused) }
   }
 
-  public var isPaused: Bool { lock.withLock { userPaused } }
+  public var isPaused: Bool { lock.withLock { schedule.userPaused } }
 
   /// Playback speed, 0.25...4; sound keeps its pitch (WSOLA) and the picture follows the sound.
   public func setSpeed(_ speed: Double) {
@@ -293,7 +281,7 @@ public final class Player: @unchecked Sendable {
       media?.health.decodedAnything == false
     {
       // The end came with no picture shown and no sound decoded: the file could not be played at all.
-      stateValue = .error
+      schedule.fail()
       display = .keep
       nothingPlayed = true
     } else {
@@ -314,65 +302,47 @@ public final class Player: @unchecked Sendable {
     return display
   }
 
+  /// Measures what `PresentationState` needs at this refresh and carries out what it decides.
   private func frameToShowLocked(
     _ presentationTime: UInt64, _ refreshInterval: UInt64, startSound: inout AudioPlayback?,
     holdSound: inout AudioPlayback?
   ) -> Display {
-    guard stateValue != .error else { return .keep }
-    let ready = slots.filter { $0.state == .ready }.sorted { $0.time < $1.time }
-    let chosen: VideoSlot
-    let now: Double
-    if needsClockStart {
-      guard let first = ready.first, let frame = first.frame else {
-        return endCheckLocked(now: clock.time(at: presentationTime), host: presentationTime)
-      }
-      // The first picture after opening or seeking starts the clock: no frame is late for a slow start.
-      clock.set(frame.time)
-      if !userPaused {
-        clock.play()
-        startSound = audio
-      }
-      needsClockStart = false
-      stateValue = userPaused ? .paused : .playing
-      chosen = first
-      now = frame.time
-    } else {
-      if buffering {
-        // Enough in hand again (or the end): the clock goes on from where it waited, so nothing is skipped.
-        guard !userPaused, refilledLocked() else { return .keep }
-        buffering = false
-        starvedSince = nil
-        clock.play()
-        startSound = audio
-      } else if waitingForDataLocked(ready: ready, host: presentationTime, refreshInterval: refreshInterval) {
-        buffering = true
-        clock.pause()
-        holdSound = audio
-        return .keep
-      }
-      now = clock.time(at: presentationTime)
+    let ready = slots.filter { $0.state == .ready && $0.frame != nil }.sorted { $0.time < $1.time }
+    let phase = schedule.phase
+    let refresh = PresentationState.Refresh(
+      host: presentationTime, now: clock.time(at: presentationTime),
       // Half a refresh, in media time (it runs `speed` times faster than the host's).
-      let halfRefresh = Double(refreshInterval) / 2e9 * clock.speed
-      let due = ready.filter { $0.time <= now + halfRefresh + 0.0005 }
-      guard let newest = due.last else {
-        if let shown = shownFrameValue, ready.isEmpty, clock.isPlaying, !sourceEnded, now > shown.time + shown.duration
-        {
-          statsValue.repeated += 1
-        }
-        return endCheckLocked(now: now, host: presentationTime)
-      }
-      for late in due.dropLast() {
-        late.state = .free
-        late.frame = nil
-        statsValue.dropped += 1
-      }
-      chosen = newest
+      halfRefresh: Double(refreshInterval) / 2e9 * clock.speed, clockPlaying: clock.isPlaying,
+      ready: ready.map { PresentationState.Frame(time: $0.time, duration: $0.frame!.duration) },
+      shown: shownFrameValue.map { PresentationState.Frame(time: $0.time, duration: $0.duration) },
+      hasVideo: hasVideo, starved: phase == .running ? (media?.isStarved ?? false) : false,
+      refilled: phase == .buffering ? refilledLocked() : false,
+      soundFinished: schedule.sourceEnded ? (audio?.finished(at: presentationTime) ?? true) : false)
+    let decision = schedule.refresh(refresh)
+    switch decision.clock {
+    case .start(let time):
+      clock.set(time)
+      if !schedule.userPaused { clock.play() }
+    case .resume: clock.play()
+    case .hold: clock.pause()
+    case nil: break
     }
+    if decision.startSound { startSound = audio }
+    if decision.holdSound { holdSound = audio }
+    if decision.repeated { statsValue.repeated += 1 }
+    for late in ready.prefix(decision.dropped) {
+      late.state = .free
+      late.frame = nil
+      statsValue.dropped += 1
+    }
+    if decision.ended { return .ended }
+    guard let index = decision.show else { return .keep }
+    let chosen = ready[index]
     chosen.state = .shown
     // A frame drawn again at a new size is not a new frame.
     if chosen.frame !== shownFrameValue { statsValue.presented += 1 }
     shownFrameValue = chosen.frame
-    statsValue.avOffset = chosen.time - now
+    statsValue.avOffset = decision.avOffset ?? 0
     lock.broadcast()
     return .show(chosen)
   }
@@ -388,25 +358,6 @@ public final class Player: @unchecked Sendable {
     }
   }
 
-  /// Whether playback must wait for data now: the source is starved (no packet in hand, not at its end) when the
-  /// next picture is due at this refresh, or, without video, has been starved for `starvedSeconds` while sound
-  /// played. Waiting at once keeps sound and picture together: the sound in hand would otherwise run on ahead.
-  private func waitingForDataLocked(ready: [VideoSlot], host: UInt64, refreshInterval: UInt64) -> Bool {
-    guard !userPaused, clock.isPlaying, let source = media else { return false }
-    if hasVideo {
-      guard !sourceEnded, ready.isEmpty, let shown = shownFrameValue else { return false }
-      let halfRefresh = Double(refreshInterval) / 2e9 * clock.speed
-      return clock.time(at: host) + halfRefresh >= shown.time + shown.duration && source.isStarved
-    }
-    guard source.isStarved else {
-      starvedSince = nil
-      return false
-    }
-    let since = starvedSince ?? host
-    starvedSince = since
-    return host > since + UInt64(Self.starvedSeconds * 1e9)
-  }
-
   /// Whether a wait for data can end: `refillSeconds` read ahead of the position, or the end of the source (for a
   /// stream without timestamps: anything in hand again).
   private func refilledLocked() -> Bool {
@@ -416,16 +367,8 @@ public final class Player: @unchecked Sendable {
     return (ahead ?? (source.isStarved ? 0 : .infinity)) >= Self.refillSeconds
   }
 
-  private func endCheckLocked(now: Double, host: UInt64) -> Display {
-    guard sourceEnded, !slots.contains(where: { $0.state == .ready }) else { return .keep }
-    if let last = shownFrameValue, now < last.time + last.duration { return .keep }
-    if let audio, !audio.finished(at: host) { return .keep }
-    if stateValue != .ended { stateValue = .ended }
-    return .ended
-  }
-
   private func fail(_ error: MediaError) {
-    lock.withLock { stateValue = .error }
+    lock.withLock { schedule.fail() }
     onEvent?(.failed(error))
   }
 
@@ -477,12 +420,8 @@ public final class Player: @unchecked Sendable {
         pendingSeek = nil
         pendingAudioTrack = nil
         freeReadyLocked()
-        sourceEnded = false
-        buffering = false  // a seek is not a wait for data
-        starvedSince = nil
         // Without a picture to wait for, sound restarts the clock by itself.
-        needsClockStart = hasVideo
-        let resumeSound = !hasVideo && !userPaused
+        let resumeSound = schedule.seeked(hasVideo: hasVideo)
         lock.unlock()
         pending = nil
         if let track, let sound = opened.sound {
@@ -513,7 +452,7 @@ public final class Player: @unchecked Sendable {
         }
         continue
       }
-      if pending == nil && sourceEnded {
+      if pending == nil && schedule.sourceEnded {
         lock.wait()
         lock.unlock()
         continue
@@ -521,7 +460,7 @@ public final class Player: @unchecked Sendable {
       lock.unlock()
 
       if pending == nil {
-        if lock.withLock({ audio != nil && needsClockStart && hasVideo }) {
+        if lock.withLock({ audio != nil && schedule.awaitsPicture && hasVideo }) {
           // Waiting for the first picture holds the sound back too; a video track that never gives one must not
           // hold it forever (the audio queue fills, the demuxer stops, nothing plays).
           switch opened.nextFrame(timeout: 0.25) {
@@ -550,13 +489,13 @@ public final class Player: @unchecked Sendable {
             guard pendingSeek == nil && !stopped else { return .none }
             let none = hasVideo && statsValue.presented == 0 && !slots.contains(where: { $0.state == .ready })
             if none && audio != nil { return .noPictureWithSound }
-            sourceEnded = true
+            schedule.sourceFinished()
             if let broken {
-              stateValue = .error
+              schedule.fail()
               return .broken(broken)
             }
             if none {
-              stateValue = .error
+              schedule.fail()
               return .noPicture
             }
             return .ended
@@ -581,7 +520,7 @@ public final class Player: @unchecked Sendable {
       guard let frame = pending else { continue }
       // A frame whose whole display interval has passed is not worth drawing.
       let late: Bool = lock.withLock {
-        !needsClockStart && clock.isPlaying && frame.time + frame.duration < clock.time()
+        !schedule.awaitsPicture && clock.isPlaying && frame.time + frame.duration < clock.time()
       }
       if late {
         lock.withLock { statsValue.dropped += 1 }
@@ -632,16 +571,15 @@ public final class Player: @unchecked Sendable {
       self.onEvent?(.notice("audio: PipeWire is back"))
       self.seek(to: self.clock.time())  // refill from here, so sound and picture start together
     }
-    lock.withLock {
+    let soundRuns = lock.withLock { () -> Bool? in
       audio = playback
-      if !opened.hasVideo {
-        // Nothing to wait for: sound starts the clock.
-        needsClockStart = false
-        stateValue = userPaused ? .paused : .playing
-        if !userPaused { clock.play() }
-        playback.setPaused(userPaused)
-      }
+      guard !opened.hasVideo else { return nil }
+      // Nothing to wait for: sound starts the clock.
+      let runs = schedule.soundAlone(videoGivenUp: false)
+      if runs { clock.play() }
+      return runs
     }
+    if let soundRuns { playback.setPaused(!soundRuns) }  // outside our lock: it takes PipeWire's
     clock.setMaster(playback)
     playback.start()
   }
@@ -654,11 +592,9 @@ public final class Player: @unchecked Sendable {
     source.stopVideo()
     let (playback, paused) = lock.withLock { () -> (AudioPlayback?, Bool) in
       hasVideo = false
-      sourceEnded = true
-      needsClockStart = false
-      stateValue = userPaused ? .paused : .playing
-      if !userPaused { clock.play() }
-      return (audio, userPaused)
+      let runs = schedule.soundAlone(videoGivenUp: true)
+      if runs { clock.play() }
+      return (audio, !runs)
     }
     playback?.setPaused(paused)
     onEvent?(.notice("no picture could be decoded from the video; playing the sound only"))

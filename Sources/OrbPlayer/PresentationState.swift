@@ -1,0 +1,216 @@
+/// Where playback stands and what the display does at each refresh, as one value with an explicit phase: the
+/// scheduling policy of `Player`, free of threads, locks, clocks and GPUs, so tests drive it with made-up times.
+/// `Player` keeps one under its lock, feeds it what it measured (`refresh`) and what happened (`seeked`,
+/// `togglePause`, `sourceFinished`, …), and carries out the decisions it returns.
+/// Thread-safety: a value type.
+struct PresentationState: Equatable {
+  enum Phase: Equatable {
+    /// No picture yet since the source opened.
+    case opening
+    /// A seek was made: the first picture after it starts the clock.
+    case awaitingPicture
+    /// The clock runs (unless the user paused).
+    case running
+    /// Waiting for data: the clock and the sound are held until enough is read ahead.
+    case buffering
+    /// Everything was shown and heard.
+    case ended
+    case failed
+  }
+
+  private(set) var phase = Phase.opening
+  /// The user's pause, kept through every phase.
+  private(set) var userPaused: Bool
+  /// The source gave its last picture (in this seek generation).
+  private(set) var sourceEnded = false
+  /// Host time (ns) since which a source without video has been starved.
+  private var starvedSince: UInt64?
+
+  /// Host seconds a sound-only source must stay starved before playback waits for it.
+  static let starvedSeconds = 0.2
+
+  init(paused: Bool) { userPaused = paused }
+
+  /// The state the host and the window see.
+  var state: Player.State {
+    switch phase {
+    case .opening: return .loading
+    case .awaitingPicture, .running, .buffering: return userPaused ? .paused : .playing
+    case .ended: return .ended
+    case .failed: return .error
+    }
+  }
+
+  /// Waiting for data while meant to play.
+  var isBuffering: Bool { phase == .buffering && !userPaused }
+
+  /// Whether the clock waits for a first picture to start it.
+  var awaitsPicture: Bool { phase == .opening || phase == .awaitingPicture }
+
+  // MARK: what the display measured at a refresh
+
+  /// A frame drawn and ready in the ring.
+  struct Frame: Equatable {
+    var time: Double
+    var duration: Double
+    var end: Double { time + duration }
+  }
+
+  struct Refresh {
+    /// Host time (ns) the picture will appear at.
+    var host: UInt64
+    /// Media time the clock gives for `host`.
+    var now: Double
+    /// Half a display refresh, in media seconds.
+    var halfRefresh: Double
+    var clockPlaying: Bool
+    /// Ready frames, earliest first.
+    var ready: [Frame]
+    /// The frame on screen.
+    var shown: Frame?
+    /// The source gives pictures (false: sound alone, or its video was given up).
+    var hasVideo: Bool
+    /// The source has nothing in hand and is not at its end (waiting for data).
+    var starved: Bool
+    /// Enough is read ahead to end a wait for data (or it can read no further).
+    var refilled: Bool
+    /// Everything decoded of the sound has been heard (true without sound).
+    var soundFinished: Bool
+  }
+
+  /// What the player does at this refresh.
+  struct Decision: Equatable {
+    enum Clock: Equatable {
+      /// Set the clock to this media time and run it (unless paused): the first picture after opening or a seek.
+      case start(at: Double)
+      /// Run it again after a wait for data.
+      case resume
+      /// Hold it: waiting for data.
+      case hold
+    }
+    var clock: Clock?
+    /// Let the sound play (the clock started or resumed while not paused).
+    var startSound = false
+    /// Hold the sound (waiting for data).
+    var holdSound = false
+    /// Index in `ready` of the frame to show now.
+    var show: Int?
+    /// The first `dropped` ready frames are late: free them, count them.
+    var dropped = 0
+    /// The shown frame's time is over and no newer one is ready although playback runs.
+    var repeated = false
+    /// Playback has reached the end.
+    var ended = false
+    /// Shown frame time minus clock time.
+    var avOffset: Double?
+  }
+
+  /// Decides what to show at one refresh, moving between phases as the measurements say.
+  mutating func refresh(_ r: Refresh) -> Decision {
+    var d = Decision()
+    switch phase {
+    case .ended, .failed:
+      return d
+    case .opening, .awaitingPicture:
+      guard let first = r.ready.first else {
+        d.ended = endReached(r, now: r.now)
+        return d
+      }
+      // The first picture after opening or seeking starts the clock: no frame is late for a slow start.
+      phase = .running
+      d.clock = .start(at: first.time)
+      d.startSound = !userPaused
+      d.show = 0
+      d.avOffset = 0
+      return d
+    case .buffering:
+      // Enough in hand again (or the end): the clock goes on from where it waited, so nothing is skipped.
+      guard !userPaused, r.refilled else { return d }
+      phase = .running
+      starvedSince = nil
+      d.clock = .resume
+      d.startSound = true
+    case .running:
+      if waitingForData(r) {
+        phase = .buffering
+        d.clock = .hold
+        d.holdSound = true
+        return d
+      }
+    }
+    let due = r.ready.indices.filter { r.ready[$0].time <= r.now + r.halfRefresh + 0.0005 }
+    guard let newest = due.last else {
+      if let shown = r.shown, r.ready.isEmpty, r.clockPlaying, !sourceEnded, r.now > shown.end { d.repeated = true }
+      d.ended = endReached(r, now: r.now)
+      return d
+    }
+    d.dropped = newest
+    d.show = newest
+    d.avOffset = r.ready[newest].time - r.now
+    return d
+  }
+
+  /// Playing, and the source is starved when the next picture is due at this refresh, or, without video, has been
+  /// starved for `starvedSeconds` while sound played. Waiting at once keeps sound and picture together.
+  private mutating func waitingForData(_ r: Refresh) -> Bool {
+    guard !userPaused, r.clockPlaying else { return false }
+    if r.hasVideo {
+      guard !sourceEnded, r.ready.isEmpty, let shown = r.shown else { return false }
+      return r.now + r.halfRefresh >= shown.end && r.starved
+    }
+    guard r.starved else {
+      starvedSince = nil
+      return false
+    }
+    let since = starvedSince ?? r.host
+    starvedSince = since
+    return r.host > since + UInt64(Self.starvedSeconds * 1e9)
+  }
+
+  /// The end: the source is done, nothing is waiting, the last picture's time is over and the sound was heard.
+  private mutating func endReached(_ r: Refresh, now: Double) -> Bool {
+    guard sourceEnded, r.ready.isEmpty else { return false }
+    if let shown = r.shown, now < shown.end { return false }
+    guard r.soundFinished else { return false }
+    phase = .ended
+    return true
+  }
+
+  // MARK: what happened
+
+  /// The user paused or resumed. Returns whether the clock should run now, and whether the sound should be held.
+  mutating func togglePause() -> (clockRuns: Bool, soundHeld: Bool)? {
+    switch phase {
+    case .opening, .awaitingPicture, .running, .buffering:
+      userPaused.toggle()
+      starvedSince = nil  // time spent paused is not time waiting for data
+      let runs = !userPaused && phase == .running
+      return (runs, userPaused || phase != .running)
+    case .ended, .failed:
+      return nil
+    }
+  }
+
+  /// A seek was made. With video, the first picture after it starts the clock; without, the sound does at once.
+  /// Returns whether the sound (and the clock) should run now.
+  mutating func seeked(hasVideo: Bool) -> Bool {
+    guard phase != .failed else { return false }
+    sourceEnded = false
+    starvedSince = nil  // a seek is not a wait for data
+    phase = hasVideo ? (phase == .opening ? .opening : .awaitingPicture) : .running
+    return !hasVideo && !userPaused
+  }
+
+  /// The source gave its last picture.
+  mutating func sourceFinished() { sourceEnded = true }
+
+  /// Playback goes on without pictures (sound alone from the start, or a video that never gave one): the sound
+  /// drives the clock at once. Returns whether it should run (not paused).
+  mutating func soundAlone(videoGivenUp: Bool) -> Bool {
+    if videoGivenUp { sourceEnded = true }
+    if phase != .failed && phase != .ended { phase = .running }
+    return !userPaused
+  }
+
+  mutating func fail() { phase = .failed }
+}
