@@ -39,13 +39,51 @@ final class EventWriterTests: XCTestCase {
     XCTAssertEqual((events[4]["stats"] as? [String: Any])?["dropped"] as? Int, 2)
   }
 
+  /// A host that stops reading, then goes away: lines queued while the writer is blocked all fail, and later ones
+  /// are not even tried. One report on stderr, and the process lives on (EPIPE must not kill it).
   func testAClosedDescriptorIsReportedOnceAndIgnored() throws {
     var fds: [Int32] = [0, 0]
     XCTAssertEqual(pipe(&fds), 0)
-    close(fds[0])  // nobody will ever read: writes fail with EPIPE, which must not kill the process
-    let writer = EventWriter(fd: fds[1])
-    for i in 0..<5 { writer.progress(positionMs: Int64(i), durationMs: nil, state: "playing") }
-    writer.flush()
+    fillPipe(fds[1])  // the writer's first line blocks, so every line below is queued before any write fails
+    let report = "orb-player: cannot write events to fd \(fds[1]):"
+    let written = capturingStandardError {
+      let writer = EventWriter(fd: fds[1])
+      for i in 0..<20 { writer.state("playing", positionMs: Int64(i)) }  // a kind that is never dropped
+      close(fds[0])  // nobody will ever read: the blocked write fails with EPIPE, and so would the rest
+      writer.flush()
+      for i in 0..<5 { writer.error(kind: "network", message: "again", positionMs: Int64(i)) }
+      writer.ended(positionMs: 5, reason: "eof")
+      writer.flush()
+    }
     close(fds[1])
+    let reports = written.split(separator: "\n").filter { $0.hasPrefix(report) }
+    XCTAssertEqual(reports.count, 1, "reported \(reports.count) times: \(written)")
+  }
+
+  /// Writes into `fd` (a pipe's write end) until it holds no more, leaving it blocking.
+  private func fillPipe(_ fd: Int32) {
+    let flags = fcntl(fd, F_GETFL)
+    XCTAssertEqual(fcntl(fd, F_SETFL, flags | O_NONBLOCK), 0)
+    let chunk = [UInt8](repeating: 0x20, count: 4096)
+    for size in [chunk.count, 1] {
+      while Foundation.write(fd, chunk, size) == size {}
+    }
+    XCTAssertEqual(errno, EAGAIN)
+    XCTAssertEqual(fcntl(fd, F_SETFL, flags), 0)
+  }
+
+  /// Runs `body` with fd 2 pointed at a pipe, and returns what was written to it.
+  private func capturingStandardError(_ body: () -> Void) -> String {
+    var fds: [Int32] = [0, 0]
+    XCTAssertEqual(pipe(&fds), 0)
+    let saved = dup(STDERR_FILENO)
+    XCTAssertGreaterThanOrEqual(saved, 0)
+    XCTAssertEqual(dup2(fds[1], STDERR_FILENO), STDERR_FILENO)
+    close(fds[1])
+    body()
+    XCTAssertEqual(dup2(saved, STDERR_FILENO), STDERR_FILENO)  // the pipe's last write end closes here
+    close(saved)
+    let data = FileHandle(fileDescriptor: fds[0], closeOnDealloc: true).readDataToEndOfFile()
+    return String(decoding: data, as: UTF8.self)
   }
 }

@@ -24,6 +24,24 @@ final class PlayerSchedulingTests: XCTestCase {
     return nil
   }
 
+  /// Asks, again and again for `seconds` of real time, at the host time of now, and returns the first slot shown.
+  /// Long enough for the render thread to draw the ring full (a 64x36 frame takes it milliseconds), so a check that
+  /// nothing is shown is made while drawn frames wait: `shownAtOnce` afterwards proves they did.
+  private func shownWhileAsking(_ player: Player, at host: ManualHostClock, seconds: Double = 0.3) -> VideoSlot? {
+    let deadline = Date(timeIntervalSinceNow: seconds)
+    while Date() < deadline {
+      if case .show(let slot) = player.frameToShow(presentationTime: host.now()) { return slot }
+      usleep(2000)
+    }
+    return nil
+  }
+
+  /// One ask, no waiting: what is shown at the host time of now, when the frame due was drawn already.
+  private func shownAtOnce(_ player: Player, at host: ManualHostClock) -> VideoSlot? {
+    if case .show(let slot) = player.frameToShow(presentationTime: host.now()) { return slot }
+    return nil
+  }
+
   func testFirstFrameStartsTheClockAndLaterFramesComeOnTime() throws {
     let host = ManualHostClock()
     let player = makePlayer(host)
@@ -32,14 +50,14 @@ final class PlayerSchedulingTests: XCTestCase {
     XCTAssertEqual(first.time, 0, accuracy: 1e-9)
     XCTAssertEqual(player.state, .playing)
     player.release(first)
-    // Not yet due: 50 ms in, frame 1 (at 100 ms) must wait.
+    // Not yet due: 50 ms in, frame 1 (at 100 ms) must wait, though it is drawn.
     host.advance(seconds: 0.05)
-    usleep(100_000)
-    if case .show(let early) = player.frameToShow(presentationTime: host.now()) {
+    if let early = shownWhileAsking(player, at: host) {
       XCTFail("showed the frame at \(early.time) s at 0.05 s")
     }
+    // It was drawn while it waited: the moment it is due, the first ask shows it.
     host.advance(seconds: 0.05)
-    let second = try XCTUnwrap(nextShown(player, at: host))
+    let second = try XCTUnwrap(shownAtOnce(player, at: host), "frame 1 was not drawn yet: nothing was waiting")
     XCTAssertEqual(second.time, 0.1, accuracy: 1e-6)
     XCTAssertEqual(player.stats.dropped, 0)
     XCTAssertEqual(player.stats.avOffset, 0, accuracy: 1e-6)
@@ -66,15 +84,17 @@ final class PlayerSchedulingTests: XCTestCase {
     let first = try XCTUnwrap(nextShown(player, at: host))
     XCTAssertEqual(player.state, .paused)
     player.release(first)
+    // Five seconds pass on the host while the render thread draws the frames after it: none may be shown.
     host.advance(seconds: 5)
-    usleep(100_000)
-    if case .show(let slot) = player.frameToShow(presentationTime: host.now()) {
+    if let slot = shownWhileAsking(player, at: host) {
       XCTFail("showed \(slot.time) s while paused")
     }
     player.togglePause()
     XCTAssertEqual(player.state, .playing)
+    // They were drawn while paused: once due, the first ask shows the next one, from where the pause began.
     host.advance(seconds: 0.1)
-    XCTAssertEqual(try XCTUnwrap(nextShown(player, at: host)).time, 0.1, accuracy: 1e-6)
+    let next = try XCTUnwrap(shownAtOnce(player, at: host), "frame 1 was not drawn yet: nothing was held back")
+    XCTAssertEqual(next.time, 0.1, accuracy: 1e-6)
   }
 
   func testStartPositionAndEndOfMedia() throws {

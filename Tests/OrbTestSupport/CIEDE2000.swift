@@ -21,8 +21,15 @@ public enum CIEDE2000 {
 
   /// ΔE00 between two pixels (Sharma, Wu and Dalal's formulation, kL = kC = kH = 1).
   public static func difference(_ p: RGB, _ q: RGB) -> Double {
-    let (l1, a1, b1) = lab(p)
-    let (l2, a2, b2) = lab(q)
+    difference(lab: lab(p), lab(q))
+  }
+
+  /// ΔE00 between two CIELAB colours (Sharma, Wu and Dalal's formulation, kL = kC = kH = 1).
+  public static func difference(
+    lab p: (l: Double, a: Double, b: Double), _ q: (l: Double, a: Double, b: Double)
+  ) -> Double {
+    let (l1, a1, b1) = p
+    let (l2, a2, b2) = q
     let c1 = (a1 * a1 + b1 * b1).squareRoot()
     let c2 = (a2 * a2 + b2 * b2).squareRoot()
     let cMean = (c1 + c2) / 2
