@@ -214,10 +214,10 @@ final class PlayerWindow: @unchecked Sendable {
         equalizerGainsDB: options.equalizer ?? [Double](repeating: 0, count: 10), nightMode: options.nightMode,
         remap: options.remap, volumePercent: Double(options.volume),
         isMuted: options.mute),
-      toneMapping: options.toneMapping)
-    player.onEvent = { [unowned self] event in
-      MainLoop.post { [unowned self] in self.handle(event) }
-    }
+      toneMapping: options.toneMapping,
+      onEvent: { [unowned self] event in
+        MainLoop.post { [unowned self] in self.handle(event) }
+      })
     self.player = player
     video.attach(player)
     player.start()

@@ -548,20 +548,15 @@ public final class MediaPipeline: FrameSource, SoundSource, @unchecked Sendable 
   private func videoLoop(_ decoder: Decoder) {
     guard let stream = videoStream else { return }
     var current = lock.withLock { generation }
-    var target = 0.0
-    var held: VideoFrame?  // the last frame before `target`, shown if nothing later comes
-    var emitted = false
-    // Where the next frame falls when it carries no timestamp: after the previous one (as ffplay and mpv time them).
-    var nextTime: Double?
+    var hold = SeekHold<VideoFrame>()
+    var timing = VideoTiming(nominalDuration: frameDuration, tick: av_q2d(videoTimeBase))
     let converter = FrameConverter()
     decodeLoop(
       decoder, queue: videoPackets,
       flushed: { g, t in
         current = g
-        target = t
-        held = nil
-        emitted = false
-        nextTime = nil
+        hold.restart(at: t)
+        timing.restart()
         return nil
       },
       receive: { frame in
@@ -571,17 +566,9 @@ public final class MediaPipeline: FrameSource, SoundSource, @unchecked Sendable 
           av_frame_unref(frame)
           return
         }
-        let stamped = untimed ? nil : seconds(frame, videoTimeBase)
-        let time = stamped ?? nextTime ?? 0
-        // A frame's own duration, where the container gives one that differs from the nominal rate by more than
-        // its rounding (variable-frame-rate recordings); else the nominal one, exact for constant rates that a
-        // millisecond time base (Matroska) rounds.
-        let tick = av_q2d(videoTimeBase)
-        let ownDuration = Double(frame.pointee.pkt_duration) * tick
-        let duration =
-          ownDuration > 0 && ownDuration < 10 && abs(ownDuration - frameDuration) > max(1.5 * tick, 0.002)
-          ? ownDuration : frameDuration
-        nextTime = time + duration
+        let (time, duration) = timing.place(
+          stamped: untimed ? nil : seconds(frame, videoTimeBase),
+          ownDuration: Double(frame.pointee.pkt_duration) * av_q2d(videoTimeBase))
         lock.withLock { decodedPictures += 1 }
         guard let copy = av_frame_alloc() else { return }
         av_frame_move_ref(copy, frame)
@@ -589,20 +576,10 @@ public final class MediaPipeline: FrameSource, SoundSource, @unchecked Sendable 
           let video = converter.makeFrame(
             copy, stream: stream, time: time, duration: duration, generation: current)
         else { return }
-        if !emitted && time + duration <= target + 1e-6 {
-          held = video
-          return
-        }
-        if !emitted, let h = held, time > target + 1e-6, h.time <= target {
-          frames.push(.frame(h))
-        }
-        held = nil
-        emitted = true
-        frames.push(.frame(video))
+        for picture in hold.offer(video, time: time, duration: duration) { frames.push(.frame(picture)) }
       },
       finish: { g in
-        if let h = held { frames.push(.frame(h)) }
-        held = nil
+        if let last = hold.finish() { frames.push(.frame(last)) }
         frames.push(.end(generation: g))
       })
   }
@@ -611,16 +588,14 @@ public final class MediaPipeline: FrameSource, SoundSource, @unchecked Sendable 
 
   private func audioLoop(_ decoder: Decoder) {
     var current = lock.withLock { generation }
-    var target = 0.0
-    var nextTime: Double?
+    var timeline = AudioTimeline(sampleRate: audioRate)
     var timeBase = media.parameters[lock.withLock { currentAudio!.index }]!.timeBase
     let converter = AudioConverter(outputRate: audioRate)
     decodeLoop(
       decoder, queue: audioPackets,
       flushed: { g, t in
         current = g
-        target = t
-        nextTime = nil
+        timeline.restart(at: t)
         converter.reset()
         // A track switch lands here, with the seek that refills from the current position.
         guard
@@ -640,24 +615,12 @@ public final class MediaPipeline: FrameSource, SoundSource, @unchecked Sendable 
         let stamped = seconds(frame, timeBase)
         guard var samples = converter.convert(frame) else { return }
         let channels = converter.outputChannels
-        var time = stamped ?? nextTime ?? target
-        let expected = nextTime ?? target
-        if time > expected + Self.audioGapTolerance && time < expected + Self.longestAudioGap {
-          // Packets that did not decode leave a hole: it is heard as silence of its length, so the sound, and the
-          // clock it drives, never leap ahead of the picture. (A longer jump is a discontinuity in the timestamps,
-          // not lost sound: it is not filled.)
-          pushSilence(from: max(expected, target), to: time, channels: channels, generation: current)
+        guard let place = timeline.place(frames: samples.count / channels, stamped: stamped) else { return }
+        if let hole = place.silence {
+          pushSilence(from: hole.start, frames: hole.frames, channels: channels, generation: current)
         }
-        // Trim what lies before a seek target, so sound starts exactly where the picture does.
-        let frameCount = samples.count / channels
-        let end = time + Double(frameCount) / Double(audioRate)
-        if end <= target { return }
-        if time < target {
-          let drop = min(frameCount, Int(((target - time) * Double(audioRate)).rounded()))
-          samples.removeFirst(drop * channels)
-          time += Double(drop) / Double(audioRate)
-        }
-        nextTime = time + Double(samples.count / channels) / Double(audioRate)
+        samples.removeFirst(place.drop * channels)
+        let time = place.time
         guard !samples.isEmpty else { return }
         lock.withLock { decodedAudioFrames += samples.count / channels }
         let chunk = AudioChunk(
@@ -667,16 +630,9 @@ public final class MediaPipeline: FrameSource, SoundSource, @unchecked Sendable 
       finish: { g in audioChunks.push(.end(generation: g), cost: 0) })
   }
 
-  /// Audio that starts later than the sound before it ended by more than this is a hole, filled with silence.
-  static let audioGapTolerance = 0.02
-  /// Holes up to this long are filled; a longer jump is a timestamp discontinuity (a damaged index, a stream
-  /// splice), and filling it would hold the picture for that long.
-  static let longestAudioGap = 10.0
-
-  /// Queues silence for media time `start..<end`, in pieces of at most a tenth of a second.
-  private func pushSilence(from start: Double, to end: Double, channels: Int, generation: Int) {
+  /// Queues `frames` frames of silence from media time `start`, in pieces of at most a tenth of a second.
+  private func pushSilence(from start: Double, frames total: Int, channels: Int, generation: Int) {
     var time = start
-    let total = Int(((end - start) * Double(audioRate)).rounded())
     var left = total
     while left > 0 && !isClosed && lock.withLock({ generation == self.generation }) {
       let frames = min(left, audioRate / 10)

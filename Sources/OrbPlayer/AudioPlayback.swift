@@ -39,9 +39,9 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
   }
 
   /// Called on the feed thread when a lost output has come back: seek to the current position to refill.
-  public var onOutputRestored: (@Sendable () -> Void)?
+  private let onOutputRestored: (@Sendable () -> Void)?
   /// Called on the feed thread, once per loss, when the output went away.
-  public var onOutputLost: (@Sendable () -> Void)?
+  private let onOutputLost: (@Sendable () -> Void)?
 
   private let sound: SoundSource
   private let processor: AudioProcessing
@@ -63,8 +63,11 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
 
   public init(
     sound: SoundSource, output: AudioOutput, processor: AudioProcessing,
-    reconnect: @escaping () throws -> AudioOutput, clockTime: @escaping () -> Double
+    reconnect: @escaping () throws -> AudioOutput, clockTime: @escaping () -> Double,
+    onOutputLost: (@Sendable () -> Void)? = nil, onOutputRestored: (@Sendable () -> Void)? = nil
   ) {
+    self.onOutputLost = onOutputLost
+    self.onOutputRestored = onOutputRestored
     self.sound = sound
     currentOutput = output
     self.processor = processor

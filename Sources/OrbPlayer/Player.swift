@@ -54,7 +54,8 @@ public final class Player: @unchecked Sendable {
   public var info: MediaInfo? { lock.withLock { infoValue } }
   /// The Vulkan device drawing the frames, once opened.
   public var deviceName: String { lock.withLock { deviceNameValue } }
-  public var onEvent: (@Sendable (Event) -> Void)?
+  /// Receives the player's events, on the render thread (post them on). Set once, at construction.
+  private let onEvent: (@Sendable (Event) -> Void)?
 
   private let headers: [String]
   private let audioRequest: MediaPipeline.AudioRequest?
@@ -105,8 +106,9 @@ public final class Player: @unchecked Sendable {
     presentation: Presentation, width: Int, height: Int, clock: MediaClock = MediaClock(),
     renderContext: VulkanContext? = nil, audio: MediaPipeline.AudioRequest? = nil,
     audioSettings: DSPSettings = DSPSettings(), audioProcessor: (() -> AudioProcessing)? = nil,
-    toneMapping: ToneMapping = ToneMapping()
+    toneMapping: ToneMapping = ToneMapping(), onEvent: (@Sendable (Event) -> Void)? = nil
   ) {
+    self.onEvent = onEvent
     self.toneMapping = toneMapping
     audioRequest = audio
     makeProcessor = audioProcessor
@@ -562,15 +564,15 @@ public final class Player: @unchecked Sendable {
     let name = lock.withLock { infoValue?.source } ?? source
     let playback = AudioPlayback(
       sound: sound, output: output, processor: makeProcessor?() ?? dsp,
-      reconnect: { try AudioOutput(mediaName: name) }, clockTime: { [clock] in clock.time() })
-    playback.onOutputLost = { [weak self] in
-      self?.onEvent?(.notice("no audio output (PipeWire went away); playing on without sound"))
-    }
-    playback.onOutputRestored = { [weak self] in
-      guard let self else { return }
-      self.onEvent?(.notice("audio: PipeWire is back"))
-      self.seek(to: self.clock.time())  // refill from here, so sound and picture start together
-    }
+      reconnect: { try AudioOutput(mediaName: name) }, clockTime: { [clock] in clock.time() },
+      onOutputLost: { [weak self] in
+        self?.onEvent?(.notice("no audio output (PipeWire went away); playing on without sound"))
+      },
+      onOutputRestored: { [weak self] in
+        guard let self else { return }
+        self.onEvent?(.notice("audio: PipeWire is back"))
+        self.seek(to: self.clock.time())  // refill from here, so sound and picture start together
+      })
     let soundRuns = lock.withLock { () -> Bool? in
       audio = playback
       guard !opened.hasVideo else { return nil }

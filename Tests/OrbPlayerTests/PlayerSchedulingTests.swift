@@ -135,15 +135,16 @@ final class PlayerSchedulingTests: XCTestCase {
   }
 
   func testAMissingFileIsReportedAsAnEvent() {
-    let player = Player(source: "/nonexistent/clip.mkv", presentation: .memory, width: 64, height: 36)
     let reported = expectation(description: "failed event")
-    player.onEvent = { event in
-      if case .failed(let error) = event {
-        XCTAssertEqual(error.kind, .missing)
-        XCTAssertEqual(error.description, "cannot open '/nonexistent/clip.mkv': no such file")
-        reported.fulfill()
-      }
-    }
+    let player = Player(
+      source: "/nonexistent/clip.mkv", presentation: .memory, width: 64, height: 36,
+      onEvent: { event in
+        if case .failed(let error) = event {
+          XCTAssertEqual(error.kind, .missing)
+          XCTAssertEqual(error.description, "cannot open '/nonexistent/clip.mkv': no such file")
+          reported.fulfill()
+        }
+      })
     player.start()
     wait(for: [reported], timeout: 10)
     XCTAssertEqual(player.state, .error)

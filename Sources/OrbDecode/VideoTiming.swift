@@ -1,0 +1,67 @@
+/// Gives each decoded picture its time and duration: its own timestamp where the stream has one, else the time
+/// after the picture before it (raw elementary streams, as ffplay and mpv time them); its container's duration
+/// where that differs from the nominal rate by more than rounding (variable-frame-rate recordings), else
+/// `1 / frame rate`, exact for constant rates that a millisecond time base (Matroska) rounds.
+/// Thread-safety: a value type, owned by the video decode thread.
+struct VideoTiming {
+  /// Seconds a picture lasts at the stream's nominal rate.
+  let nominalDuration: Double
+  /// Seconds of one tick of the stream's time base.
+  let tick: Double
+  private var nextTime: Double?
+
+  init(nominalDuration: Double, tick: Double) {
+    self.nominalDuration = nominalDuration
+    self.tick = tick
+  }
+
+  /// A seek: the next picture's time comes from its stamp (or starts again from 0 for a stream without stamps).
+  mutating func restart() { nextTime = nil }
+
+  /// - Parameters:
+  ///   - stamped: the picture's timestamp in seconds, if it has one.
+  ///   - ownDuration: the container's duration for it in seconds (0 or less: none).
+  mutating func place(stamped: Double?, ownDuration: Double) -> (time: Double, duration: Double) {
+    let time = stamped ?? nextTime ?? 0
+    let ownIsReal = ownDuration > 0 && ownDuration < 10 && abs(ownDuration - nominalDuration) > max(1.5 * tick, 0.002)
+    let duration = ownIsReal ? ownDuration : nominalDuration
+    nextTime = time + duration
+    return (time, duration)
+  }
+}
+
+/// After a seek, holds back the pictures before the target and lets out the one that covers it: the last picture
+/// that starts at or before the target, or the first one after it when none does.
+/// Thread-safety: a value type, owned by the video decode thread.
+struct SeekHold<Picture> {
+  private(set) var target = 0.0
+  private var held: (picture: Picture, time: Double)?
+  private var emitted = false
+
+  /// A seek to `target` seconds.
+  mutating func restart(at target: Double) {
+    self.target = target
+    held = nil
+    emitted = false
+  }
+
+  /// The pictures to let out now, in order, for a decoded picture at `time` lasting `duration`.
+  mutating func offer(_ picture: Picture, time: Double, duration: Double) -> [Picture] {
+    if !emitted && time + duration <= target + 1e-6 {
+      held = (picture, time)  // wholly before the target: kept in case nothing later comes
+      return []
+    }
+    var out: [Picture] = []
+    if !emitted, let h = held, time > target + 1e-6, h.time <= target { out.append(h.picture) }
+    held = nil
+    emitted = true
+    out.append(picture)
+    return out
+  }
+
+  /// The end of the stream: a picture still held is the last one there is, so it is let out.
+  mutating func finish() -> Picture? {
+    defer { held = nil }
+    return held?.picture
+  }
+}

@@ -1,0 +1,83 @@
+import XCTest
+
+@testable import OrbDecode
+
+/// Where decoded pictures and sound land in media time, without FFmpeg: stamps, missing stamps, seek targets,
+/// holes and discontinuities.
+final class TimelineTests: XCTestCase {
+  func testPicturesWithoutStampsFollowEachOtherAtTheNominalRate() {
+    var timing = VideoTiming(nominalDuration: 1.0 / 30, tick: 1.0 / 1_200_000)
+    let times = (0..<4).map { _ in timing.place(stamped: nil, ownDuration: 0).time }
+    XCTAssertEqual(times, [0, 1.0 / 30, 2.0 / 30, 3.0 / 30].map { $0 }, accuracy: 1e-12)
+    timing.restart()
+    XCTAssertEqual(timing.place(stamped: nil, ownDuration: 0).time, 0, "a seek in a raw stream starts again at 0")
+  }
+
+  func testAContainersRoundedDurationGivesWayToTheNominalOne() {
+    // Matroska stores 1/24 s as 41 or 42 ms: the nominal duration is the exact one.
+    var timing = VideoTiming(nominalDuration: 1.0 / 24, tick: 0.001)
+    XCTAssertEqual(timing.place(stamped: 0, ownDuration: 0.041).duration, 1.0 / 24, accuracy: 1e-12)
+    XCTAssertEqual(timing.place(stamped: 0.042, ownDuration: 0.042).duration, 1.0 / 24, accuracy: 1e-12)
+    // A variable-rate recording: a frame that lasts 100 ms where the average says 66 keeps its own.
+    var vfr = VideoTiming(nominalDuration: 59.0 / 900, tick: 1.0 / 15360)
+    XCTAssertEqual(vfr.place(stamped: 1, ownDuration: 0.1).duration, 0.1, accuracy: 1e-12)
+    XCTAssertEqual(vfr.place(stamped: 0, ownDuration: 1.0 / 30).duration, 1.0 / 30, accuracy: 1e-12)
+  }
+
+  func testASeekLetsOutThePictureThatCoversTheTarget() {
+    var hold = SeekHold<Int>()
+    hold.restart(at: 1.0)
+    XCTAssertEqual(hold.offer(0, time: 0.90, duration: 0.04), [])
+    XCTAssertEqual(hold.offer(1, time: 0.94, duration: 0.04), [])
+    XCTAssertEqual(hold.offer(2, time: 0.98, duration: 0.04), [2], "0.98-1.02 covers 1.0")
+    XCTAssertEqual(hold.offer(3, time: 1.02, duration: 0.04), [3])
+    // A target between pictures (a gap in a variable-rate stream): the one before it is shown first.
+    hold.restart(at: 2.0)
+    XCTAssertEqual(hold.offer(10, time: 1.90, duration: 0.04), [])
+    XCTAssertEqual(hold.offer(11, time: 2.10, duration: 0.04), [10, 11])
+    // The stream ends before the target: the last picture there is comes out at the end.
+    hold.restart(at: 9.0)
+    XCTAssertEqual(hold.offer(20, time: 4.96, duration: 0.04), [])
+    XCTAssertEqual(hold.finish(), 20)
+    XCTAssertNil(hold.finish())
+  }
+
+  func testSoundBeforeTheTargetIsTrimmed() {
+    var timeline = AudioTimeline(sampleRate: 48000)
+    timeline.restart(at: 2.0)
+    XCTAssertNil(timeline.place(frames: 1024, stamped: 1.9), "wholly before the target")
+    let place = timeline.place(frames: 4800, stamped: 1.95)
+    XCTAssertEqual(place?.drop, 2400)
+    XCTAssertEqual(place?.time ?? 0, 2.0, accuracy: 1e-9)
+    XCTAssertNil(place?.silence)
+    XCTAssertEqual(timeline.nextTime ?? 0, 2.05, accuracy: 1e-9)
+  }
+
+  func testAHoleIsSilenceOfItsLength() {
+    var timeline = AudioTimeline(sampleRate: 48000)
+    _ = timeline.place(frames: 1024, stamped: 0)
+    // Two AAC packets (2048 frames) did not decode: the next one starts 2048 frames later.
+    let place = timeline.place(frames: 1024, stamped: Double(3 * 1024) / 48000)
+    XCTAssertEqual(place?.silence?.start ?? -1, Double(1024) / 48000, accuracy: 1e-9)
+    XCTAssertEqual(place?.silence?.frames, 2048)
+    XCTAssertEqual(place?.drop, 0)
+    // Pieces without stamps, and a jitter under 20 ms, leave no hole.
+    XCTAssertNil(timeline.place(frames: 1024, stamped: nil)?.silence)
+    XCTAssertNil(timeline.place(frames: 1024, stamped: (timeline.nextTime ?? 0) + 0.01)?.silence)
+  }
+
+  func testAJumpOfMinutesIsADiscontinuityNotAHole() {
+    var timeline = AudioTimeline(sampleRate: 48000)
+    _ = timeline.place(frames: 1024, stamped: 0)
+    let place = timeline.place(frames: 1024, stamped: 600)
+    XCTAssertNil(place?.silence, "ten minutes of silence would hold the picture ten minutes")
+    XCTAssertEqual(place?.time ?? 0, 600, accuracy: 1e-9)
+  }
+}
+
+private func XCTAssertEqual(
+  _ a: [Double], _ b: [Double], accuracy: Double, file: StaticString = #filePath, line: UInt = #line
+) {
+  XCTAssertEqual(a.count, b.count, file: file, line: line)
+  for (x, y) in zip(a, b) { XCTAssertEqual(x, y, accuracy: accuracy, file: file, line: line) }
+}
