@@ -85,6 +85,13 @@ final class MPRIS {
     ownerID = 0
   }
 
+  /// A GVariant builder of `type`; the type made for it is freed at once (the builder keeps its own copy).
+  private static func builder(_ type: String) -> UnsafeMutablePointer<GVariantBuilder>? {
+    let variantType = g_variant_type_new(type)
+    defer { g_variant_type_free(variantType) }
+    return g_variant_builder_new(variantType)
+  }
+
   private func register(on connection: OpaquePointer?) {
     guard let connection else { return }
     self.connection = connection
@@ -111,6 +118,7 @@ final class MPRIS {
       g_clear_error(&error)
       i += 1
     }
+    g_dbus_node_info_unref(node)  // the registrations hold what they need of it
     MainLoop.every(milliseconds: 500) { [weak self] in
       guard let self, self.ownerID != 0 else { return false }
       self.announceChanges()
@@ -177,7 +185,7 @@ final class MPRIS {
   private func property(_ interface: String, _ name: String) -> OpaquePointer? {
     let player = hooks.player()
     func strings(_ list: [String]) -> OpaquePointer? {
-      let builder = g_variant_builder_new(g_variant_type_new("as"))
+      let builder = Self.builder("as")
       for s in list { g_variant_builder_add_value(builder, g_variant_new_string(s)) }
       defer { g_variant_builder_unref(builder) }
       return g_variant_builder_end(builder)
@@ -211,7 +219,7 @@ final class MPRIS {
   }
 
   private func metadata(_ player: Player?) -> OpaquePointer? {
-    let builder = g_variant_builder_new(g_variant_type_new("a{sv}"))
+    let builder = Self.builder("a{sv}")
     defer { g_variant_builder_unref(builder) }
     func add(_ key: String, _ value: OpaquePointer?) {
       g_variant_builder_add_value(
@@ -229,7 +237,7 @@ final class MPRIS {
     let status = status(hooks.player())
     guard status != lastStatus else { return }
     lastStatus = status
-    let changed = g_variant_builder_new(g_variant_type_new("a{sv}"))
+    let changed = Self.builder("a{sv}")
     g_variant_builder_add_value(
       changed,
       g_variant_new_dict_entry(
@@ -237,7 +245,7 @@ final class MPRIS {
     g_variant_builder_add_value(
       changed,
       g_variant_new_dict_entry(g_variant_new_string("Metadata"), g_variant_new_variant(metadata(hooks.player()))))
-    let invalidated = g_variant_builder_new(g_variant_type_new("as"))
+    let invalidated = Self.builder("as")
     var children: [OpaquePointer?] = [
       g_variant_new_string("org.mpris.MediaPlayer2.Player"), g_variant_builder_end(changed),
       g_variant_builder_end(invalidated),

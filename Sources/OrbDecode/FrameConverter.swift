@@ -79,11 +79,11 @@ final class FrameConverter {
       av_frame_free(&outOwned)
       return nil
     }
-    withUnsafePointer(to: frame.pointee.data) { src in
+    let rows = withUnsafePointer(to: frame.pointee.data) { src in
       withUnsafePointer(to: frame.pointee.linesize) { srcStride in
         withUnsafePointer(to: out.pointee.data) { dst in
           withUnsafePointer(to: out.pointee.linesize) { dstStride in
-            _ = sws_scale(
+            sws_scale(
               sws,
               UnsafeRawPointer(src).assumingMemoryBound(to: UnsafePointer<UInt8>?.self),
               UnsafeRawPointer(srcStride).assumingMemoryBound(to: Int32.self), 0, f.height,
@@ -92,6 +92,12 @@ final class FrameConverter {
           }
         }
       }
+    }
+    guard rows > 0 else {
+      // swscale could not convert it (a damaged frame): the picture is skipped.
+      av_frame_free(&owned)
+      av_frame_free(&outOwned)
+      return nil
     }
     av_frame_copy_props(out, frame)
     av_frame_free(&owned)

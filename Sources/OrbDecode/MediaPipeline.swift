@@ -441,8 +441,10 @@ public final class MediaPipeline: FrameSource, SoundSource, @unchecked Sendable 
         if untimed {
           // No timestamps to seek by: back to the first byte; the decoder times frames from there to the target.
           avformat_seek_file(ctx, -1, 0, 0, 0, AVSEEK_FLAG_BYTE)
-        } else {
-          avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0)
+        } else if avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0) < 0 {
+          // Some demuxers only seek backwards to a key frame; one that cannot seek at all reads on from where it
+          // is, and the decoders skip to the target (a seek back then lands on the first picture read).
+          av_seek_frame(ctx, -1, ts, AVSEEK_FLAG_BACKWARD)
         }
         atEnd = false
         videoPackets.push(.flush(generation: gen, target: target), cost: 0)

@@ -45,7 +45,7 @@ final class GPUBuffer {
       vkDestroyBuffer(device, buffer, nil)
       throw VulkanError(call: "vkAllocateMemory", result: result.rawValue)
     }
-    vkBindBufferMemory(device, buffer, memory, 0)
+    try vk(vkBindBufferMemory(device, buffer, memory, 0), "vkBindBufferMemory")
     var pointer: UnsafeMutableRawPointer?
     if hostVisible {
       let mapped = vkMapMemory(device, memory, 0, VkDeviceSize(VK_WHOLE_SIZE), 0, &pointer)
@@ -146,7 +146,7 @@ final class GPUImage {
       vkDestroyImage(device, image, nil)
       throw VulkanError(call: "vkAllocateMemory (image)", result: allocated.rawValue)
     }
-    vkBindImageMemory(device, image, memory, 0)
+    try vk(vkBindImageMemory(device, image, memory, 0), "vkBindImageMemory")
     allocationSize = UInt64(requirements.size)
 
     var viewInfo = VkImageViewCreateInfo()

@@ -27,6 +27,8 @@ public final class Renderer: @unchecked Sendable {
   private let tableRenderPass: VkRenderPass
   private let tableFramebuffer: VkFramebuffer
   private var tablePipelines: [PipelineVariant: VkPipeline] = [:]
+  /// Destroys what `init` made, once, in reverse order: when the renderer goes, or when `init` throws half-way.
+  private let made: VulkanObjects
   private var tableKey: HDRTableKey?
   private var tableInitialized = false
 
@@ -35,11 +37,14 @@ public final class Renderer: @unchecked Sendable {
     self.context = context
     device = context.device
     let device = context.device
+    let made = VulkanObjects()
 
     // Render pass: one RGBA8 attachment, every pixel written by the shader, left in GENERAL so that
     // a copy to a buffer or an importer (GL) can read it without another transition.
-    renderPass = try Self.makeRenderPass(
+    let renderPass = try Self.makeRenderPass(
       device: device, format: VK_FORMAT_R8G8B8A8_UNORM, finalLayout: VK_IMAGE_LAYOUT_GENERAL)
+    made.add { vkDestroyRenderPass(device, renderPass, nil) }
+    self.renderPass = renderPass
 
     // Three combined image samplers: Y, CbCr, and the HDR table.
     var bindings = (0..<3).map { i -> VkDescriptorSetLayoutBinding in
@@ -58,6 +63,7 @@ public final class Renderer: @unchecked Sendable {
       info.pBindings = UnsafePointer(b.baseAddress)
       try vk(vkCreateDescriptorSetLayout(device, &info, nil, &setLayout), "vkCreateDescriptorSetLayout")
     }
+    made.add { vkDestroyDescriptorSetLayout(device, setLayout, nil) }
     self.setLayout = setLayout!
 
     var pushRange = VkPushConstantRange(
@@ -75,6 +81,7 @@ public final class Renderer: @unchecked Sendable {
         try vk(vkCreatePipelineLayout(device, &info, nil, &pipelineLayout), "vkCreatePipelineLayout")
       }
     }
+    made.add { vkDestroyPipelineLayout(device, pipelineLayout, nil) }
     self.pipelineLayout = pipelineLayout!
 
     var samplerInfo = VkSamplerCreateInfo()
@@ -87,6 +94,7 @@ public final class Renderer: @unchecked Sendable {
     samplerInfo.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE
     var sampler: VkSampler?
     try vk(vkCreateSampler(device, &samplerInfo, nil, &sampler), "vkCreateSampler")
+    made.add { vkDestroySampler(device, sampler, nil) }
     self.sampler = sampler!
 
     var poolSize = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, descriptorCount: 3)
@@ -99,6 +107,7 @@ public final class Renderer: @unchecked Sendable {
       info.pPoolSizes = size
       try vk(vkCreateDescriptorPool(device, &info, nil, &pool), "vkCreateDescriptorPool")
     }
+    made.add { vkDestroyDescriptorPool(device, pool, nil) }
     descriptorPool = pool!
     var set: VkDescriptorSet?
     try withUnsafePointer(to: &setLayout) { layouts in
@@ -117,6 +126,7 @@ public final class Renderer: @unchecked Sendable {
     cpInfo.queueFamilyIndex = context.queueFamily
     var commandPool: VkCommandPool?
     try vk(vkCreateCommandPool(device, &cpInfo, nil, &commandPool), "vkCreateCommandPool")
+    made.add { vkDestroyCommandPool(device, commandPool, nil) }
     self.commandPool = commandPool!
     var cbInfo = VkCommandBufferAllocateInfo()
     cbInfo.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO
@@ -130,13 +140,16 @@ public final class Renderer: @unchecked Sendable {
     fenceInfo.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO
     var fence: VkFence?
     try vk(vkCreateFence(device, &fenceInfo, nil, &fence), "vkCreateFence")
+    made.add { vkDestroyFence(device, fence, nil) }
     self.fence = fence!
 
     table = try GPUImage(
       context, width: HDRTableKey.atlasSize, height: HDRTableKey.atlasSize, format: VK_FORMAT_R16G16B16A16_UNORM,
       usage: VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT.rawValue | VK_IMAGE_USAGE_SAMPLED_BIT.rawValue)
-    tableRenderPass = try Self.makeRenderPass(
+    let tableRenderPass = try Self.makeRenderPass(
       device: device, format: VK_FORMAT_R16G16B16A16_UNORM, finalLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
+    made.add { vkDestroyRenderPass(device, tableRenderPass, nil) }
+    self.tableRenderPass = tableRenderPass
     var tableView: VkImageView? = table.view
     var fbInfo = VkFramebufferCreateInfo()
     fbInfo.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO
@@ -150,35 +163,34 @@ public final class Renderer: @unchecked Sendable {
       fbInfo.pAttachments = v
       try vk(vkCreateFramebuffer(device, &fbInfo, nil, &tableFramebuffer), "vkCreateFramebuffer (HDR table)")
     }
+    // The framebuffer goes before the table image it shows (the closure holds the image until then).
+    let table = self.table
+    made.add {
+      vkDestroyFramebuffer(device, tableFramebuffer, nil)
+      _ = table
+    }
     self.tableFramebuffer = tableFramebuffer!
     var tableInfo = VkDescriptorImageInfo(
       sampler: sampler, imageView: table.view, imageLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
     withUnsafePointer(to: &tableInfo) { info in
       var write = VkWriteDescriptorSet()
       write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
-      write.dstSet = descriptorSet
+      write.dstSet = set
       write.dstBinding = 2
       write.descriptorCount = 1
       write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
       write.pImageInfo = info
       vkUpdateDescriptorSets(device, 1, &write, 0, nil)
     }
+    self.made = made
   }
 
   deinit {
     vkDeviceWaitIdle(device)
     planes = nil
-    vkDestroyFence(device, fence, nil)
-    vkDestroyCommandPool(device, commandPool, nil)
-    vkDestroyDescriptorPool(device, descriptorPool, nil)
-    vkDestroySampler(device, sampler, nil)
     for pipeline in pipelines.values { vkDestroyPipeline(device, pipeline, nil) }
     for pipeline in tablePipelines.values { vkDestroyPipeline(device, pipeline, nil) }
-    vkDestroyFramebuffer(device, tableFramebuffer, nil)
-    vkDestroyRenderPass(device, tableRenderPass, nil)
-    vkDestroyPipelineLayout(device, pipelineLayout, nil)
-    vkDestroyDescriptorSetLayout(device, setLayout, nil)
-    vkDestroyRenderPass(device, renderPass, nil)
+    // What init made goes with `made`, in reverse order of making.
   }
 
   /// A target of `width`x`height` pixels. `exportable`: its memory can be imported by GL (zero-copy);

@@ -5,12 +5,34 @@ import Foundation
 public struct VulkanError: Error, CustomStringConvertible, Sendable {
   public let call: String
   public let result: Int32
-  public var description: String { "\(call) failed (VkResult \(result))" }
+  public var description: String { "\(call) failed (\(Self.name(result)))" }
+
+  /// The VkResult's name as the specification spells it, or its number.
+  static func name(_ result: Int32) -> String {
+    let names: [Int32: String] = [
+      1: "VK_NOT_READY", 2: "VK_TIMEOUT", 5: "VK_INCOMPLETE", -1: "VK_ERROR_OUT_OF_HOST_MEMORY",
+      -2: "VK_ERROR_OUT_OF_DEVICE_MEMORY", -3: "VK_ERROR_INITIALIZATION_FAILED", -4: "VK_ERROR_DEVICE_LOST",
+      -5: "VK_ERROR_MEMORY_MAP_FAILED", -6: "VK_ERROR_LAYER_NOT_PRESENT", -7: "VK_ERROR_EXTENSION_NOT_PRESENT",
+      -8: "VK_ERROR_FEATURE_NOT_PRESENT", -9: "VK_ERROR_INCOMPATIBLE_DRIVER", -10: "VK_ERROR_TOO_MANY_OBJECTS",
+      -11: "VK_ERROR_FORMAT_NOT_SUPPORTED", -12: "VK_ERROR_FRAGMENTED_POOL", -13: "VK_ERROR_UNKNOWN",
+      -1_000_069_000: "VK_ERROR_OUT_OF_POOL_MEMORY", -1_000_072_003: "VK_ERROR_INVALID_EXTERNAL_HANDLE",
+    ]
+    return names[result] ?? "VkResult \(result)"
+  }
 
   public init(call: String, result: Int32) {
     self.call = call
     self.result = result
   }
+}
+
+/// Vulkan objects an owner made, each with how to destroy it: destroyed once, in reverse order of making, when the
+/// last reference goes. An owner whose init throws half-way thereby frees what it had made, and nothing twice.
+/// Thread-safety: Unsafe; filled by one thread, then only released.
+final class VulkanObjects {
+  private var destroyers: [() -> Void] = []
+  func add(_ destroy: @escaping () -> Void) { destroyers.append(destroy) }
+  deinit { for destroy in destroyers.reversed() { destroy() } }
 }
 
 /// The one funnel for `VkResult`s: success passes, anything else throws a `VulkanError` naming the call.
@@ -61,9 +83,9 @@ public final class VulkanContext: @unchecked Sendable {
     self.instance = instance
 
     var count: UInt32 = 0
-    vkEnumeratePhysicalDevices(instance, &count, nil)
+    try vk(vkEnumeratePhysicalDevices(instance, &count, nil), "vkEnumeratePhysicalDevices")
     var devices = [VkPhysicalDevice?](repeating: nil, count: Int(count))
-    vkEnumeratePhysicalDevices(instance, &count, &devices)
+    try vk(vkEnumeratePhysicalDevices(instance, &count, &devices), "vkEnumeratePhysicalDevices")
     let wanted = ProcessInfo.processInfo.environment["ORB_VULKAN_DEVICE"]
     var best: (device: VkPhysicalDevice, family: UInt32, score: Int, props: VkPhysicalDeviceProperties)?
     for case let candidate? in devices {
@@ -110,9 +132,12 @@ public final class VulkanContext: @unchecked Sendable {
     driverUUID = withUnsafeBytes(of: idProps.driverUUID) { Array($0) }
 
     var extCount: UInt32 = 0
-    vkEnumerateDeviceExtensionProperties(chosen.device, nil, &extCount, nil)
+    try vk(
+      vkEnumerateDeviceExtensionProperties(chosen.device, nil, &extCount, nil), "vkEnumerateDeviceExtensionProperties")
     var extProps = [VkExtensionProperties](repeating: VkExtensionProperties(), count: Int(extCount))
-    vkEnumerateDeviceExtensionProperties(chosen.device, nil, &extCount, &extProps)
+    try vk(
+      vkEnumerateDeviceExtensionProperties(chosen.device, nil, &extCount, &extProps),
+      "vkEnumerateDeviceExtensionProperties")
     let available = Set(
       extProps.map {
         withUnsafeBytes(of: $0.extensionName) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }

@@ -159,3 +159,15 @@ final class OtherLayoutTests: XCTestCase {
     try assertBars(barsClip("bars-rgb.mkv", pixelFormat: "rgb24", codec: ["-c:v", "png"]))
   }
 }
+
+/// A failed Vulkan call is reported with the result's name, as the specification spells it.
+final class VulkanErrorTests: XCTestCase {
+  func testResultsAreNamed() {
+    XCTAssertEqual(
+      VulkanError(call: "vkAllocateMemory", result: -2).description,
+      "vkAllocateMemory failed (VK_ERROR_OUT_OF_DEVICE_MEMORY)")
+    XCTAssertEqual(
+      VulkanError(call: "vkCreateDevice", result: -4).description, "vkCreateDevice failed (VK_ERROR_DEVICE_LOST)")
+    XCTAssertEqual(VulkanError(call: "x", result: -99).description, "x failed (VkResult -99)")
+  }
+}
