@@ -27,6 +27,12 @@ static inline void orb_gl_device_uuid(unsigned char out[16]) {
   if (count > 0) glGetUnsignedBytei_vEXT(GL_DEVICE_UUID_EXT, 0, out);
 }
 
+/// The GL driver's UUID (GL_EXT_memory_object), to compare with Vulkan's driverUUID; writes 16 bytes.
+static inline void orb_gl_driver_uuid(unsigned char out[16]) {
+  memset(out, 0, 16);
+  glGetUnsignedBytevEXT(GL_DRIVER_UUID_EXT, out);
+}
+
 static inline const char *orb_gl_renderer(void) { return (const char *)glGetString(GL_RENDERER); }
 
 /// Imports `fd` holding an RGBA8 optimal-tiling image of `width`x`height` as a GL texture.

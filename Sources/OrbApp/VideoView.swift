@@ -56,6 +56,14 @@ final class VideoView {
       g_object_unref(UnsafeMutableRawPointer(context))
       return (.memory, "GL and Vulkan run on different devices")
     }
+    // Memory layouts are the driver's own: the spec allows sharing only between the same driver build
+    // (EXT_external_objects: matching device and driver UUIDs). Where GL cannot tell (zeros), we go by the device.
+    var driver = [UInt8](repeating: 0, count: 16)
+    orb_gl_driver_uuid(&driver)
+    if driver != [UInt8](repeating: 0, count: 16) && driver != vulkan.driverUUID {
+      g_object_unref(UnsafeMutableRawPointer(context))
+      return (.memory, "GL and Vulkan use different drivers")
+    }
     glContext = context
     let renderer = orb_gl_renderer().map { String(cString: $0) } ?? "GL"
     return (.zeroCopy, "GL import on \(renderer)")
