@@ -5,17 +5,18 @@ import OrbDecode
 import OrbPlayer
 import OrbRender
 
-/// The GtkApplication and its one window: the video, an error line over it, keys, events to the host.
+/// The GtkApplication and its one window: its life (start-up off the main thread, the error and exit policy), the
+/// video, the controls and what keys ask for. Text over the video is `Overlays`; what the host hears is
+/// `HostReport`; the key map is `KeyCommand`.
 /// Thread-safety: main thread only; the player's events are posted here with `MainLoop.post`.
 final class PlayerWindow: @unchecked Sendable {
   private let options: Options
   private let source: String
-  private let events: EventWriter?
+  private let report: HostReport
   private var app: UnsafeMutablePointer<GtkApplication>!
   private var window: UnsafeMutablePointer<GtkWidget>!
   private var overlay: UnsafeMutablePointer<GtkWidget>!
-  private var errorLabel: UnsafeMutablePointer<GtkWidget>?
-  private var statsLabel: UnsafeMutablePointer<GtkWidget>?
+  private var overlays: Overlays!
   private var presentationText = "starting"
   private var audioText: String?
   /// Made in `activate`: GTK widgets exist only after GTK's start-up.
@@ -32,7 +33,7 @@ final class PlayerWindow: @unchecked Sendable {
   init(options: Options, source: String) {
     self.options = options
     self.source = source
-    events = options.eventsFd.map { EventWriter(fd: $0) }
+    report = HostReport(eventsFd: options.eventsFd, resumeMs: Int64(options.resumeMs))
   }
 
   /// Runs the GTK main loop until the window closes; returns the process exit status.
@@ -45,7 +46,7 @@ final class PlayerWindow: @unchecked Sendable {
     // The window is gone: now, off the UI, wait for the engine to let go of the GPU before the process exits.
     player?.waitUntilStopped(timeout: 2)
     _ = workers.wait(timeout: .now() + 2)  // a Vulkan init or probe still running must not see the process go
-    events?.flush()
+    report.flush()
     return status != 0 ? status : exitStatus
   }
 
@@ -114,6 +115,7 @@ final class PlayerWindow: @unchecked Sendable {
       MainLoop.after(milliseconds: Self.presentWaitMs) { [weak self] in self?.present() }
     }
     overlay = gtk_overlay_new()
+    overlays = Overlays(over: overlay)
     gtk_overlay_set_child(opaque(overlay), video.picture)
     gtk_window_set_child(cast(raw(window)), overlay)
     installCSS()
@@ -166,7 +168,7 @@ final class PlayerWindow: @unchecked Sendable {
     gtk_window_present(cast(raw(window)))
     MainLoop.after(milliseconds: Self.openingNoticeMs) { [weak self] in
       guard let self, !self.finished, !self.failed, self.player.map({ $0.state == .loading }) ?? true else { return }
-      self.showOSD("Opening…", keep: true)
+      self.overlays.showMessage("Opening…", keep: true)
       self.waitingShown = true
     }
   }
@@ -223,7 +225,7 @@ final class PlayerWindow: @unchecked Sendable {
     player.start()
     MainLoop.every(milliseconds: 1000) { [weak self] in
       guard let self, !self.finished else { return false }
-      self.reportProgress()
+      if let player = self.player { self.report.progress(player) }
       return true
     }
     let opening = Date()
@@ -234,7 +236,6 @@ final class PlayerWindow: @unchecked Sendable {
     }
   }
 
-  private var buffering = false
   private var waitingShown = false
 
   /// "Connecting…" while a source takes long to open, "Buffering…" while a playing one waits for data; the host
@@ -243,16 +244,14 @@ final class PlayerWindow: @unchecked Sendable {
     let loading = player.state == .loading
     let connecting = loading && Date().timeIntervalSince(opening) > 1.5
     let nowBuffering = player.isBuffering
-    if nowBuffering != buffering {
-      buffering = nowBuffering
-      events?.state(nowBuffering ? "buffering" : "playing", positionMs: Int64((player.position * 1000).rounded()))
-    }
+    report.buffering(nowBuffering, at: player.position)
     if connecting || nowBuffering {
-      showOSD(connecting ? (source.contains("://") ? "Connecting…" : "Opening…") : "Buffering…", keep: true)
+      overlays.showMessage(
+        connecting ? (source.contains("://") ? "Connecting…" : "Opening…") : "Buffering…", keep: true)
       waitingShown = true
     } else if waitingShown && !loading {
       waitingShown = false
-      hideOSD()
+      overlays.hideMessage()
     }
   }
 
@@ -264,7 +263,7 @@ final class PlayerWindow: @unchecked Sendable {
         let (w, h) = Self.initialWindowSize(displayWidth: v.displayWidth, displayHeight: v.displayHeight)
         gtk_window_set_default_size(cast(raw(window)), Int32(w), Int32(h))
       }
-      events?.state("playing", positionMs: Int64(options.resumeMs))
+      report.opened()
     case .failed(let error):
       fail(error)
     case .notice(let message):
@@ -291,140 +290,70 @@ final class PlayerWindow: @unchecked Sendable {
     return (Int(w.rounded()), Int(h.rounded()))
   }
 
-  private func reportProgress() {
-    guard let player, let events else { return }
-    events.progress(
-      positionMs: Int64((player.position * 1000).rounded()),
-      durationMs: player.duration.map { Int64(($0 * 1000).rounded()) },
-      state: buffering ? "buffering" : player.state.rawValue)
+  private func key(_ keyval: guint, _ state: GdkModifierType) -> Bool {
+    guard let command = KeyCommand(keyval: keyval) else { return false }
+    perform(command)
+    return true
   }
 
-  private func key(_ keyval: guint, _ state: GdkModifierType) -> Bool {
-    switch Int32(keyval) {
-    case GDK_KEY_space, GDK_KEY_p:
-      togglePause()
-      return true
-    case GDK_KEY_q, GDK_KEY_Q, GDK_KEY_Escape:
-      if Int32(keyval) == GDK_KEY_Escape && isFullscreen {
-        gtk_window_unfullscreen(cast(raw(window)))
-        return true
-      }
-      finish(reason: "user-quit", status: exitStatus)
-      return true
-    case GDK_KEY_numbersign:
-      guard let player else { return true }
+  /// Carries out what a key asked for.
+  private func perform(_ command: KeyCommand) {
+    switch command {
+    case .togglePause: togglePause()
+    case .quitOrLeaveFullscreen where isFullscreen: gtk_window_unfullscreen(cast(raw(window)))
+    case .quit, .quitOrLeaveFullscreen: finish(reason: "user-quit", status: exitStatus)
+    case .toggleStats: toggleStats()
+    case .toggleFullscreen: toggleFullscreen()
+    case .nextAudioTrack, .slower, .faster, .normalSpeed, .toggleMute, .volume, .seek:
+      guard let player else { return }
+      performOnPlayer(command, player)
+    }
+  }
+
+  private func performOnPlayer(_ command: KeyCommand, _ player: Player) {
+    switch command {
+    case .nextAudioTrack:
       let (count, current) = player.audioTracks
       guard count > 1, let current else {
         log(count > 1 ? "no sound to switch" : "only one audio track")
-        return true
+        return
       }
       let next = current % count + 1
       player.switchAudioTrack(next)
       log("audio track \(next) of \(count)")
-      return true
-    case GDK_KEY_bracketleft, GDK_KEY_bracketright, GDK_KEY_BackSpace:
-      guard let player else { return true }
-      let steps = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 4]
-      let now = player.speed
-      let next: Double
-      switch Int32(keyval) {
-      case GDK_KEY_bracketleft: next = steps.last { $0 < now - 0.001 } ?? steps.first!
-      case GDK_KEY_bracketright: next = steps.first { $0 > now + 0.001 } ?? steps.last!
-      default: next = 1
-      }
+    case .slower, .faster, .normalSpeed:
+      let next = command.speed(after: player.speed)
       player.setSpeed(next)
-      showOSD(String(format: "Speed %g×", next))
-      return true
-    case GDK_KEY_m, GDK_KEY_M:
-      guard let player else { return true }
+      overlays.showMessage(String(format: "Speed %g×", next))
+    case .toggleMute:
       player.updateAudio { $0.isMuted.toggle() }
-      showOSD(player.dsp.settings.isMuted ? "Muted" : "Sound on")
-      return true
-    case GDK_KEY_9, GDK_KEY_0:
-      guard let player else { return true }
-      let step = Int32(keyval) == GDK_KEY_0 ? 5.0 : -5.0
+      overlays.showMessage(player.dsp.settings.isMuted ? "Muted" : "Sound on")
+    case .volume(let step):
       player.updateAudio {
         $0.volumePercent = min(150, max(0, $0.volumePercent + step))
         $0.isMuted = false
       }
-      showOSD("Volume \(Int(player.dsp.settings.volumePercent))%")
-      return true
-    case GDK_KEY_i, GDK_KEY_I:
-      toggleStats()
-      return true
-    case GDK_KEY_f, GDK_KEY_F:
-      toggleFullscreen()
-      return true
-    case GDK_KEY_Left, GDK_KEY_Right:
-      guard let player else { return true }
-      player.seek(to: player.position + (Int32(keyval) == GDK_KEY_Left ? -5 : 5))
-      return true
+      overlays.showMessage("Volume \(Int(player.dsp.settings.volumePercent))%")
+    case .seek(let seconds):
+      player.seek(to: player.position + seconds)
     default:
-      return false
-    }
-  }
-
-  private var osdLabel: UnsafeMutablePointer<GtkWidget>?
-  private var osdSerial = 0
-
-  private func hideOSD() {
-    osdSerial += 1
-    if let label = osdLabel { gtk_widget_set_visible(label, 0) }
-  }
-
-  /// A short message over the video (speed, volume), gone after a second and a half unless `keep`.
-  private func showOSD(_ text: String, keep: Bool = false) {
-    if osdLabel == nil {
-      let label = gtk_label_new(nil)!
-      gtk_widget_add_css_class(label, "orb-osd")
-      gtk_widget_set_valign(label, GTK_ALIGN_START)
-      gtk_widget_set_halign(label, GTK_ALIGN_END)
-      gtk_overlay_add_overlay(opaque(overlay), label)
-      osdLabel = label
-    }
-    gtk_label_set_text(opaque(osdLabel), text)
-    gtk_widget_set_visible(osdLabel, 1)
-    osdSerial += 1
-    guard !keep else { return }
-    let serial = osdSerial
-    MainLoop.after(milliseconds: 1500) { [weak self] in
-      guard let self, self.osdSerial == serial, let label = self.osdLabel else { return }
-      gtk_widget_set_visible(label, 0)
+      break
     }
   }
 
   /// Shows or hides the stats overlay; while shown it is refreshed twice a second.
   private func toggleStats() {
-    if let label = statsLabel {
-      gtk_overlay_remove_overlay(opaque(overlay), label)
-      statsLabel = nil
-      return
+    overlays.toggleStats { [weak self] in
+      guard let self, !self.finished, let player = self.player else { return nil }
+      let frame = player.shownFrame.map {
+        (width: $0.width, height: $0.height, pixelFormat: $0.pixelFormatName, color: $0.color, hdr: $0.hdr)
+      }
+      return StatsText(
+        info: player.info, frame: frame, stats: player.stats, presentation: self.presentationText,
+        device: player.deviceName, toneMapping: self.toneMappingText(player.shownFrame), audio: self.audioText,
+        position: player.position, duration: player.duration
+      ).lines.joined(separator: "\n")
     }
-    let label = gtk_label_new(nil)!
-    gtk_widget_add_css_class(label, "orb-stats")
-    gtk_widget_set_valign(label, GTK_ALIGN_START)
-    gtk_widget_set_halign(label, GTK_ALIGN_START)
-    gtk_label_set_xalign(opaque(label), 0)
-    gtk_overlay_add_overlay(opaque(overlay), label)
-    statsLabel = label
-    updateStats()
-    MainLoop.every(milliseconds: 500) { [weak self] in
-      guard let self, self.statsLabel != nil, !self.finished else { return false }
-      self.updateStats()
-      return true
-    }
-  }
-
-  private func updateStats() {
-    guard let label = statsLabel, let player else { return }
-    let frame = player.shownFrame.map {
-      (width: $0.width, height: $0.height, pixelFormat: $0.pixelFormatName, color: $0.color, hdr: $0.hdr)
-    }
-    let text = StatsText(
-      info: player.info, frame: frame, stats: player.stats, presentation: presentationText,
-      device: player.deviceName, toneMapping: toneMappingText(player.shownFrame), audio: audioText,
-      position: player.position, duration: player.duration)
-    gtk_label_set_text(opaque(label), text.lines.joined(separator: "\n"))
   }
 
   /// The tone-mapping line: only HDR sources are tone-mapped; the source peak is the one the renderer uses.
@@ -438,7 +367,7 @@ final class PlayerWindow: @unchecked Sendable {
   private func togglePause() {
     guard let player else { return }
     player.togglePause()
-    events?.state(player.isPaused ? "paused" : "playing", positionMs: Int64(player.position * 1000))
+    report.paused(player.isPaused, at: player.position)
     if transport.isVisible || player.isPaused { showTransport() }
   }
 
@@ -467,21 +396,11 @@ final class PlayerWindow: @unchecked Sendable {
     guard !finished else { return }
     let line = "orb-player: \(error)"
     FileHandle.standardError.write(Data((line + "\n").utf8))
-    // Where it was, so the host can resume there after a network failure mid-stream.
-    let position = player.flatMap { $0.stats.presented > 0 ? Int64(($0.position * 1000).rounded()) : nil }
-    events?.error(kind: error.kind.rawValue, message: error.description, positionMs: position)
+    report.failed(error, player: player)
     exitStatus = 1
     failed = true
-    if errorLabel == nil {
-      let label = gtk_label_new(nil)!
-      gtk_label_set_wrap(opaque(label), 1)
-      gtk_widget_add_css_class(label, "orb-error")
-      gtk_widget_set_valign(label, GTK_ALIGN_CENTER)
-      gtk_widget_set_halign(label, GTK_ALIGN_CENTER)
-      gtk_overlay_add_overlay(opaque(overlay), label)
-      errorLabel = label
-    }
-    gtk_label_set_text(opaque(errorLabel), "Cannot play \(error.source)\n\(error.reason)")
+    overlays.hideMessage()
+    overlays.showError("Cannot play \(error.source)\n\(error.reason)")
     video.detach()
     MainLoop.after(milliseconds: UInt32(options.errorLingerMs)) { [weak self] in
       self?.finish(reason: nil, status: 1)
@@ -495,8 +414,7 @@ final class PlayerWindow: @unchecked Sendable {
     exitStatus = status
     if let reason, !failed {
       // Every way out but an error tells the host the last position, even before playback started.
-      let position = player.map { Int64(($0.position * 1000).rounded()) } ?? Int64(options.resumeMs)
-      events?.ended(positionMs: position, reason: reason, stats: player?.stats ?? PlaybackStats())
+      report.ended(reason: reason, player: player)
     }
     video.detach()
     mpris?.stop()

@@ -1,0 +1,55 @@
+import Foundation
+import OrbDecode
+import OrbPlayer
+
+/// What the host hears on `--events-fd`: states around pauses and waits for data, progress once a second, the
+/// error or the end with the last position. Writes nothing without an events descriptor.
+/// Thread-safety: main thread only (the writer it feeds has a thread of its own).
+final class HostReport {
+  private let events: EventWriter?
+  /// Where playback begins (`--resume-ms`): the position to report before anything played.
+  private let resumeMs: Int64
+  /// The host was told playback waits for data.
+  private(set) var buffering = false
+
+  init(eventsFd: Int32?, resumeMs: Int64) {
+    events = eventsFd.map { EventWriter(fd: $0) }
+    self.resumeMs = resumeMs
+  }
+
+  private func ms(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
+
+  func opened() { events?.state("playing", positionMs: resumeMs) }
+
+  func paused(_ paused: Bool, at position: Double) {
+    events?.state(paused ? "paused" : "playing", positionMs: ms(position))
+  }
+
+  /// Says `buffering` or `playing` when a wait for data begins or ends.
+  func buffering(_ now: Bool, at position: Double) {
+    guard now != buffering else { return }
+    buffering = now
+    events?.state(now ? "buffering" : "playing", positionMs: ms(position))
+  }
+
+  func progress(_ player: Player) {
+    events?.progress(
+      positionMs: ms(player.position), durationMs: player.duration.map(ms),
+      state: buffering ? "buffering" : player.state.rawValue)
+  }
+
+  /// The error, with the position once something played, so the host can resume there.
+  func failed(_ error: MediaError, player: Player?) {
+    let position = player.flatMap { $0.stats.presented > 0 ? ms($0.position) : nil }
+    events?.error(kind: error.kind.rawValue, message: error.description, positionMs: position)
+  }
+
+  /// The end, with the position (the resume point when nothing played yet) and how smoothly it went.
+  func ended(reason: String, player: Player?) {
+    events?.ended(
+      positionMs: player.map { ms($0.position) } ?? resumeMs, reason: reason, stats: player?.stats ?? PlaybackStats())
+  }
+
+  /// Sends what is queued before the process exits.
+  func flush() { events?.flush() }
+}

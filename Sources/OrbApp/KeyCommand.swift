@@ -1,0 +1,52 @@
+import CGtk
+
+/// What a key asks for (mpv's keys where mpv has one): the key map, apart from what carrying it out takes.
+/// Thread-safety: a value type.
+enum KeyCommand: Equatable {
+  case togglePause
+  /// `q`; Escape leaves fullscreen first (`quitOrLeaveFullscreen`).
+  case quit
+  case quitOrLeaveFullscreen
+  case nextAudioTrack
+  case slower, faster, normalSpeed
+  case toggleMute
+  /// Volume up or down by this many percent.
+  case volume(Double)
+  case toggleStats
+  case toggleFullscreen
+  /// Seek by this many seconds.
+  case seek(Double)
+
+  init?(keyval: guint) {
+    switch Int32(keyval) {
+    case GDK_KEY_space, GDK_KEY_p: self = .togglePause
+    case GDK_KEY_q, GDK_KEY_Q: self = .quit
+    case GDK_KEY_Escape: self = .quitOrLeaveFullscreen
+    case GDK_KEY_numbersign: self = .nextAudioTrack
+    case GDK_KEY_bracketleft: self = .slower
+    case GDK_KEY_bracketright: self = .faster
+    case GDK_KEY_BackSpace: self = .normalSpeed
+    case GDK_KEY_m, GDK_KEY_M: self = .toggleMute
+    case GDK_KEY_9: self = .volume(-5)
+    case GDK_KEY_0: self = .volume(5)
+    case GDK_KEY_i, GDK_KEY_I: self = .toggleStats
+    case GDK_KEY_f, GDK_KEY_F: self = .toggleFullscreen
+    case GDK_KEY_Left: self = .seek(-5)
+    case GDK_KEY_Right: self = .seek(5)
+    default: return nil
+    }
+  }
+
+  /// The speeds `[` and `]` step through.
+  static let speedSteps = [0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75, 2, 2.5, 3, 4]
+
+  /// The speed after `now` for `.slower`, `.faster` and `.normalSpeed`.
+  func speed(after now: Double) -> Double {
+    let steps = Self.speedSteps
+    switch self {
+    case .slower: return steps.last { $0 < now - 0.001 } ?? steps.first!
+    case .faster: return steps.first { $0 > now + 0.001 } ?? steps.last!
+    default: return 1
+    }
+  }
+}

@@ -1,0 +1,77 @@
+import CGtk
+import Foundation
+
+/// The text over the video: a short message (speed, volume, "Buffering…"), the stats overlay, the error.
+/// Thread-safety: main thread only.
+final class Overlays {
+  private let overlay: UnsafeMutablePointer<GtkWidget>
+  private var osdLabel: UnsafeMutablePointer<GtkWidget>?
+  private var osdSerial = 0
+  private var statsLabel: UnsafeMutablePointer<GtkWidget>?
+  private var errorLabel: UnsafeMutablePointer<GtkWidget>?
+
+  init(over overlay: UnsafeMutablePointer<GtkWidget>) { self.overlay = overlay }
+
+  /// A short message at the top right, gone after a second and a half unless `keep`.
+  func showMessage(_ text: String, keep: Bool = false) {
+    let label = osdLabel ?? addLabel("orb-osd", valign: GTK_ALIGN_START, halign: GTK_ALIGN_END)
+    osdLabel = label
+    gtk_label_set_text(opaque(label), text)
+    gtk_widget_set_visible(label, 1)
+    osdSerial += 1
+    guard !keep else { return }
+    let serial = osdSerial
+    MainLoop.after(milliseconds: 1500) { [weak self] in
+      guard let self, self.osdSerial == serial, let label = self.osdLabel else { return }
+      gtk_widget_set_visible(label, 0)
+    }
+  }
+
+  func hideMessage() {
+    osdSerial += 1
+    if let label = osdLabel { gtk_widget_set_visible(label, 0) }
+  }
+
+  var statsShown: Bool { statsLabel != nil }
+
+  /// Shows the stats overlay (refreshed with `text` twice a second while shown), or hides it.
+  func toggleStats(text: @escaping () -> String?) {
+    if let label = statsLabel {
+      gtk_overlay_remove_overlay(opaque(overlay), label)
+      statsLabel = nil
+      return
+    }
+    let label = addLabel("orb-stats", valign: GTK_ALIGN_START, halign: GTK_ALIGN_START)
+    gtk_label_set_xalign(opaque(label), 0)
+    statsLabel = label
+    let refresh = { [weak self] () -> Bool in
+      guard let self, let label = self.statsLabel, let lines = text() else { return false }
+      gtk_label_set_text(opaque(label), lines)
+      return true
+    }
+    _ = refresh()
+    MainLoop.every(milliseconds: 500) { refresh() }
+  }
+
+  /// The error, centred, until the window closes.
+  func showError(_ text: String) {
+    let label =
+      errorLabel
+      ?? {
+        let made = addLabel("orb-error", valign: GTK_ALIGN_CENTER, halign: GTK_ALIGN_CENTER)
+        gtk_label_set_wrap(opaque(made), 1)
+        return made
+      }()
+    errorLabel = label
+    gtk_label_set_text(opaque(label), text)
+  }
+
+  private func addLabel(_ cssClass: String, valign: GtkAlign, halign: GtkAlign) -> UnsafeMutablePointer<GtkWidget> {
+    let label = gtk_label_new(nil)!
+    gtk_widget_add_css_class(label, cssClass)
+    gtk_widget_set_valign(label, valign)
+    gtk_widget_set_halign(label, halign)
+    gtk_overlay_add_overlay(opaque(overlay), label)
+    return label
+  }
+}
