@@ -42,9 +42,6 @@ public final class Player: @unchecked Sendable {
     case ended
   }
 
-  /// Slots in the ring: one shown, one waiting to be let go by the display, two drawn ahead.
-  static let ringSize = 4
-
   public let source: String
   public let clock: MediaClock
   /// How targets are made now (it can fall back from zero-copy to memory while playing).
@@ -74,11 +71,7 @@ public final class Player: @unchecked Sendable {
   private let cancellation = Cancellation()
   private let lock = NSCondition()
   // Guarded by `lock`:
-  private var slots: [VideoSlot] = []
-  private var ringWidth = 0
-  private var ringHeight = 0
-  private var wantedWidth: Int
-  private var wantedHeight: Int
+  private var ring: SlotRing
   private var stopped = false
   /// The render thread has finished (it holds nothing of the GPU any more).
   private var renderDone = false
@@ -95,8 +88,6 @@ public final class Player: @unchecked Sendable {
   private var shownFrameValue: VideoFrame?
   private var media: FrameSource?
   private var thread: Thread?
-  private nonisolated(unsafe) static var nextSlotID = 0
-  private static let slotIDLock = NSLock()
 
   /// - Parameters:
   ///   - start: seconds into the media to begin at (`--resume-ms`).
@@ -121,8 +112,7 @@ public final class Player: @unchecked Sendable {
     startPosition = start
     schedule = PresentationState(paused: paused)
     presentationValue = presentation
-    wantedWidth = max(1, width)
-    wantedHeight = max(1, height)
+    ring = SlotRing(width: width, height: height)
     self.clock = clock
     clock.setSpeed(speed)
     clock.set(start)  // while opening, the position is where playback will begin (the host's resume point)
@@ -254,7 +244,7 @@ public final class Player: @unchecked Sendable {
     lock.withLock {
       guard presentationValue != new else { return }
       presentationValue = new
-      ringWidth = 0  // forces the render thread to rebuild, drawing again what was waiting
+      ring.invalidate()  // forces the render thread to rebuild, drawing again what was waiting
       lock.broadcast()
     }
   }
@@ -262,10 +252,7 @@ public final class Player: @unchecked Sendable {
   /// The display's size in pixels: targets are drawn at it, so scaling happens once, in the shader.
   public func setTargetSize(width: Int, height: Int) {
     lock.withLock {
-      guard width > 0, height > 0, width != wantedWidth || height != wantedHeight else { return }
-      wantedWidth = width
-      wantedHeight = height
-      lock.broadcast()
+      if ring.want(width: width, height: height) { lock.broadcast() }
     }
   }
 
@@ -309,7 +296,7 @@ public final class Player: @unchecked Sendable {
     _ presentationTime: UInt64, _ refreshInterval: UInt64, startSound: inout AudioPlayback?,
     holdSound: inout AudioPlayback?
   ) -> Display {
-    let ready = slots.filter { $0.state == .ready && $0.frame != nil }.sorted { $0.time < $1.time }
+    let ready = ring.ready
     let phase = schedule.phase
     let refresh = PresentationState.Refresh(
       host: presentationTime, now: clock.time(at: presentationTime),
@@ -333,8 +320,7 @@ public final class Player: @unchecked Sendable {
     if decision.holdSound { holdSound = audio }
     if decision.repeated { statsValue.repeated += 1 }
     for late in ready.prefix(decision.dropped) {
-      late.state = .free
-      late.frame = nil
+      ring.free(late)
       statsValue.dropped += 1
     }
     if decision.ended { return .ended }
@@ -352,10 +338,7 @@ public final class Player: @unchecked Sendable {
   /// The display no longer needs `slot`: the render thread may draw into it again.
   public func release(_ slot: VideoSlot) {
     lock.withLock {
-      if slot.state == .shown {
-        slot.state = .free
-        slot.frame = nil
-      }
+      if slot.state == .shown { ring.free(slot) }
       lock.broadcast()
     }
   }
@@ -421,7 +404,7 @@ public final class Player: @unchecked Sendable {
         let track = pendingAudioTrack
         pendingSeek = nil
         pendingAudioTrack = nil
-        freeReadyLocked()
+        ring.freeReady()
         // Without a picture to wait for, sound restarts the clock by itself.
         let resumeSound = schedule.seeked(hasVideo: hasVideo)
         lock.unlock()
@@ -442,9 +425,9 @@ public final class Player: @unchecked Sendable {
         if resumeSound { clock.play() }  // it may have been held by a wait for data
         continue
       }
-      if wantedWidth != ringWidth || wantedHeight != ringHeight {
-        let redraw = ([shownFrameValue] + slots.filter { $0.state == .ready }.map(\.frame)).compactMap { $0 }
-        let (w, h) = (wantedWidth, wantedHeight)
+      if ring.needsRebuild {
+        let redraw = ring.framesToRedraw(shown: shownFrameValue)
+        let (w, h) = (ring.wantedWidth, ring.wantedHeight)
         lock.unlock()
         do {
           try rebuildRing(renderer, width: w, height: h, redraw: redraw)
@@ -489,7 +472,7 @@ public final class Player: @unchecked Sendable {
           // of a source that failed and call it an end.
           let outcome = lock.withLock { () -> Outcome in
             guard pendingSeek == nil && !stopped else { return .none }
-            let none = hasVideo && statsValue.presented == 0 && !slots.contains(where: { $0.state == .ready })
+            let none = hasVideo && statsValue.presented == 0 && !ring.hasReady
             if none && audio != nil { return .noPictureWithSound }
             schedule.sourceFinished()
             if let broken {
@@ -607,34 +590,19 @@ public final class Player: @unchecked Sendable {
     lock.lock()
     defer { lock.unlock() }
     while true {
-      if stopped || pendingSeek != nil || wantedWidth != ringWidth || wantedHeight != ringHeight { return nil }
-      if let slot = slots.first(where: { $0.state == .free }) {
-        slot.state = .drawing
-        slot.frame = nil
-        return slot
-      }
+      if stopped || pendingSeek != nil || ring.needsRebuild { return nil }
+      if let slot = ring.takeFree() { return slot }
       lock.wait(until: Date(timeIntervalSinceNow: 0.05))
-    }
-  }
-
-  private func freeReadyLocked() {
-    for slot in slots where slot.state == .ready {
-      slot.state = .free
-      slot.frame = nil
     }
   }
 
   private func rebuildRing(_ renderer: Renderer, width: Int, height: Int, redraw: [VideoFrame]) throws {
     var made: [VideoSlot] = []
     let kind = presentation
-    for _ in 0..<Self.ringSize {
+    for _ in 0..<SlotRing.size {
       let target = try renderer.makeTarget(
         width: width, height: height, exportable: kind == .zeroCopy, readable: kind == .memory)
-      let id = Self.slotIDLock.withLock {
-        Self.nextSlotID += 1
-        return Self.nextSlotID
-      }
-      made.append(VideoSlot(id: id, target: target))
+      made.append(VideoSlot(id: SlotRing.nextID(), target: target))
     }
     // Draw again what was on screen or waiting, at the new size, so a resize while paused stays sharp.
     for (slot, frame) in zip(made, redraw) {
@@ -643,9 +611,7 @@ public final class Player: @unchecked Sendable {
       slot.state = .ready
     }
     lock.withLock {
-      slots = made
-      ringWidth = width
-      ringHeight = height
+      ring.install(made, width: width, height: height)
       lock.broadcast()
     }
   }
