@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+@testable import OrbDecode
 @testable import OrbRender
 
 /// Primaries → matrices, and gamut mapping that keeps hue.

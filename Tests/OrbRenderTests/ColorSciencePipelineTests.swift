@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+@testable import OrbDecode
 @testable import OrbRender
 
 /// The whole HDR → SDR path of one pixel, and dithering.

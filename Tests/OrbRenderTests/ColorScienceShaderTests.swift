@@ -2,6 +2,7 @@ import Foundation
 import OrbTestSupport
 import XCTest
 
+@testable import OrbDecode
 @testable import OrbRender
 
 /// shaders/colour.glsl mirrors the Swift colour science: it compiles as an include, holds the same constants, and,

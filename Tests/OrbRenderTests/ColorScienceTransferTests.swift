@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 
+@testable import OrbDecode
 @testable import OrbRender
 
 /// Anchor values of PQ, HLG, BT.1886 and sRGB from their standards (and BT.2408 for the operating levels).

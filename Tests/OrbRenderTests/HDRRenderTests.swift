@@ -1,8 +1,8 @@
 import Foundation
-import OrbDecode
 import OrbTestSupport
 import XCTest
 
+@testable import OrbDecode
 @testable import OrbRender
 
 /// HDR frames through the GPU: what the shader draws equals the Swift reference (HDRToSDR) within 1/255.

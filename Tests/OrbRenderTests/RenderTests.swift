@@ -1,8 +1,8 @@
 import Foundation
-import OrbDecode
 import OrbTestSupport
 import XCTest
 
+@testable import OrbDecode
 @testable import OrbRender
 
 /// The renderer on the Vulkan device this machine has (lavapipe here): pixels of drawn frames.

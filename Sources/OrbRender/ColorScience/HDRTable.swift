@@ -1,3 +1,5 @@
+import OrbDecode
+
 /// The HDR → SDR transform as the renderer applies it: `HDRToSDR` evaluated on a 64³ grid of source signals, held as
 /// PQ-encoded light and interpolated tetrahedrally. A software GPU then pays four texel fetches per pixel instead of
 /// the whole tone- and gamut-mapping math (lavapipe: 50 fps at 720p instead of 14–27). shaders/hdrlut.frag fills the

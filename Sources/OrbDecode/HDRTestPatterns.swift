@@ -1,5 +1,4 @@
 import Foundation
-import OrbDecode
 
 /// The still HDR patterns of `test://`: 10-bit BT.2020 limited-range Y'CbCr built from R'G'B' signal values
 /// whose light levels are computed, not guessed.

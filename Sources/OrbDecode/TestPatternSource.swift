@@ -1,5 +1,4 @@
 import Foundation
-import OrbDecode
 
 /// Built-in sources for a first run with no media: `test://bars` is 75% colour bars that scroll, over a
 /// running time code (HH:MM:SS:FF), so a window shows at a glance that playback is live. For HDR test viewing:
