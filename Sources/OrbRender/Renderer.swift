@@ -41,7 +41,7 @@ public final class Renderer: @unchecked Sendable {
 
     // Render pass: one RGBA8 attachment, every pixel written by the shader, left in GENERAL so that
     // a copy to a buffer or an importer (GL) can read it without another transition.
-    let renderPass = try Self.makeRenderPass(
+    let renderPass = try PipelineBuilder.renderPass(
       device: device, format: VK_FORMAT_R8G8B8A8_UNORM, finalLayout: VK_IMAGE_LAYOUT_GENERAL)
     made.add { vkDestroyRenderPass(device, renderPass, nil) }
     self.renderPass = renderPass
@@ -146,7 +146,7 @@ public final class Renderer: @unchecked Sendable {
     table = try GPUImage(
       context, width: HDRTableKey.atlasSize, height: HDRTableKey.atlasSize, format: VK_FORMAT_R16G16B16A16_UNORM,
       usage: VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT.rawValue | VK_IMAGE_USAGE_SAMPLED_BIT.rawValue)
-    let tableRenderPass = try Self.makeRenderPass(
+    let tableRenderPass = try PipelineBuilder.renderPass(
       device: device, format: VK_FORMAT_R16G16B16A16_UNORM, finalLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
     made.add { vkDestroyRenderPass(device, tableRenderPass, nil) }
     self.tableRenderPass = tableRenderPass
@@ -315,7 +315,7 @@ public final class Renderer: @unchecked Sendable {
 
   private func pipeline(_ variant: PipelineVariant) throws -> VkPipeline {
     if let made = pipelines[variant] { return made }
-    let made = try Self.makePipeline(
+    let made = try PipelineBuilder.pipeline(
       device: device, layout: pipelineLayout, renderPass: renderPass, fragment: ShaderCode.videoFrag, variant: variant)
     pipelines[variant] = made
     return made
@@ -330,7 +330,7 @@ public final class Renderer: @unchecked Sendable {
     if let made = tablePipelines[tableVariant] {
       pipeline = made
     } else {
-      pipeline = try Self.makePipeline(
+      pipeline = try PipelineBuilder.pipeline(
         device: device, layout: pipelineLayout, renderPass: tableRenderPass, fragment: ShaderCode.hdrlutFrag,
         variant: tableVariant)
       tablePipelines[tableVariant] = pipeline
@@ -384,244 +384,5 @@ public final class Renderer: @unchecked Sendable {
       commandBuffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT.rawValue, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT.rawValue, 0, 0,
       nil, 0, nil, 1, &barrier)
     tableInitialized = true
-  }
-
-  /// A render pass with one colour attachment of `format`, every pixel written by the shader, ending in `finalLayout`.
-  private static func makeRenderPass(device: VkDevice, format: VkFormat, finalLayout: VkImageLayout) throws
-    -> VkRenderPass
-  {
-    var attachment = VkAttachmentDescription()
-    attachment.format = format
-    attachment.samples = VK_SAMPLE_COUNT_1_BIT
-    attachment.loadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE
-    attachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE
-    attachment.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE
-    attachment.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE
-    attachment.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED
-    attachment.finalLayout = finalLayout
-    var colorRef = VkAttachmentReference(attachment: 0, layout: VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
-    var renderPass: VkRenderPass?
-    let result = withUnsafePointer(to: &colorRef) { ref -> VkResult in
-      var subpass = VkSubpassDescription()
-      subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS
-      subpass.colorAttachmentCount = 1
-      subpass.pColorAttachments = ref
-      return withUnsafePointer(to: &subpass) { sp in
-        withUnsafePointer(to: &attachment) { att in
-          var info = VkRenderPassCreateInfo()
-          info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO
-          info.attachmentCount = 1
-          info.pAttachments = att
-          info.subpassCount = 1
-          info.pSubpasses = sp
-          return vkCreateRenderPass(device, &info, nil, &renderPass)
-        }
-      }
-    }
-    try vk(result, "vkCreateRenderPass")
-    return renderPass!
-  }
-
-  private static func makePipeline(
-    device: VkDevice, layout: VkPipelineLayout, renderPass: VkRenderPass, fragment: [UInt32],
-    variant: PipelineVariant
-  ) throws -> VkPipeline {
-    func module(_ code: [UInt32]) throws -> VkShaderModule {
-      var info = VkShaderModuleCreateInfo()
-      info.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO
-      info.codeSize = code.count * 4
-      var module: VkShaderModule?
-      try code.withUnsafeBufferPointer { words in
-        info.pCode = words.baseAddress
-        try vk(vkCreateShaderModule(device, &info, nil, &module), "vkCreateShaderModule")
-      }
-      return module!
-    }
-    let vert = try module(ShaderCode.videoVert)
-    let frag = try module(fragment)
-    defer {
-      vkDestroyShaderModule(device, vert, nil)
-      vkDestroyShaderModule(device, frag, nil)
-    }
-    let entry = strdup("main")!
-    defer { free(entry) }
-    var stages = [VkPipelineShaderStageCreateInfo](repeating: VkPipelineShaderStageCreateInfo(), count: 2)
-    for (i, (stage, module)) in [(VK_SHADER_STAGE_VERTEX_BIT, vert), (VK_SHADER_STAGE_FRAGMENT_BIT, frag)].enumerated()
-    {
-      stages[i].sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO
-      stages[i].stage = stage
-      stages[i].module = module
-      stages[i].pName = UnsafePointer(entry)
-    }
-    // The fragment shader's specialization constants 0...2 (MODE, CURVE, FROM_BT2020), 4 bytes each.
-    var constants: [Int32] = [variant.mode, variant.curve, variant.fromBT2020 ? 1 : 0]
-    var entries = (0..<3).map { i in
-      VkSpecializationMapEntry(constantID: UInt32(i), offset: UInt32(i * 4), size: 4)
-    }
-    let specialization = UnsafeMutablePointer<VkSpecializationInfo>.allocate(capacity: 1)
-    defer { specialization.deallocate() }
-    let entryStorage = UnsafeMutablePointer<VkSpecializationMapEntry>.allocate(capacity: 3)
-    defer { entryStorage.deallocate() }
-    entryStorage.initialize(from: &entries, count: 3)
-    let data = UnsafeMutablePointer<Int32>.allocate(capacity: 3)
-    defer { data.deallocate() }
-    data.initialize(from: &constants, count: 3)
-    specialization.initialize(
-      to: VkSpecializationInfo(mapEntryCount: 3, pMapEntries: entryStorage, dataSize: 12, pData: data))
-    stages[1].pSpecializationInfo = UnsafePointer(specialization)
-    var vertexInput = VkPipelineVertexInputStateCreateInfo()
-    vertexInput.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO
-    var assembly = VkPipelineInputAssemblyStateCreateInfo()
-    assembly.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO
-    assembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST
-    var viewportState = VkPipelineViewportStateCreateInfo()
-    viewportState.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO
-    viewportState.viewportCount = 1
-    viewportState.scissorCount = 1
-    var raster = VkPipelineRasterizationStateCreateInfo()
-    raster.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO
-    raster.polygonMode = VK_POLYGON_MODE_FILL
-    raster.cullMode = VK_CULL_MODE_NONE.rawValue
-    raster.frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE
-    raster.lineWidth = 1
-    var multisample = VkPipelineMultisampleStateCreateInfo()
-    multisample.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO
-    multisample.rasterizationSamples = VK_SAMPLE_COUNT_1_BIT
-    var blendAttachment = VkPipelineColorBlendAttachmentState()
-    blendAttachment.colorWriteMask =
-      VK_COLOR_COMPONENT_R_BIT.rawValue | VK_COLOR_COMPONENT_G_BIT.rawValue | VK_COLOR_COMPONENT_B_BIT.rawValue
-      | VK_COLOR_COMPONENT_A_BIT.rawValue
-    var dynamicStates = [VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR]
-    var pipeline: VkPipeline?
-    try withUnsafePointer(to: &blendAttachment) { blendAtt in
-      var blend = VkPipelineColorBlendStateCreateInfo()
-      blend.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO
-      blend.attachmentCount = 1
-      blend.pAttachments = blendAtt
-      try dynamicStates.withUnsafeMutableBufferPointer { dyn in
-        var dynamic = VkPipelineDynamicStateCreateInfo()
-        dynamic.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO
-        dynamic.dynamicStateCount = UInt32(dyn.count)
-        dynamic.pDynamicStates = UnsafePointer(dyn.baseAddress)
-        try stages.withUnsafeMutableBufferPointer { st in
-          var info = VkGraphicsPipelineCreateInfo()
-          info.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO
-          info.stageCount = 2
-          info.pStages = UnsafePointer(st.baseAddress)
-          info.layout = layout
-          info.renderPass = renderPass
-          info.subpass = 0
-          try withUnsafePointer(to: &vertexInput) { vi in
-            info.pVertexInputState = vi
-            try withUnsafePointer(to: &assembly) { ia in
-              info.pInputAssemblyState = ia
-              try withUnsafePointer(to: &viewportState) { vp in
-                info.pViewportState = vp
-                try withUnsafePointer(to: &raster) { rs in
-                  info.pRasterizationState = rs
-                  try withUnsafePointer(to: &multisample) { ms in
-                    info.pMultisampleState = ms
-                    try withUnsafePointer(to: &blend) { cb in
-                      info.pColorBlendState = cb
-                      try withUnsafePointer(to: &dynamic) { ds in
-                        info.pDynamicState = ds
-                        try vk(
-                          vkCreateGraphicsPipelines(device, nil, 1, &info, nil, &pipeline), "vkCreateGraphicsPipelines")
-                      }
-                    }
-                  }
-                }
-              }
-            }
-          }
-        }
-      }
-    }
-    return pipeline!
-  }
-}
-
-/// How HDR is brought to SDR: the curve and the display's peak. The source peak comes from each frame's metadata.
-/// Thread-safety: a value type.
-public struct ToneMapping: Sendable, Equatable {
-  public var curve: ToneMapCurve
-  /// The display's peak in nits; SDR reference white is 203.
-  public var targetPeak: Double
-
-  public init(curve: ToneMapCurve = .default, targetPeak: Double = ToneMapParams.referenceWhiteNits) {
-    self.curve = curve
-    self.targetPeak = targetPeak
-  }
-
-  /// MaxCLL, else the mastering peak, else 1000 nits; HLG's nominal display peak is 1000 nits.
-  public func sourcePeak(for frame: VideoFrame) -> Double {
-    switch frame.color.transfer {
-    case .pq:
-      return ToneMapParams.sourcePeak(
-        maxCLL: Double(frame.hdr.maxCLL), masteringMax: frame.hdr.mastering?.maxLuminance)
-    case .hlg: return ToneMapParams.defaultSourcePeakNits
-    default: return targetPeak
-    }
-  }
-}
-
-/// What the HDR table holds: the stream kind and curve, and the peaks it was made for.
-struct HDRTableKey: Equatable {
-  /// The atlas side in texels (shaders/hdrlut.glsl: 64 slices of 64x64, 8 per row).
-  static let atlasSize = 512
-  var variant: PipelineVariant
-  var sourcePeak: Float
-  var targetPeak: Float
-}
-
-/// Which fragment-shader variant a frame needs (its specialization constants).
-struct PipelineVariant: Hashable {
-  /// 0 SDR as it is, 1 PQ, 2 HLG, 3 SDR with BT.2020 primaries.
-  var mode: Int32
-  var curve: Int32
-  var fromBT2020: Bool
-
-  static let sdr = PipelineVariant(mode: 0, curve: 0, fromBT2020: false)
-
-  init(mode: Int32, curve: Int32, fromBT2020: Bool) {
-    self.mode = mode
-    self.curve = curve
-    self.fromBT2020 = fromBT2020
-  }
-
-  init(frame: VideoFrame, toneMapping: ToneMapping) {
-    let wide = frame.color.primaries == .bt2020
-    switch frame.color.transfer {
-    case .pq: mode = 1
-    case .hlg: mode = 2
-    default: mode = wide ? 3 : 0
-    }
-    curve = mode == 0 ? 0 : toneMapping.curve.shaderID
-    fromBT2020 = mode != 0 && wide
-  }
-}
-
-/// The shader's push constants (shaders/video.frag `Params`), as 32 floats (128 bytes, the guaranteed minimum).
-struct PushConstants {
-  static let floatCount = 32
-  var values: [Float]
-
-  static let black = PushConstants(values: [Float](repeating: 0, count: floatCount))
-
-  init(values: [Float]) { self.values = values }
-
-  init(frame: VideoFrame, geometry g: VideoGeometry, sourcePeak: Double, targetPeak: Double) {
-    let m = YUVMatrix(matrix: frame.color.matrix, range: frame.color.range, bitDepth: frame.bitDepth)
-    // Chroma of 4:2:0 MPEG-2/H.264 video is sited with the left luma column: sample half a luma pixel right.
-    let chromaOffset = 0.5 / Double(frame.width)
-    var v: [Double] = [
-      Double(g.rect.x0), Double(g.rect.y0), Double(g.rect.x1), Double(g.rect.y1),
-      g.axisX.x, g.axisX.y, g.axisY.x, g.axisY.y,
-      g.origin.x, g.origin.y, chromaOffset, 0,
-      0, frame.sampleScale, 0, 0,
-    ]
-    for row in m.rows { v += [row.x, row.y, row.z, row.w] }
-    v += [sourcePeak, targetPeak, 0, 0]
-    values = v.map { Float($0) }
   }
 }
