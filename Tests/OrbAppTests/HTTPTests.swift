@@ -43,9 +43,7 @@ final class HTTPTests: XCTestCase {
   private func probe(_ path: String, _ extra: [String] = []) -> (Int32, String?, String) {
     let r = Orb.run(["--probe", "--events-fd", "2"] + extra + [url(path)], timeout: 60)
     let kind =
-      r.stderr.split(separator: "\n").compactMap {
-        try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-      }.first { $0["event"] as? String == "error" }?["kind"] as? String
+      Orb.events(r.stderr).first { $0["event"] as? String == "error" }?["kind"] as? String
     return (r.status, kind, r.stderr)
   }
 
@@ -220,9 +218,7 @@ final class BufferingTests: XCTestCase {
     defer { server.stop() }
     let r = Orb.run(["--events-fd", "1", server.url("/clip.mkv")], timeout: 60)
     XCTAssertEqual(r.status, 0, r.stderr)
-    let states = r.stdout.split(separator: "\n").compactMap {
-      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-    }.filter { $0["event"] as? String == "state" }.compactMap { $0["state"] as? String }
+    let states = Orb.events(r.stdout).filter { $0["event"] as? String == "state" }.compactMap { $0["state"] as? String }
     XCTAssertTrue(states.contains("buffering"), "states: \(states)")
     XCTAssertEqual(states.last, "playing", "states: \(states)")
     XCTAssertTrue(r.stdout.contains("\"reason\":\"eof\""), r.stdout)
@@ -268,9 +264,7 @@ final class TrickleTests: XCTestCase {
     defer { server.stop() }
     let r = Orb.run(["--events-fd", "1", server.url("/clip.mkv")], timeout: 90)
     XCTAssertEqual(r.status, 0, r.stderr)
-    let events = r.stdout.split(separator: "\n").compactMap {
-      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-    }
+    let events = Orb.events(r.stdout)
     let states = events.filter { $0["event"] as? String == "state" }.compactMap { $0["state"] as? String }
     XCTAssertGreaterThanOrEqual(states.filter { $0 == "buffering" }.count, 2, "states: \(states)")
     XCTAssertEqual(states.last, "playing", "states: \(states)")
@@ -292,9 +286,7 @@ final class TrickleTests: XCTestCase {
     defer { server.stop() }
     let r = Orb.run(["--events-fd", "1", server.url("/clip.mka")], timeout: 90)
     XCTAssertEqual(r.status, 0, r.stderr)
-    let events = r.stdout.split(separator: "\n").compactMap {
-      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-    }
+    let events = Orb.events(r.stdout)
     let states = events.filter { $0["event"] as? String == "state" }.compactMap { $0["state"] as? String }
     XCTAssertTrue(states.contains("buffering"), "states: \(states)")
     let ended = try XCTUnwrap(events.first { $0["event"] as? String == "ended" }, r.stdout)

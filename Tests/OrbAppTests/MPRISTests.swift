@@ -4,15 +4,7 @@ import XCTest
 
 /// MPRIS on the test session's bus: what desktop media controls and playerctl see and can do.
 final class MPRISTests: XCTestCase {
-  private func gdbus(_ pid: Int32, _ arguments: [String]) -> String {
-    let r = Tool.run(
-      "gdbus",
-      [
-        "call", "--session", "--dest", "org.mpris.MediaPlayer2.orbplayer.instance\(pid)", "--object-path",
-        "/org/mpris/MediaPlayer2",
-      ] + arguments, timeout: 20)
-    return r.stdout + r.stderr
-  }
+  private func gdbus(_ pid: Int32, _ arguments: [String]) -> String { Orb.gdbus(pid, arguments) }
 
   private func property(_ pid: Int32, _ name: String) -> String {
     gdbus(pid, ["--method", "org.freedesktop.DBus.Properties.Get", "org.mpris.MediaPlayer2.Player", name])

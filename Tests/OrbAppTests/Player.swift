@@ -8,6 +8,24 @@ enum Orb {
     Tool.run(OrbBinary.path, arguments, timeout: timeout)
   }
 
+  /// The JSON event lines in `output` (what `--events-fd` wrote), in order; other lines are skipped.
+  static func events(_ output: String) -> [[String: Any]] {
+    output.split(separator: "\n").compactMap {
+      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+    }
+  }
+
+  /// Calls the MPRIS object of the player with process id `pid` on the session bus with gdbus; its output.
+  static func gdbus(_ pid: Int32, _ arguments: [String]) -> String {
+    let r = Tool.run(
+      "gdbus",
+      [
+        "call", "--session", "--dest", "org.mpris.MediaPlayer2.orbplayer.instance\(pid)", "--object-path",
+        "/org/mpris/MediaPlayer2",
+      ] + arguments, timeout: 20)
+    return r.stdout + r.stderr
+  }
+
   /// The lines of standard error that are errors (the player also logs, e.g., its presentation path).
   static func errorLines(_ result: ToolResult) -> [String] {
     result.stderr.split(separator: "\n").map(String.init).filter { $0.contains("cannot") }
@@ -128,11 +146,7 @@ final class BackgroundPlayer: @unchecked Sendable {
   }
 
   /// The JSON event lines written so far to stdout (`--events-fd 1`).
-  var events: [[String: Any]] {
-    stdout.split(separator: "\n").compactMap {
-      try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
-    }
-  }
+  var events: [[String: Any]] { Orb.events(stdout) }
 
   deinit {
     if process.isRunning { process.terminate() }

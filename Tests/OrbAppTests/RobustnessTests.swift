@@ -426,15 +426,7 @@ final class MPRISPlayer {
     if player.wait(timeout: 10) == .hung { print("MPRIS player did not quit") }
   }
 
-  private func gdbus(_ arguments: [String]) -> String {
-    let r = Tool.run(
-      "gdbus",
-      [
-        "call", "--session", "--dest", "org.mpris.MediaPlayer2.orbplayer.instance\(player.pid)", "--object-path",
-        "/org/mpris/MediaPlayer2",
-      ] + arguments, timeout: 20)
-    return r.stdout + r.stderr
-  }
+  private func gdbus(_ arguments: [String]) -> String { Orb.gdbus(player.pid, arguments) }
 }
 
 /// The player run under a watchdog: output lines timestamped as they arrive, and an end that tells an exit from
