@@ -103,28 +103,9 @@ public final class MediaPipeline: FrameSource, SoundSource, @unchecked Sendable 
 
   public init(media: MediaSource, start: Double = 0, audio: AudioRequest? = nil) throws {
     self.media = media
-    var video = media.bestVideoStream
-    var audioInfo: AudioStreamInfo?
-    if let audio {
-      if let track = audio.track, track >= 1 && track <= media.info.audio.count {
-        audioInfo = media.info.audio[track - 1]
-      } else {
-        // A track that is not there is not worth failing over: the default one plays, and the user hears why.
-        if let track = audio.track {
-          notices.append("no audio track \(track) (it has \(media.info.audio.count)); playing the default one")
-        }
-        audioInfo = media.info.audio.first(where: { $0.isDefault }) ?? media.info.audio.first
-      }
-    }
-    if video == nil && (audio == nil || audioInfo == nil) {
-      throw MediaError(.unplayable, source: media.source, reason: "no video stream in it")
-    }
-    if let v = video, let refusal = media.limit.refusal(width: v.width, height: v.height) {
-      // Refused before any decoder allocates it; the sound, if any, plays on.
-      guard audioInfo != nil else { throw MediaError(.unplayable, source: media.source, reason: refusal) }
-      notices.append("\(refusal); playing the sound only")
-      video = nil
-    }
+    let choice = try TrackChoice(media: media, audio: audio)
+    let video = choice.video
+    notices = choice.notices
     videoStream = video
     // Raw elementary streams (.h264, .hevc, .m4v): the demuxer says so, or probing found no timestamp at all.
     untimed =
@@ -139,37 +120,12 @@ public final class MediaPipeline: FrameSource, SoundSource, @unchecked Sendable 
     frameDuration = 1 / (video?.frameRate.flatMap { $0 > 0 && $0 < 1000 ? $0 : nil } ?? 25)
     videoTimeBase = video.flatMap { media.parameters[$0.index]?.timeBase } ?? AVRational(num: 1, den: 1)
     // Discard what we never decode, so the demuxer skips it cheaply.
-    for i in 0..<Int(media.context.pointee.nb_streams) where i != video?.index && i != audioInfo?.index {
+    for i in 0..<Int(media.context.pointee.nb_streams) where i != video?.index && i != choice.audio?.index {
       media.stream(i).pointee.discard = AVDISCARD_ALL
     }
-    var videoDecoder: Decoder?
-    var videoProblem: String?
-    if let video {
-      if let par = media.parameters[video.index], let decoder = try? Decoder(par, limit: media.limit) {
-        videoDecoder = decoder
-      } else {
-        let what = media.parameters[video.index]?.codecDescription ?? video.codec
-        videoProblem = "cannot decode its video (\(what))"
-      }
-    }
-    var audioDecoder: Decoder?
-    var audioProblem: String?
-    if let a = audioInfo {
-      // A broken audio track is dropped; the video plays on.
-      if let par = media.parameters[a.index], let decoder = try? Decoder(par, threads: 1) {
-        audioDecoder = decoder
-      } else {
-        audioProblem = "cannot decode its audio (\(media.parameters[a.index]?.codecDescription ?? a.codec))"
-      }
-    }
-    currentAudio = audioDecoder == nil ? nil : audioInfo
-    if videoDecoder == nil && audioDecoder == nil {
-      let reason = [videoProblem, audioProblem].compactMap { $0 }.joined(separator: "; ")
-      throw MediaError(
-        .unplayable, source: media.source, reason: reason.isEmpty ? "none of its streams can be decoded" : reason)
-    }
-    if let videoProblem, videoDecoder == nil { notices.append("\(videoProblem); playing the sound only") }
-    if let audioProblem, audioDecoder == nil { notices.append("\(audioProblem); playing without sound") }
+    let videoDecoder = choice.videoDecoder
+    let audioDecoder = choice.audioDecoder
+    currentAudio = choice.audio
     if start > 0 {
       pendingSeek = start
       generation = 1
