@@ -38,6 +38,13 @@ final class PlayerWindow: @unchecked Sendable {
 
   /// Runs the GTK main loop until the window closes; returns the process exit status.
   func run() -> Int32 {
+    guard Self.connectDisplay() else {
+      let name =
+        ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] ?? ProcessInfo.processInfo.environment["DISPLAY"]
+      FileHandle.standardError.write(
+        Data("orb-player: cannot open a window: cannot connect to the display \(name ?? "")\n".utf8))
+      return 1
+    }
     app = gtk_application_new("org.orb.Player", G_APPLICATION_NON_UNIQUE)
     Signals.plain(raw(app), "activate") { [unowned self] in self.activate() }
     var argv: [UnsafeMutablePointer<CChar>?] = [strdup("orb-player"), nil]
@@ -48,6 +55,20 @@ final class PlayerWindow: @unchecked Sendable {
     _ = workers.wait(timeout: .now() + 2)  // a Vulkan init or probe still running must not see the process go
     report.flush()
     return status != 0 ? status : exitStatus
+  }
+
+  /// Connects GTK to the display. A display that is up but busy (a loaded X server with a full listen queue) can
+  /// refuse a connection for a moment, so it is asked again for up to a second before the player gives up.
+  private static func connectDisplay() -> Bool {
+    if gtk_init_check() != 0 { return true }
+    for _ in 0..<10 {
+      usleep(100_000)
+      if let display = gdk_display_open(nil) {
+        gdk_display_manager_set_default_display(gdk_display_manager_get(), display)
+        return true
+      }
+    }
+    return false
   }
 
   /// The Vulkan device, made on a worker thread while the window opens (nil until it is there).

@@ -249,4 +249,14 @@ final class WindowTests: XCTestCase {
     XCTAssertEqual(r.status, 1)
     XCTAssertTrue(r.stderr.contains("cannot open a window: no display"), r.stderr)
   }
+
+  /// A display that is named but not there (no server on :57) is one clear line too, after a second of retrying.
+  func testAnUnreachableDisplayIsAClearError() {
+    var env = ProcessInfo.processInfo.environment
+    env["DISPLAY"] = ":57"
+    env["WAYLAND_DISPLAY"] = nil
+    let r = Tool.run(OrbBinary.path, ["test://bars"], environment: env, timeout: 20)
+    XCTAssertEqual(r.status, 1)
+    XCTAssertTrue(r.stderr.contains("orb-player: cannot open a window: cannot connect to the display :57"), r.stderr)
+  }
 }
