@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Nanoseconds of CLOCK_MONOTONIC.
 public enum HostTime {
@@ -26,70 +27,80 @@ public struct MonotonicHostClock: HostClock {
 /// Media time as a function of host time. While playing with a `master` (the audio output) that can tell, it is the
 /// master's time: the media time being heard. Otherwise it runs on the host clock from its last anchor, advancing
 /// at `speed`, and every answer from the master re-anchors it, so a switch between the two never jumps.
-/// Thread-safety: Safe; every member takes the clock's lock.
-public final class MediaClock: @unchecked Sendable {
+/// Thread-safety: Safe; all of its state is one value behind a `Mutex`. The master is asked while it is held
+/// (lock order: the clock before `AudioPlayback`).
+public final class MediaClock: Sendable {
+  private struct State {
+    var anchorHost: UInt64
+    var anchorMedia: Double
+    var speed: Double = 1
+    var playing = false
+    var master: MasterClock?
+
+    func time(at host: UInt64) -> Double {
+      guard playing else { return anchorMedia }
+      let elapsed = Double(Int64(bitPattern: host &- anchorHost)) / 1e9
+      return anchorMedia + elapsed * speed
+    }
+
+    /// Anchors at `host` where the clock is now, so a change of speed or play state never jumps.
+    mutating func reanchor(at host: UInt64) {
+      anchorMedia = time(at: host)
+      anchorHost = host
+    }
+  }
+
   private let host: HostClock
-  private let lock = NSLock()
-  private var anchorHost: UInt64
-  private var anchorMedia: Double
-  private var speedValue: Double = 1
-  private var playing = false
-  private var master: MasterClock?
+  private let state: Mutex<State>
 
   public init(host: HostClock = MonotonicHostClock(), start: Double = 0) {
     self.host = host
-    anchorHost = host.now()
-    anchorMedia = start
+    state = Mutex(State(anchorHost: host.now(), anchorMedia: start))
   }
 
   /// Media seconds at host time `at` (nanoseconds; default now).
   public func time(at: UInt64? = nil) -> Double {
-    lock.withLock {
-      let when = at ?? host.now()
-      if playing, let master, let heard = master.mediaTime(at: when) {
-        anchorHost = when
-        anchorMedia = heard
+    let when = at ?? host.now()
+    return state.withLock { s in
+      if s.playing, let master = s.master, let heard = master.mediaTime(at: when) {
+        s.anchorHost = when
+        s.anchorMedia = heard
         return heard
       }
-      return timeLocked(when)
+      return s.time(at: when)
     }
   }
 
   /// Makes `master` (the audio output) the source of time while it can tell; nil returns to the host clock.
-  public func setMaster(_ master: MasterClock?) { lock.withLock { self.master = master } }
+  public func setMaster(_ master: MasterClock?) { state.withLock { $0.master = master } }
 
   /// Whether the master (audio) is driving the clock right now.
   public var isDrivenByMaster: Bool {
-    lock.withLock { playing && master?.mediaTime(at: host.now()) != nil }
+    let now = host.now()
+    return state.withLock { s in s.playing && s.master?.mediaTime(at: now) != nil }
   }
 
-  public var isPlaying: Bool { lock.withLock { playing } }
-  public var speed: Double { lock.withLock { speedValue } }
+  public var isPlaying: Bool { state.withLock { $0.playing } }
+  public var speed: Double { state.withLock { $0.speed } }
 
-  public func play() { reanchor { $0.playing = true } }
-  public func pause() { reanchor { $0.playing = false } }
-  public func setSpeed(_ s: Double) { reanchor { $0.speedValue = s } }
+  public func play() { change { $0.playing = true } }
+  public func pause() { change { $0.playing = false } }
+  public func setSpeed(_ s: Double) { change { $0.speed = s } }
 
   /// Jumps to media time `seconds` (a seek), keeping play/pause.
   public func set(_ seconds: Double) {
-    lock.withLock {
-      anchorHost = host.now()
-      anchorMedia = seconds
+    let now = host.now()
+    state.withLock {
+      $0.anchorHost = now
+      $0.anchorMedia = seconds
     }
   }
 
-  private func timeLocked(_ at: UInt64) -> Double {
-    guard playing else { return anchorMedia }
-    let elapsed = Double(Int64(bitPattern: at &- anchorHost)) / 1e9
-    return anchorMedia + elapsed * speedValue
-  }
-
-  private func reanchor(_ change: (MediaClock) -> Void) {
-    lock.withLock {
-      let now = host.now()
-      anchorMedia = timeLocked(now)
-      anchorHost = now
-      change(self)
+  private func change(_ body: (inout State) -> Void) {
+    let now = host.now()
+    state.withLock { s in
+      s.reanchor(at: now)
+      body(&s)
     }
   }
 }
