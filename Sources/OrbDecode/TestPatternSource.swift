@@ -1,23 +1,27 @@
 import Foundation
+import Synchronization
 
 /// Built-in sources for a first run with no media: `test://bars` is 75% colour bars that scroll, over a
 /// running time code (HH:MM:SS:FF), so a window shows at a glance that playback is live. For HDR test viewing:
 /// `test://hdr10-ramp`, `test://hdr10-bars` and `test://hlg-bars` (10-bit BT.2020, see `HDRTestPattern`).
 /// Options as a query: `test://bars?size=1280x720&rate=30&duration=10` (no duration: endless).
-/// Thread-safety: Safe; state is behind a lock.
-public final class TestPatternSource: FrameSource, @unchecked Sendable {
+/// Thread-safety: Safe; what changes (the frame number, closing, the HDR planes made once) is one value behind a
+/// `Mutex`; the rest is immutable.
+public final class TestPatternSource: FrameSource, Sendable {
   public let info: MediaInfo
   public let duration: Double?
   public let width: Int
   public let height: Int
   public let rate: Double
 
-  private let lock = NSLock()
-  private var index = 0
-  private var closed = false
+  private struct State {
+    var index = 0
+    var closed = false
+    var hdrPlanes: (y: [UInt16], cb: [UInt16], cr: [UInt16])?
+  }
+  private let state = Mutex(State())
   private let color: ColorInfo
   private let hdrPattern: HDRTestPattern?
-  private var hdrPlanes: (y: [UInt16], cb: [UInt16], cr: [UInt16])?
 
   /// 75% bars, left to right: white, yellow, cyan, green, magenta, red, blue, black (8-bit R'G'B').
   public static let barColors: [(Int, Int, Int)] = [
@@ -93,21 +97,21 @@ public final class TestPatternSource: FrameSource, @unchecked Sendable {
   }
 
   public func nextFrame() -> VideoFrame? {
-    let n: Int? = lock.withLock {
-      if closed { return nil }
-      if let duration, Double(index) / rate >= duration - 1e-9 { return nil }
-      defer { index += 1 }
-      return index
+    let n: Int? = state.withLock { s in
+      if s.closed { return nil }
+      if let duration, Double(s.index) / rate >= duration - 1e-9 { return nil }
+      defer { s.index += 1 }
+      return s.index
     }
     guard let n else { return nil }
     return makeFrame(n)
   }
 
   public func seek(to seconds: Double) {
-    lock.withLock { index = max(0, Int((seconds * rate).rounded(.down))) }
+    state.withLock { $0.index = max(0, Int((seconds * rate).rounded(.down))) }
   }
 
-  public func close() { lock.withLock { closed = true } }
+  public func close() { state.withLock { $0.closed = true } }
 
   /// Frame `n`: bars scrolled left by `n` × 1/240 of the width, time code below them; HDR patterns stand still.
   func makeFrame(_ n: Int) -> VideoFrame {
@@ -168,9 +172,9 @@ public final class TestPatternSource: FrameSource, @unchecked Sendable {
   }
 
   private func makeHDRFrame(_ n: Int, _ pattern: HDRTestPattern) -> VideoFrame {
-    let planes = lock.withLock {
-      if hdrPlanes == nil { hdrPlanes = pattern.planes(width: width, height: height) }
-      return hdrPlanes!
+    let planes = state.withLock { s in
+      if s.hdrPlanes == nil { s.hdrPlanes = pattern.planes(width: width, height: height) }
+      return s.hdrPlanes!
     }
     return VideoFrame(
       planar420Width: width, height: height, bitDepth: 10, color: color, hdr: pattern.hdr, time: Double(n) / rate,
