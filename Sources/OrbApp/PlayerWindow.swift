@@ -126,11 +126,7 @@ final class PlayerWindow: @unchecked Sendable {
       offMainThread(
         "orb-probe", { try? MediaOpener.probe(source) },
         done: { [unowned self] info in
-          if !self.presented, let v = info?.video.first {
-            let (w, h) = Self.initialWindowSize(displayWidth: v.displayWidth, displayHeight: v.displayHeight)
-            gtk_window_set_default_size(cast(raw(self.window)), Int32(w), Int32(h))
-            self.sizedToVideo = true
-          }
+          if !self.presented, let v = info?.video.first { self.size(to: v) }
           self.present()
         })
       MainLoop.after(milliseconds: Self.presentWaitMs) { [weak self] in self?.present() }
@@ -279,11 +275,7 @@ final class PlayerWindow: @unchecked Sendable {
   private func handle(_ event: Player.Event) {
     switch event {
     case .opened(let info, _):
-      if !sizedToVideo, !options.fullscreen, let v = info.video.first {
-        sizedToVideo = true
-        let (w, h) = Self.initialWindowSize(displayWidth: v.displayWidth, displayHeight: v.displayHeight)
-        gtk_window_set_default_size(cast(raw(window)), Int32(w), Int32(h))
-      }
+      if !sizedToVideo, !options.fullscreen, let v = info.video.first { size(to: v) }
       report.opened()
     case .failed(let error):
       fail(error)
@@ -295,6 +287,13 @@ final class PlayerWindow: @unchecked Sendable {
         audioText = "none (\(message))"
       }
     }
+  }
+
+  /// Opens the window at the video's own size (see `initialWindowSize`).
+  private func size(to video: VideoStreamInfo) {
+    let (w, h) = Self.initialWindowSize(displayWidth: video.displayWidth, displayHeight: video.displayHeight)
+    gtk_window_set_default_size(cast(raw(window)), Int32(w), Int32(h))
+    sizedToVideo = true
   }
 
   /// The video's own size, shrunk to fit 1600x900 (and grown to at least 480 wide), shape kept.

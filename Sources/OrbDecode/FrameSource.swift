@@ -80,6 +80,24 @@ public protocol SoundSource: AnyObject, Sendable {
 }
 
 extension FrameSource {
+  /// Why no picture came from the source named `source` (at `seconds`, when one was asked for), in the one order
+  /// every mode gives it: a picture too large, a failure the source can explain, sound alone, nothing decodable,
+  /// else the end came before that time. May ask a server again: call it from a worker thread.
+  public func noPictureError(source: String, at seconds: Double? = nil) -> MediaError {
+    let health = health
+    if let refused = health.refusedPicture { return MediaError(.unplayable, source: source, reason: refused) }
+    if let failure = failureExplanation() { return failure }
+    let reason =
+      !hasVideo
+      ? "it has no picture to show (sound only)"
+      : !health.decodedAnything || seconds == nil
+        ? "no picture in it could be decoded (damaged or cut short)"
+        : "no picture at \(seconds!) s (it ends before, or is damaged)"
+    return MediaError(.unplayable, source: source, reason: reason)
+  }
+}
+
+extension FrameSource {
   public func nextFrame(timeout: Double) -> FrameWait { nextFrame().map(FrameWait.frame) ?? .end }
   public var hasVideo: Bool { true }
   public func stopVideo() {}

@@ -18,9 +18,13 @@ enum HTTPDiagnosis {
   /// The whole diagnosis gives up after this many seconds (a server that trickles its answer cannot hold it).
   static let deadlineSeconds = 10.0
 
-  /// What went wrong with `url`, in words, or nil when the server looks fine (the failure lies elsewhere).
+  /// What went wrong with `url`, in words, or nil when the server looks fine (the failure lies elsewhere) or `url`
+  /// is not HTTP(S).
   static func explain(_ url: String, headers: [String], cancellation: Cancellation) -> String? {
-    guard let origin = URL(string: url).map(Self.origin) else { return nil }
+    guard let start = URL(string: url), ["http", "https"].contains(start.scheme?.lowercased() ?? "") else {
+      return nil
+    }
+    let origin = Self.origin(start)
     let deadline = Date(timeIntervalSinceNow: deadlineSeconds)
     var current = url
     for _ in 0...maxRedirects {

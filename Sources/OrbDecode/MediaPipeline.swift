@@ -150,39 +150,22 @@ public final class MediaPipeline: FrameSource, SoundSource, @unchecked Sendable 
     }
   }
 
-  /// Packets that failed to decode and were skipped.
-  public var corruptPackets: Int { lock.withLock { skippedPackets } }
-
-  /// Why reading stopped early, when it was not the end of the file (a network error, a reset, a stall).
-  public var readFailure: MediaError? {
-    lock.withLock { readFailureCode }.map { MediaError.fromRead($0, source: media.source) }
-  }
-
-  /// Pictures and seconds of sound decoded so far: a source that ends with neither had nothing playable.
-  public var decoded: (pictures: Int, audioSeconds: Double) {
-    lock.withLock { (decodedPictures, Double(decodedAudioFrames) / Double(audioRate)) }
-  }
-
-  /// Whether what was decoded is something a person could see or hear. A video with no picture and a few
-  /// milliseconds of sound (a download cut short after its first packets) is not: that takes half a second of
-  /// sound. A file that is only sound needs only some.
-  public var decodedAnything: Bool {
-    let (pictures, sound) = decoded
-    return pictures > 0 || sound >= (videoStream != nil ? Self.leastSoundBesidePicture : 1e-9)
-  }
-
   /// Seconds of sound that count as playing a video whose picture could not be decoded.
   public static let leastSoundBesidePicture = 0.5
 
-  /// Why pictures were refused while playing (a size change mid-stream beyond the limit), if they were.
-  public var refusedPicture: String? { lock.withLock { refusedPictures } }
-
+  /// How decoding has gone, read at once. Anything decoded counts when it is something a person could see or hear:
+  /// a video with no picture and a few milliseconds of sound (a download cut short after its first packets) is
+  /// not; that takes half a second of sound. A file that is only sound needs only some.
   public var health: SourceHealth {
+    let (skipped, failure, refused, pictures, soundFrames) = lock.withLock {
+      (skippedPackets, readFailureCode, refusedPictures, decodedPictures, decodedAudioFrames)
+    }
     var health = SourceHealth()
-    health.corruptPackets = corruptPackets
-    health.readFailure = readFailure
-    health.refusedPicture = refusedPicture
-    health.decodedAnything = decodedAnything
+    health.corruptPackets = skipped
+    health.readFailure = failure.map { MediaError.fromRead($0, source: media.source) }
+    health.refusedPicture = refused
+    let sound = Double(soundFrames) / Double(audioRate)
+    health.decodedAnything = pictures > 0 || sound >= (videoStream != nil ? Self.leastSoundBesidePicture : 1e-9)
     return health
   }
 
@@ -194,14 +177,13 @@ public final class MediaPipeline: FrameSource, SoundSource, @unchecked Sendable 
   /// server is asked again (a redirect loop, no range requests): this may wait on the network for a few seconds,
   /// so call it from a worker thread, never the main one.
   public func failureExplanation() -> MediaError? {
-    let code = lock.withLock { readFailureCode }
+    let (code, nothing) = lock.withLock { (readFailureCode, decodedPictures == 0 && decodedAudioFrames == 0) }
     if let code {
       return MediaSource.explained(
         MediaError.fromRead(code, source: media.source), code: code, headers: media.headers,
         cancellation: media.cancellation)
     }
-    let nothing = decoded.pictures == 0 && decoded.audioSeconds == 0
-    guard nothing, media.source.hasPrefix("http://") || media.source.hasPrefix("https://"),
+    guard nothing,
       let reason = HTTPDiagnosis.explain(media.source, headers: media.headers, cancellation: media.cancellation)
     else { return nil }
     return MediaError(.unplayable, source: media.source, reason: reason)

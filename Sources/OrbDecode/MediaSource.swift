@@ -127,7 +127,7 @@ public final class MediaSource: @unchecked Sendable {
     -> MediaError
   {
     let source = error.source
-    guard code == orb_averror(EIO), source.hasPrefix("http://") || source.hasPrefix("https://"),
+    guard code == orb_averror(EIO),
       let reason = HTTPDiagnosis.explain(source, headers: headers, cancellation: cancellation)
     else { return error }
     return MediaError(error.kind == .network ? .unplayable : error.kind, source: source, reason: reason)

@@ -18,18 +18,7 @@ public enum FrameGrab {
       source, headers: headers, start: seconds, reconnect: false,
       limit: PictureLimit.forDevice(maxSide: renderer.context.maxImageSize))
     defer { media.close() }
-    guard let frame = media.nextFrame() else {
-      let health = media.health
-      if let refused = health.refusedPicture { throw MediaError(.unplayable, source: source, reason: refused) }
-      if let failure = media.failureExplanation() { throw failure }
-      throw MediaError(
-        .unplayable, source: source,
-        reason: !media.hasVideo
-          ? "it has no picture to show (sound only)"
-          : !health.decodedAnything
-            ? "no picture in it could be decoded (damaged or cut short)"
-            : "no picture at \(seconds) s (it ends before, or is damaged)")
-    }
+    guard let frame = media.nextFrame() else { throw media.noPictureError(source: source, at: seconds) }
     let (w, h) =
       size
       ?? VideoGeometry.naturalSize(
@@ -75,15 +64,8 @@ public enum Benchmark {
       if let maxSeconds, HostTime.seconds(since: started) >= maxSeconds { break }
     }
     let seconds = HostTime.seconds(since: started)
-    if frames == 0 {
-      // Nothing drawn is not a measurement: say why, as playback would.
-      if let failure = media.failureExplanation() { throw failure }
-      let reason =
-        media.health.refusedPicture
-        ?? (!media.hasVideo
-          ? "it has no picture to show (sound only)" : "no picture in it could be decoded (damaged or cut short)")
-      throw MediaError(.unplayable, source: source, reason: reason)
-    }
+    // Nothing drawn is not a measurement: say why, as playback would.
+    if frames == 0 { throw media.noPictureError(source: source) }
     return Result(
       source: source, width: size.0, height: size.1, frames: frames, seconds: seconds,
       fps: seconds > 0 ? Double(frames) / seconds : 0, cpuSeconds: ProcessStats.cpuSeconds() - cpuStart,

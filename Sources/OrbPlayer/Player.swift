@@ -265,22 +265,20 @@ public final class Player: @unchecked Sendable {
     var holdSound: AudioPlayback?
     var display = frameToShowLocked(
       presentationTime, refreshInterval, startSound: &startSound, holdSound: &holdSound)
-    let nothingPlayed: Bool
-    if case .ended = display, statsValue.presented == 0, !soundDiscarded,
-      media?.health.decodedAnything == false
+    // The end came with no picture shown and no sound decoded: the file could not be played at all.
+    var nothingPlayed: SourceHealth?
+    if case .ended = display, statsValue.presented == 0, !soundDiscarded, let health = media?.health,
+      !health.decodedAnything
     {
-      // The end came with no picture shown and no sound decoded: the file could not be played at all.
       schedule.fail()
       display = .keep
-      nothingPlayed = true
-    } else {
-      nothingPlayed = false
+      nothingPlayed = health
     }
     lock.unlock()
     startSound?.setPaused(false)
     holdSound?.setPaused(true)
-    if nothingPlayed {
-      let refused = media?.health.refusedPicture
+    if let nothingPlayed {
+      let refused = nothingPlayed.refusedPicture
       onEvent?(
         .failed(
           MediaError(
@@ -495,9 +493,7 @@ public final class Player: @unchecked Sendable {
             onEvent?(.failed(failure))
             return
           case .noPicture:
-            let reason =
-              opened.health.refusedPicture ?? opened.failureExplanation()?.reason ?? "no picture in it could be decoded"
-            onEvent?(.failed(MediaError(.unplayable, source: source, reason: reason)))
+            onEvent?(.failed(opened.noPictureError(source: source)))
             return
           }
         }

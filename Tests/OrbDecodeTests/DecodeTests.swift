@@ -114,7 +114,7 @@ final class DecodeTests: XCTestCase {
     XCTAssertGreaterThan(frames.count, 0, "damaged packets should not stop every frame")
     let times = frames.map(\.time)
     XCTAssertTrue(zip(times, times.dropFirst()).allSatisfy { $0 < $1 }, "times should still rise: \(times)")
-    print("corrupt.mp4: \(frames.count) frames, \(pipeline.corruptPackets) packets skipped")
+    print("corrupt.mp4: \(frames.count) frames, \(pipeline.health.corruptPackets) packets skipped")
   }
 
   func testCutShortDownloadPlaysWhatItHasAndEnds() throws {
@@ -157,7 +157,7 @@ final class DecodeTests: XCTestCase {
     XCTAssertTrue(finished, "decoding did not end within 60 s", file: file, line: line)
     XCTAssertEqual(frames.count, expected, "frames decoded vs ffprobe -count_frames", file: file, line: line)
     XCTAssertNil(pipeline.nextFrame(), "the end stays the end", file: file, line: line)
-    XCTAssertEqual(pipeline.corruptPackets, 0, file: file, line: line)
+    XCTAssertEqual(pipeline.health.corruptPackets, 0, file: file, line: line)
     guard let first = frames.first, let last = frames.last else { return }
     let times = frames.map(\.time)
     for (i, (a, b)) in zip(times, times.dropFirst()).enumerated() where !(a < b) {
