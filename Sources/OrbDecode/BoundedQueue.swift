@@ -2,12 +2,29 @@ import Foundation
 
 /// A blocking FIFO bounded by a cost (bytes, frames, seconds: the caller's unit), for one producer thread
 /// and one consumer thread. `close()` wakes both sides for good.
-/// Thread-safety: Safe; every member takes the queue's lock.
-public final class BoundedQueue<Element>: @unchecked Sendable {
-  private let condition = NSCondition()
-  private var items: [(element: Element, cost: Int)] = []
-  private var totalCost = 0
-  private var closed = false
+/// Thread-safety: Safe; its items and counts are one value behind a `Locked`, and what it carries is `Sendable`.
+public final class BoundedQueue<Element: Sendable>: Sendable {
+  private struct State {
+    var items: [(element: Element, cost: Int)] = []
+    var totalCost = 0
+    var closed = false
+
+    var count: Int { items.count }
+
+    mutating func removeFirst() -> Element {
+      // Queues hold tens of items, so removeFirst's shift is cheaper than a ring's bookkeeping.
+      let item = items.removeFirst()
+      totalCost -= item.cost
+      return item.element
+    }
+
+    mutating func removeAll() {
+      items.removeAll()
+      totalCost = 0
+    }
+  }
+
+  private let state = Locked(State())
   private let capacity: Int
   private let maxCount: Int
 
@@ -22,86 +39,51 @@ public final class BoundedQueue<Element>: @unchecked Sendable {
   /// Appends, waiting while the queue is full. Returns false (and drops `element`) once the queue is closed.
   @discardableResult
   public func push(_ element: Element, cost: Int = 1) -> Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    while !closed && count > 0 && (totalCost + cost > capacity || count >= maxCount) {
-      condition.wait()
-    }
-    if closed { return false }
-    items.append((element, cost))
-    totalCost += cost
-    condition.broadcast()
-    return true
+    let (capacity, maxCount) = (capacity, maxCount)
+    return state.wait(
+      until: { s in s.closed || s.count == 0 || (s.totalCost + cost <= capacity && s.count < maxCount) },
+      notifying: true,
+      then: { s, _ -> Bool in
+        if s.closed { return false }
+        s.items.append((element, cost))
+        s.totalCost += cost
+        return true
+      })
   }
 
   /// Removes the oldest item, waiting while the queue is empty; nil once it is closed.
-  public func pop() -> Element? {
-    condition.lock()
-    defer { condition.unlock() }
-    while !closed && count == 0 { condition.wait() }
-    if closed { return nil }
-    return removeFirstLocked()
-  }
+  public func pop() -> Element? { pop(until: nil) }
 
   /// Like `pop`, but gives up after `timeout` seconds.
-  public func pop(timeout: Double) -> Element? {
-    condition.lock()
-    defer { condition.unlock() }
-    let deadline = Date(timeIntervalSinceNow: timeout)
-    while !closed && count == 0 {
-      if !condition.wait(until: deadline) { break }
-    }
-    if closed || count == 0 { return nil }
-    return removeFirstLocked()
+  public func pop(timeout: Double) -> Element? { pop(until: Date(timeIntervalSinceNow: timeout)) }
+
+  private func pop(until deadline: Date?) -> Element? {
+    // Notifying: a producer may be waiting for room.
+    state.wait(
+      until: { $0.closed || $0.count > 0 }, deadline: deadline, notifying: true,
+      then: { s, _ -> Element? in s.closed || s.count == 0 ? nil : s.removeFirst() })
   }
 
   /// Whether `close` was called (a timed-out `pop` and a closed queue both return nil).
-  public var isClosed: Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    return closed
-  }
+  public var isClosed: Bool { state.withLock { $0.closed } }
 
   /// Whether nothing is queued now.
-  public var isEmpty: Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    return count == 0
-  }
+  public var isEmpty: Bool { state.withLock { $0.count == 0 } }
 
   /// Whether a producer would wait now (the queue holds all it may).
   public var isFull: Bool {
-    condition.lock()
-    defer { condition.unlock() }
-    return count > 0 && (totalCost >= capacity || count >= maxCount)
+    let (capacity, maxCount) = (capacity, maxCount)
+    return state.withLock { $0.count > 0 && ($0.totalCost >= capacity || $0.count >= maxCount) }
   }
 
   /// Drops everything queued (a seek), waking a blocked producer.
-  public func clear() {
-    condition.lock()
-    items.removeAll()
-    totalCost = 0
-    condition.broadcast()
-    condition.unlock()
-  }
+  public func clear() { state.change { $0.removeAll() } }
 
   /// Ends the queue: blocked and later calls return at once.
   public func close() {
-    condition.lock()
-    closed = true
-    items.removeAll()
-    totalCost = 0
-    condition.broadcast()
-    condition.unlock()
-  }
-
-  private var count: Int { items.count }
-
-  private func removeFirstLocked() -> Element {
-    // Queues hold tens of items, so removeFirst's shift is cheaper than a ring's bookkeeping.
-    let item = items.removeFirst()
-    totalCost -= item.cost
-    condition.broadcast()
-    return item.element
+    state.change {
+      $0.closed = true
+      $0.removeAll()
+    }
   }
 }

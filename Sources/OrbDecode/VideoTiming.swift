@@ -65,3 +65,43 @@ struct SeekHold<Picture> {
     return held?.picture
   }
 }
+
+/// Holds each picture until the next one is decoded, so a picture lasts until the next one starts: the only duration
+/// that is right for variable-frame-rate recordings (phones, screen captures), whose containers often carry none
+/// (Matroska) or a nominal one. The container's or nominal duration is kept where the next start says nothing
+/// useful: the last picture, a jump of 10 s or more (a discontinuity), or a next start that is not later; and where
+/// the two differ by no more than the time base's rounding (a constant rate in Matroska's milliseconds).
+/// Thread-safety: a value type, owned by the video decode thread.
+struct DurationLookahead<Picture> {
+  /// A picture with its time and the duration it is shown for.
+  struct Placed {
+    let picture: Picture
+    let time: Double
+    let duration: Double
+  }
+
+  /// Seconds of one tick of the stream's time base.
+  let tick: Double
+  private var held: Placed?
+
+  init(tick: Double) { self.tick = tick }
+
+  /// A seek: what is held belongs to before it.
+  mutating func restart() { held = nil }
+
+  /// Takes the next decoded picture; gives back the one before it, now that its duration is known.
+  mutating func offer(_ picture: Picture, time: Double, duration: Double) -> Placed? {
+    defer { held = Placed(picture: picture, time: time, duration: duration) }
+    guard let before = held else { return nil }
+    let gap = time - before.time
+    let rounding = abs(gap - before.duration) <= max(1.5 * tick, 0.002)
+    let lasting = gap > 1e-6 && gap < 10 && !rounding ? gap : before.duration
+    return Placed(picture: before.picture, time: before.time, duration: lasting)
+  }
+
+  /// The end of the stream: the picture still held, with its own duration.
+  mutating func finish() -> Placed? {
+    defer { held = nil }
+    return held
+  }
+}

@@ -24,6 +24,25 @@ final class TimelineTests: XCTestCase {
     XCTAssertEqual(vfr.place(stamped: 0, ownDuration: 1.0 / 30).duration, 1.0 / 30, accuracy: 1e-12)
   }
 
+  func testAPictureLastsUntilTheNextOneStarts() {
+    var lookahead = DurationLookahead<Int>(tick: 0.001)
+    XCTAssertNil(lookahead.offer(0, time: 0, duration: 1.0 / 30), "held until the next picture says how long")
+    // Matroska carries no duration for these: 30 fps, then 10 fps.
+    XCTAssertEqual(lookahead.offer(1, time: 0.033, duration: 1.0 / 30)?.duration ?? 0, 1.0 / 30, accuracy: 1e-12)
+    let slow = lookahead.offer(2, time: 0.133, duration: 1.0 / 30)
+    XCTAssertEqual(slow?.picture, 1)
+    XCTAssertEqual(slow?.duration ?? 0, 0.1, accuracy: 1e-9, "the picture before a 100 ms gap lasts 100 ms")
+    // A jump of a minute is a discontinuity, not a picture shown for a minute.
+    XCTAssertEqual(lookahead.offer(3, time: 60, duration: 0.04)?.duration ?? 0, 1.0 / 30, accuracy: 1e-12)
+    let last = lookahead.finish()
+    XCTAssertEqual(last?.picture, 3)
+    XCTAssertEqual(last?.duration ?? 0, 0.04, accuracy: 1e-12, "the last picture keeps its own duration")
+    XCTAssertNil(lookahead.finish())
+    _ = lookahead.offer(4, time: 1, duration: 0.04)
+    lookahead.restart()
+    XCTAssertNil(lookahead.offer(5, time: 5, duration: 0.04), "a seek forgets the picture from before it")
+  }
+
   func testASeekLetsOutThePictureThatCoversTheTarget() {
     var hold = SeekHold<Int>()
     hold.restart(at: 1.0)

@@ -1,0 +1,55 @@
+import CFFmpeg
+import Foundation
+
+/// The loop both decode threads run over their packet queue: sends packets to the decoder and takes every frame it
+/// has, flushes on a seek (where the caller may swap the decoder, for an audio track switch), skips corrupt
+/// packets, and drains the decoder at the end of the stream.
+/// Thread-safety: Unsafe; `run` is the body of one decode thread.
+struct DecodeLoop {
+  let core: PipelineCore
+  let queue: BoundedQueue<PacketItem>
+
+  /// - Parameters:
+  ///   - flushed: a seek to `target` in `generation`; returns a decoder to use from now on, or nil to keep this one.
+  ///   - receive: every decoded frame; the callee takes its reference (or unrefs it).
+  ///   - finish: the stream's end is decoded in `generation`.
+  func run(
+    _ decoder: Decoder,
+    flushed: (_ generation: Int, _ target: Double) -> Decoder?,
+    receive: (UnsafeMutablePointer<AVFrame>) -> Void,
+    finish: (_ generation: Int) -> Void
+  ) {
+    var decoder = decoder
+    var current = core.state.withLock { $0.generation }
+    guard let frame = av_frame_alloc() else {
+      // No frame to decode into: the stream ends here rather than leaving its consumer waiting.
+      finish(current)
+      return
+    }
+    var frameOwner: UnsafeMutablePointer<AVFrame>? = frame
+    defer { av_frame_free(&frameOwner) }
+    func receiveAll() {
+      while avcodec_receive_frame(decoder.context, frame) >= 0 { receive(frame) }
+    }
+    while let item = queue.pop() {
+      switch item {
+      case .flush(let g, let t):
+        avcodec_flush_buffers(decoder.context)
+        current = g
+        if let replacement = flushed(g, t) { decoder = replacement }
+      case .packet(let packet, let g):
+        guard g == current else { continue }
+        let code = avcodec_send_packet(decoder.context, packet.pointer)
+        if code < 0 && code != FFmpegError.again {
+          core.state.withLock { $0.skippedPackets += 1 }  // a corrupt packet: skip it, keep going
+        }
+        receiveAll()
+      case .end(let g):
+        guard g == current else { continue }
+        avcodec_send_packet(decoder.context, nil)
+        receiveAll()
+        finish(g)
+      }
+    }
+  }
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// A value reachable only through its lock, for state that threads also wait on: what `Mutex` (Synchronization)
+/// gives, plus the condition variable it does not have. Every read and write of the value happens inside
+/// `withLock` or `wait`, so no code can touch it unlocked; this is the one place that pairing is trusted by hand.
+/// Rules: never call out (a callback, another lock's owner) from inside `body`; the lock order of the types that
+/// use it is written where they are declared.
+/// Thread-safety: Safe.
+public final class Locked<State>: @unchecked Sendable {
+  private let condition = NSCondition()
+  private var state: State
+
+  public init(_ state: State) { self.state = state }
+
+  /// Runs `body` with the value, holding the lock.
+  @discardableResult
+  public func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+    condition.lock()
+    defer { condition.unlock() }
+    return try body(&state)
+  }
+
+  /// Runs `body` with the value, holding the lock, then wakes every thread waiting in `wait`: for changes a
+  /// waiter may be waiting for.
+  @discardableResult
+  public func change<R>(_ body: (inout State) throws -> R) rethrows -> R {
+    condition.lock()
+    defer {
+      condition.broadcast()
+      condition.unlock()
+    }
+    return try body(&state)
+  }
+
+  /// Waits until `ready` holds (or `deadline` passes), then runs `body` with the value and whether it is ready,
+  /// all under the lock. Wakes on every `change`; `notifying` makes the body a `change` itself.
+  public func wait<R>(
+    until ready: (State) -> Bool, deadline: Date? = nil, notifying: Bool = false,
+    then body: (inout State, _ ready: Bool) throws -> R
+  ) rethrows -> R {
+    condition.lock()
+    defer {
+      if notifying { condition.broadcast() }
+      condition.unlock()
+    }
+    while !ready(state) {
+      if let deadline {
+        if !condition.wait(until: deadline) { break }
+      } else {
+        condition.wait()
+      }
+    }
+    return try body(&state, ready(state))
+  }
+}

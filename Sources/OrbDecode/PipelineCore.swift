@@ -1,0 +1,121 @@
+import CFFmpeg
+import Foundation
+
+/// An owned AVPacket, made by the demux thread and handed to one decode thread through a queue; neither touches it
+/// once it has handed it on.
+/// Thread-safety: Unsafe in itself; it crosses threads only through a `BoundedQueue`, one owner at a time.
+final class Packet: @unchecked Sendable {
+  let pointer: UnsafeMutablePointer<AVPacket>
+  init(_ pointer: UnsafeMutablePointer<AVPacket>) { self.pointer = pointer }
+  deinit {
+    var p: UnsafeMutablePointer<AVPacket>? = pointer
+    av_packet_free(&p)
+  }
+}
+
+/// What flows from the demux thread to a decode thread.
+enum PacketItem: Sendable {
+  case packet(Packet, generation: Int)
+  /// A seek (or a track switch): forget what came before, start again at `target` seconds.
+  case flush(generation: Int, target: Double)
+  case end(generation: Int)
+}
+
+/// What flows from the video decode thread to the player.
+enum FrameItem: Sendable {
+  case frame(VideoFrame)
+  case end(generation: Int)
+}
+
+/// What flows from the audio decode thread to the audio output.
+enum AudioItem: Sendable {
+  case chunk(AudioChunk)
+  case end(generation: Int)
+}
+
+/// Where a `MediaPipeline` is between its threads: seeks are numbered (generations) so nothing from before one
+/// leaks out, and each thread reports how far it got.
+/// Thread-safety: a value type, only ever inside `PipelineCore.state`.
+struct PipelineState {
+  var generation = 0
+  var pendingSeek: Double?
+  var stopped = false
+  var endedVideoGeneration = -1
+  var endedAudioGeneration = -1
+  var skippedPackets = 0
+  var audioStopped = false
+  var videoStopped = false
+  var readFailureCode: Int32?
+  /// The latest media time demuxed for the current generation, video and audio (nil: none yet, or the stream has
+  /// no timestamps).
+  var videoDemuxedUntil: Double?
+  var audioDemuxedUntil: Double?
+  /// The demuxer reached the end (or a read failure) in the current generation.
+  var demuxAtEnd = false
+  var decodedPictures = 0
+  var decodedAudioFrames = 0
+  var refusedPictures: String?
+  var currentAudio: AudioStreamInfo?
+  /// Set by `switchAudio`; the audio thread opens its decoder at the next flush.
+  var switchedAudio: AudioStreamInfo?
+}
+
+/// What a pipeline's three threads (demux, video decode, audio decode) and its public face share: the opened
+/// source, facts fixed at opening, the bounded queues between the threads, and their state behind one lock.
+/// Lock order: `state` before a queue's lock (`seek` clears the queues holding it); no thread takes `state` while
+/// holding a queue's lock.
+/// Thread-safety: Safe; constants are `let`, the rest is in `state` or a `BoundedQueue`. Only the demux thread
+/// reads from `media.context`.
+final class PipelineCore: Sendable {
+  let media: MediaSource
+  /// The container's start time, subtracted from every timestamp, so times are seconds from the start.
+  let startTime: Double
+  /// Seconds a picture lasts at the video's nominal rate.
+  let frameDuration: Double
+  let videoStream: VideoStreamInfo?
+  let videoTimeBase: AVRational
+  /// The demuxer gives no timestamps (a raw elementary stream): frames are timed by the frame rate from the
+  /// start, and a seek decodes forward from the start to its target.
+  let untimed: Bool
+  let audioRate: Int
+  // Bounded by bytes and count, so a high-bitrate stream cannot grow memory without limit.
+  let videoPackets = BoundedQueue<PacketItem>(capacity: 64 << 20, maxCount: 512)
+  let audioPackets = BoundedQueue<PacketItem>(capacity: 16 << 20, maxCount: 2048)
+  let frames = BoundedQueue<FrameItem>(capacity: 4)
+  /// About half a second of decoded audio ahead of the output.
+  let audioChunks: BoundedQueue<AudioItem>
+  let state: Locked<PipelineState>
+
+  init(media: MediaSource, video: VideoStreamInfo?, audio: AudioStreamInfo?, audioRate: Int, start: Double) {
+    self.media = media
+    videoStream = video
+    // Raw elementary streams (.h264, .hevc, .m4v): the demuxer says so, or probing found no timestamp at all.
+    untimed =
+      orb_format_has_no_timestamps(media.context) != 0
+      || (video.map { media.stream($0.index).pointee.start_time == orb_nopts_value() } ?? false
+        && media.context.pointee.start_time == orb_nopts_value())
+    self.audioRate = audioRate
+    audioChunks = BoundedQueue<AudioItem>(capacity: audioRate / 2)
+    let ctxStart = media.context.pointee.start_time
+    startTime = ctxStart == orb_nopts_value() ? 0 : Double(ctxStart) / Double(AV_TIME_BASE)
+    frameDuration = 1 / (video?.frameRate.flatMap { $0 > 0 && $0 < 1000 ? $0 : nil } ?? 25)
+    videoTimeBase = video.flatMap { media.parameters[$0.index]?.timeBase } ?? AVRational(num: 1, den: 1)
+    var initial = PipelineState()
+    initial.currentAudio = audio
+    if start > 0 {
+      initial.pendingSeek = start
+      initial.generation = 1
+    }
+    state = Locked(initial)
+  }
+
+  /// Whether the pipeline was closed.
+  var isClosed: Bool { state.withLock { $0.stopped } }
+
+  /// A frame's presentation time in seconds from the start, if it has one.
+  func seconds(_ frame: UnsafeMutablePointer<AVFrame>, _ timeBase: AVRational) -> Double? {
+    let f = frame.pointee
+    let pts = f.best_effort_timestamp != orb_nopts_value() ? f.best_effort_timestamp : f.pts
+    return pts == orb_nopts_value() ? nil : Double(pts) * av_q2d(timeBase) - startTime
+  }
+}

@@ -1,0 +1,74 @@
+import CFFmpeg
+import Foundation
+
+/// The video decode thread: decodes the video packets (FFmpeg's frame threading inside), times each picture,
+/// holds back the ones before a seek's target, and queues the rest as `VideoFrame`s for the player.
+/// Thread-safety: Unsafe; `run` is the body of the one video decode thread.
+struct VideoDecoding {
+  let core: PipelineCore
+
+  /// A decoded AVFrame owned until it is converted for the player or dropped.
+  /// Thread-safety: Unsafe; lives on the video decode thread.
+  private final class OwnedFrame {
+    private var frame: UnsafeMutablePointer<AVFrame>?
+    init?(taking source: UnsafeMutablePointer<AVFrame>) {
+      guard let copy = av_frame_alloc() else { return nil }
+      av_frame_move_ref(copy, source)
+      frame = copy
+    }
+    /// The frame, now the caller's to free.
+    func take() -> UnsafeMutablePointer<AVFrame>? {
+      defer { frame = nil }
+      return frame
+    }
+    deinit { av_frame_free(&frame) }
+  }
+
+  func run(_ decoder: Decoder) {
+    guard let stream = core.videoStream else { return }
+    let media = core.media
+    let timeBase = core.videoTimeBase
+    var current = core.state.withLock { $0.generation }
+    var hold = SeekHold<VideoFrame>()
+    var timing = VideoTiming(nominalDuration: core.frameDuration, tick: av_q2d(timeBase))
+    var lookahead = DurationLookahead<OwnedFrame>(tick: av_q2d(timeBase))
+    let converter = FrameConverter()
+    func emit(_ placed: DurationLookahead<OwnedFrame>.Placed) {
+      guard let frame = placed.picture.take(),
+        let video = converter.makeFrame(
+          frame, stream: stream, time: placed.time, duration: placed.duration, generation: current)
+      else { return }
+      for picture in hold.offer(video, time: placed.time, duration: placed.duration) {
+        core.frames.push(.frame(picture))
+      }
+    }
+    DecodeLoop(core: core, queue: core.videoPackets).run(
+      decoder,
+      flushed: { g, t in
+        current = g
+        hold.restart(at: t)
+        timing.restart()
+        lookahead.restart()
+        return nil
+      },
+      receive: { frame in
+        if let refusal = media.limit.refusal(width: Int(frame.pointee.width), height: Int(frame.pointee.height)) {
+          // The stream grew past the limit mid-way: its pictures are skipped, never uploaded.
+          core.state.withLock { $0.refusedPictures = refusal }
+          av_frame_unref(frame)
+          return
+        }
+        let (time, duration) = timing.place(
+          stamped: core.untimed ? nil : core.seconds(frame, timeBase),
+          ownDuration: Double(frame.pointee.pkt_duration) * av_q2d(timeBase))
+        core.state.withLock { $0.decodedPictures += 1 }
+        guard let owned = OwnedFrame(taking: frame) else { return }
+        if let ready = lookahead.offer(owned, time: time, duration: duration) { emit(ready) }
+      },
+      finish: { g in
+        if let last = lookahead.finish() { emit(last) }
+        if let last = hold.finish() { core.frames.push(.frame(last)) }
+        core.frames.push(.end(generation: g))
+      })
+  }
+}
