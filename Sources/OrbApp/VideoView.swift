@@ -113,7 +113,7 @@ final class VideoView {
     let predictedUs = presentation > 0 ? presentation : frameTime + (interval > 0 ? interval : 16_667)
     let refreshNs = UInt64(interval > 0 ? interval : 16_667) * 1000
     switch player.frameToShow(presentationTime: UInt64(max(0, predictedUs)) * 1000, refreshInterval: refreshNs) {
-    case .show(let slot): show(slot, player: player)
+    case .show(let picture): show(picture, player: player)
     case .keep: break
     case .ended:
       onEnded?()
@@ -122,36 +122,37 @@ final class VideoView {
     return true
   }
 
-  private func show(_ slot: VideoSlot, player: Player) {
+  private func show(_ picture: ShownPicture, player: Player) {
+    let slot = picture.slot
     let w = Int32(slot.target.width)
     let h = Int32(slot.target.height)
     let texture: OpaquePointer?
     if player.presentation == .zeroCopy, let context = glContext, glTexture(for: slot, context: context) == nil {
       // GL refused the memory after all: say so once, and let the player draw copies from now on.
       FileHandle.standardError.write(Data("orb-player: GL import failed; presentation: memory copies\n".utf8))
-      player.release(slot)
+      player.release(picture)
       player.usePresentation(.memory)
       return
     }
     if player.presentation == .zeroCopy, let context = glContext, let name = glTexture(for: slot, context: context) {
-      let release = Unmanaged.passRetained(SlotRelease(player: player, slot: slot)).toOpaque()
+      let release = Unmanaged.passRetained(SlotRelease(player: player, picture: picture)).toOpaque()
       texture = gdk_gl_texture_new(
         context, name, w, h,
         { data in
           let box = Unmanaged<SlotRelease>.fromOpaque(data!).takeRetainedValue()
-          box.player.release(box.slot)
+          box.player.release(box.picture)
         }, release)
     } else if let pixels = slot.target.pixels {
       let bytes = g_bytes_new(pixels.baseAddress, gsize(pixels.count))
       texture = gdk_memory_texture_new(w, h, GDK_MEMORY_R8G8B8A8_PREMULTIPLIED, bytes, gsize(w) * 4)
       g_bytes_unref(bytes)
-      player.release(slot)
+      player.release(picture)
     } else {
-      player.release(slot)
+      player.release(picture)
       return
     }
     guard let texture else { return }
-    gtk_picture_set_paintable(opaque(picture), texture)
+    gtk_picture_set_paintable(opaque(self.picture), texture)
     g_object_unref(UnsafeMutableRawPointer(texture))
   }
 
@@ -181,10 +182,10 @@ final class VideoView {
 /// What a GdkGLTexture's destroy notify needs to hand its slot back.
 private final class SlotRelease {
   let player: Player
-  let slot: VideoSlot
-  init(player: Player, slot: VideoSlot) {
+  let picture: ShownPicture
+  init(player: Player, picture: ShownPicture) {
     self.player = player
-    self.slot = slot
+    self.picture = picture
   }
 }
 

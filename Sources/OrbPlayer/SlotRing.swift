@@ -1,14 +1,23 @@
 import OrbDecode
 import Synchronization
 
-/// The ring of targets the render thread draws ahead into: the slots, the size they were made at and the size the
-/// display wants. Making targets and drawing is the render thread's; this is the bookkeeping.
-/// Thread-safety: a value type, kept under the owning `Player`'s lock, like the slots' states.
+/// The ring of targets the render thread draws ahead into: the slots, what each is doing and holds, the size they
+/// were made at and the size the display wants. Making targets and drawing is the render thread's; this is the
+/// bookkeeping.
+/// Thread-safety: a value type, kept in the owning `Player`'s locked state.
 struct SlotRing {
   /// One shown, one waiting to be let go by the display, two drawn ahead.
   static let size = 4
 
-  private(set) var slots: [VideoSlot] = []
+  enum Use { case free, drawing, ready, shown }
+
+  private struct Entry {
+    let slot: VideoSlot
+    var use = Use.free
+    var frame: VideoFrame?
+  }
+
+  private var entries: [Entry] = []
   private(set) var width = 0
   private(set) var height = 0
   /// The display's size in pixels: targets are drawn at it, so scaling happens once, in the shader.
@@ -24,9 +33,14 @@ struct SlotRing {
   var needsRebuild: Bool { width != wantedWidth || height != wantedHeight }
 
   /// Drawn frames waiting for their time, earliest first.
-  var ready: [VideoSlot] { slots.filter { $0.state == .ready && $0.frame != nil }.sorted { $0.time < $1.time } }
+  var ready: [ShownPicture] {
+    entries.compactMap { e in e.use == .ready ? e.frame.map { ShownPicture(slot: e.slot, frame: $0) } : nil }
+      .sorted { $0.time < $1.time }
+  }
 
-  var hasReady: Bool { slots.contains { $0.state == .ready } }
+  var hasReady: Bool { entries.contains { $0.use == .ready } }
+
+  var hasFree: Bool { entries.contains { $0.use == .free } }
 
   /// Returns whether the size changed.
   mutating func want(width: Int, height: Int) -> Bool {
@@ -40,33 +54,57 @@ struct SlotRing {
   mutating func invalidate() { width = 0 }
 
   /// A free slot, now marked as being drawn; nil when all are busy.
-  func takeFree() -> VideoSlot? {
-    guard let slot = slots.first(where: { $0.state == .free }) else { return nil }
-    slot.state = .drawing
-    slot.frame = nil
-    return slot
+  mutating func takeFree() -> VideoSlot? {
+    guard let i = entries.firstIndex(where: { $0.use == .free }) else { return nil }
+    entries[i].use = .drawing
+    entries[i].frame = nil
+    return entries[i].slot
   }
+
+  /// `slot` (of this ring) now holds `frame`, drawn, waiting for its time.
+  mutating func drawn(_ slot: VideoSlot, frame: VideoFrame) {
+    guard let i = index(of: slot), entries[i].use == .drawing else { return }
+    entries[i].use = .ready
+    entries[i].frame = frame
+  }
+
+  /// `slot` was handed to the display.
+  mutating func shown(_ slot: VideoSlot) { set(slot, .shown) }
+
+  /// What `slot` is doing; nil for a slot of an older ring.
+  func use(of slot: VideoSlot) -> Use? { index(of: slot).map { entries[$0].use } }
 
   /// Frees what was drawn ahead (a seek).
-  func freeReady() {
-    for slot in slots where slot.state == .ready { free(slot) }
+  mutating func freeReady() {
+    for i in entries.indices where entries[i].use == .ready {
+      entries[i].use = .free
+      entries[i].frame = nil
+    }
   }
 
-  func free(_ slot: VideoSlot) {
-    slot.state = .free
-    slot.frame = nil
-  }
+  mutating func free(_ slot: VideoSlot) { set(slot, .free) }
 
   /// What to draw again at a new size: the frame on screen, then those waiting.
   func framesToRedraw(shown: VideoFrame?) -> [VideoFrame] {
-    ([shown] + slots.filter { $0.state == .ready }.map(\.frame)).compactMap { $0 }
+    ([shown] + entries.filter { $0.use == .ready }.map(\.frame)).compactMap { $0 }
   }
 
-  /// Puts targets made at `width`x`height` in place of the old ones.
-  mutating func install(_ made: [VideoSlot], width: Int, height: Int) {
-    slots = made
+  /// Puts targets made at `width`x`height` in place of the old ones; the first `drawn.count` already hold the
+  /// frames given, ready.
+  mutating func install(_ made: [VideoSlot], drawn: [VideoFrame], width: Int, height: Int) {
+    entries = made.enumerated().map { i, slot in
+      i < drawn.count ? Entry(slot: slot, use: .ready, frame: drawn[i]) : Entry(slot: slot)
+    }
     self.width = width
     self.height = height
+  }
+
+  private func index(of slot: VideoSlot) -> Int? { entries.firstIndex { $0.slot === slot } }
+
+  private mutating func set(_ slot: VideoSlot, _ use: Use) {
+    guard let i = index(of: slot) else { return }
+    entries[i].use = use
+    if use == .free { entries[i].frame = nil }
   }
 
   private static let lastID = Atomic<Int>(0)

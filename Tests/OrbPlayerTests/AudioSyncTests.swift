@@ -24,11 +24,11 @@ final class AudioSyncTests: XCTestCase {
 
   /// Plays like a 60 Hz display would, for `seconds`, calling `observe` after each new picture. Refreshes sit on a
   /// fixed grid, as vsync does: one that this loop reaches too late is skipped, as a compositor skips it.
-  private func display(_ player: Player, seconds: Double, observe: (VideoSlot) -> Void) {
+  private func display(_ player: Player, seconds: Double, observe: (ShownPicture) -> Void) {
     let refresh: UInt64 = 16_666_667
     let start = HostTime.now()
     let end = start + UInt64(seconds * 1e9)
-    var shown: VideoSlot?
+    var shown: ShownPicture?
     var k: UInt64 = 1
     while true {
       var now = HostTime.now()
@@ -219,7 +219,7 @@ final class AudioTrackSwitchTests: XCTestCase {
       audioProcessor: { recorder })
     player.start()
     defer { player.stop() }
-    var shown: VideoSlot?
+    var shown: ShownPicture?
     func play(_ seconds: Double) {
       let end = Date(timeIntervalSinceNow: seconds)
       while Date() < end {

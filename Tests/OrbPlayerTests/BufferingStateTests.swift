@@ -7,7 +7,7 @@ import XCTest
 final class BufferingStateTests: XCTestCase {
   private func play(_ player: Player, seconds: Double) {
     let end = Date(timeIntervalSinceNow: seconds)
-    var shown: VideoSlot?
+    var shown: ShownPicture?
     while Date() < end {
       if case .show(let slot) = player.frameToShow(presentationTime: HostTime.now(), refreshInterval: 16_666_667) {
         if let old = shown { player.release(old) }

@@ -15,7 +15,7 @@ final class PlayerSchedulingTests: XCTestCase {
   }
 
   /// Asks until the player shows something (the render thread draws ahead on its own time).
-  private func nextShown(_ player: Player, at host: ManualHostClock, timeout: Double = 10) -> VideoSlot? {
+  private func nextShown(_ player: Player, at host: ManualHostClock, timeout: Double = 10) -> ShownPicture? {
     let deadline = Date(timeIntervalSinceNow: timeout)
     while Date() < deadline {
       if case .show(let slot) = player.frameToShow(presentationTime: host.now()) { return slot }
@@ -27,7 +27,7 @@ final class PlayerSchedulingTests: XCTestCase {
   /// Asks, again and again for `seconds` of real time, at the host time of now, and returns the first slot shown.
   /// Long enough for the render thread to draw the ring full (a 64x36 frame takes it milliseconds), so a check that
   /// nothing is shown is made while drawn frames wait: `shownAtOnce` afterwards proves they did.
-  private func shownWhileAsking(_ player: Player, at host: ManualHostClock, seconds: Double = 0.3) -> VideoSlot? {
+  private func shownWhileAsking(_ player: Player, at host: ManualHostClock, seconds: Double = 0.3) -> ShownPicture? {
     let deadline = Date(timeIntervalSinceNow: seconds)
     while Date() < deadline {
       if case .show(let slot) = player.frameToShow(presentationTime: host.now()) { return slot }
@@ -37,7 +37,7 @@ final class PlayerSchedulingTests: XCTestCase {
   }
 
   /// One ask, no waiting: what is shown at the host time of now, when the frame due was drawn already.
-  private func shownAtOnce(_ player: Player, at host: ManualHostClock) -> VideoSlot? {
+  private func shownAtOnce(_ player: Player, at host: ManualHostClock) -> ShownPicture? {
     if case .show(let slot) = player.frameToShow(presentationTime: host.now()) { return slot }
     return nil
   }
@@ -126,11 +126,11 @@ final class PlayerSchedulingTests: XCTestCase {
     let player = makePlayer(host, paused: true)
     defer { player.stop() }
     let first = try XCTUnwrap(nextShown(player, at: host))
-    XCTAssertEqual(first.target.width, 64)
+    XCTAssertEqual(first.slot.target.width, 64)
     player.setTargetSize(width: 128, height: 72)
     let redrawn = try XCTUnwrap(nextShown(player, at: host))
-    XCTAssertEqual(redrawn.target.width, 128)
-    XCTAssertEqual(redrawn.target.height, 72)
+    XCTAssertEqual(redrawn.slot.target.width, 128)
+    XCTAssertEqual(redrawn.slot.target.height, 72)
     XCTAssertEqual(redrawn.time, first.time)
   }
 

@@ -1,0 +1,104 @@
+import Foundation
+import OrbDecode
+
+/// The display's side of the player: at each refresh, which drawn picture to show, carried out as
+/// `PresentationState` decides (clock start and hold, drops, repeats, the end), and the display handing pictures
+/// back.
+extension Player {
+  /// Media seconds read ahead that end a wait for data.
+  static let refillSeconds = 1.0
+
+  /// Called at each display refresh with the host time (CLOCK_MONOTONIC ns) the picture will appear at.
+  /// - Parameter refreshInterval: nanoseconds between display refreshes: a frame is shown at the refresh nearest
+  ///   its time, so presented frames sit within half a refresh of the clock, on both sides.
+  public func frameToShow(presentationTime: UInt64, refreshInterval: UInt64 = 0) -> Display {
+    let clock = clock
+    let (display, startSound, holdSound, nothingPlayed) = shared.change {
+      s -> (Display, AudioPlayback?, AudioPlayback?, SourceHealth?) in
+      var startSound: AudioPlayback?
+      var holdSound: AudioPlayback?
+      var display = s.refresh(
+        at: presentationTime, interval: refreshInterval, clock: clock, startSound: &startSound,
+        holdSound: &holdSound)
+      // The end came with no picture shown and no sound decoded: the file could not be played at all.
+      guard case .ended = display, s.stats.presented == 0, !s.soundDiscarded, let health = s.media?.health,
+        !health.decodedAnything
+      else { return (display, startSound, holdSound, nil) }
+      s.schedule.fail()
+      display = .keep
+      return (display, startSound, holdSound, health)
+    }
+    // PipeWire's lock is taken with ours let go.
+    startSound?.setPaused(false)
+    holdSound?.setPaused(true)
+    if let nothingPlayed {
+      let reason =
+        nothingPlayed.refusedPicture
+        ?? "nothing in it could be decoded: no picture and almost no sound (damaged or cut short)"
+      onEvent?(.failed(MediaError(.unplayable, source: source, reason: reason)))
+    }
+    return display
+  }
+
+  /// The display no longer needs `picture`: the render thread may draw into its slot again.
+  public func release(_ picture: ShownPicture) {
+    shared.change { s in
+      if s.ring.use(of: picture.slot) == .shown { s.ring.free(picture.slot) }
+    }
+  }
+}
+
+extension PlayerState {
+  /// Measures what `PresentationState` needs at this refresh and carries out what it decides. Calls into the clock,
+  /// the source and the audio playback, which come after the player's lock in the lock order.
+  fileprivate mutating func refresh(
+    at presentationTime: UInt64, interval refreshInterval: UInt64, clock: MediaClock,
+    startSound: inout AudioPlayback?, holdSound: inout AudioPlayback?
+  ) -> Player.Display {
+    let ready = ring.ready
+    let phase = schedule.phase
+    let refresh = PresentationState.Refresh(
+      host: presentationTime, now: clock.time(at: presentationTime),
+      // Half a refresh, in media time (it runs `speed` times faster than the host's).
+      halfRefresh: Double(refreshInterval) / 2e9 * clock.speed, clockPlaying: clock.isPlaying,
+      ready: ready.map { PresentationState.Frame(time: $0.time, duration: $0.frame.duration) },
+      shown: shownFrame.map { PresentationState.Frame(time: $0.time, duration: $0.duration) },
+      hasVideo: hasVideo, starved: phase == .running ? (media?.isStarved ?? false) : false,
+      refilled: phase == .buffering ? refilled(at: clock.time()) : false,
+      soundFinished: schedule.sourceEnded ? (audio?.finished(at: presentationTime) ?? true) : false)
+    let decision = schedule.refresh(refresh)
+    switch decision.clock {
+    case .start(let time):
+      clock.set(time)
+      if !schedule.userPaused { clock.play() }
+    case .resume: clock.play()
+    case .hold: clock.pause()
+    case nil: break
+    }
+    if decision.startSound { startSound = audio }
+    if decision.holdSound { holdSound = audio }
+    if decision.repeated { stats.repeated += 1 }
+    for late in ready.prefix(decision.dropped) {
+      ring.free(late.slot)
+      stats.dropped += 1
+    }
+    if decision.ended { return .ended }
+    guard let index = decision.show else { return .keep }
+    let chosen = ready[index]
+    ring.shown(chosen.slot)
+    // A frame drawn again at a new size is not a new frame.
+    if chosen.frame !== shownFrame { stats.presented += 1 }
+    shownFrame = chosen.frame
+    stats.avOffset = decision.avOffset ?? 0
+    return .show(chosen)
+  }
+
+  /// Whether a wait for data can end: `refillSeconds` read ahead of `position`, or the end of the source (for a
+  /// stream without timestamps: anything in hand again).
+  private func refilled(at position: Double) -> Bool {
+    guard let source = media else { return true }
+    let (ahead, atEnd) = source.buffered(after: position)
+    if atEnd { return true }
+    return (ahead ?? (source.isStarved ? 0 : .infinity)) >= Player.refillSeconds
+  }
+}

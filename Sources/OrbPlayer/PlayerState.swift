@@ -1,0 +1,29 @@
+import OrbDecode
+
+/// Everything about a `Player` that its threads (the render thread, the display, commands from anywhere) change:
+/// one value, reachable only through the player's lock.
+/// Thread-safety: a value type, only ever inside `Player.shared`.
+struct PlayerState {
+  /// How targets are made now (it can fall back from zero-copy to memory while playing).
+  var presentation: Player.Presentation
+  var ring: SlotRing
+  /// Where playback stands: the phase, the user's pause, the end of the source (the scheduling policy).
+  var schedule: PresentationState
+  var stopped = false
+  /// The render thread was started, and has finished (it holds nothing of the GPU any more).
+  var renderStarted = false
+  var renderDone = false
+  var pendingSeek: Double?
+  /// With a pending seek: the audio track (1-based) to switch to there.
+  var pendingAudioTrack: Int?
+  var info: MediaInfo?
+  var deviceName = ""
+  var media: FrameSource?
+  var audio: AudioPlayback?
+  /// Whether pictures are expected (false for sound alone, or once the video is given up).
+  var hasVideo = true
+  /// No output could be opened for the sound: its audio is not decoded, so it cannot show that it played.
+  var soundDiscarded = false
+  var stats = PlaybackStats()
+  var shownFrame: VideoFrame?
+}

@@ -1,0 +1,247 @@
+import Foundation
+import OrbDecode
+import OrbRender
+
+/// The render thread: makes the Vulkan renderer, opens the media, attaches the sound, then draws each decoded
+/// frame into a free slot of the ring ahead of its time, taking seeks, track switches and resizes between frames,
+/// and deciding what the end of the source means (the end, a broken stream, or nothing playable).
+/// Thread-safety: Unsafe; `run` is the body of the one render thread. It changes the player only through
+/// `Player.shared`.
+struct RenderLoop {
+  let player: Player
+
+  /// Seconds of waiting for a first picture, with sound ready, after which the video is given up.
+  static let firstPictureLimit = 4.0
+
+  private var shared: Locked<PlayerState> { player.shared }
+  private var source: String { player.source }
+
+  func run() {
+    let renderer: Renderer
+    do {
+      renderer = try Renderer(context: player.renderContext)
+    } catch {
+      player.fail(MediaError(.unplayable, source: source, reason: "no usable Vulkan device (\(error))"))
+      return
+    }
+    let opened: FrameSource
+    do {
+      opened = try MediaOpener.open(
+        source, headers: player.headers, start: player.startPosition, audio: player.audioRequest,
+        cancellation: player.cancellation, limit: PictureLimit.forDevice(maxSide: renderer.context.maxImageSize))
+    } catch let error as MediaError {
+      if !shared.withLock({ $0.stopped }) { player.fail(error) }
+      return
+    } catch {
+      player.fail(MediaError(.unplayable, source: source, reason: "\(error)"))
+      return
+    }
+    let stopped = shared.withLock { s in
+      s.media = opened
+      s.info = opened.info
+      s.deviceName = renderer.context.deviceName
+      return s.stopped
+    }
+    if stopped {
+      opened.close()
+      return
+    }
+    player.onEvent?(.opened(opened.info, device: renderer.context.deviceName))
+    for notice in opened.notices { player.onEvent?(.notice(notice)) }
+    SoundAttachment(player: player).attach(opened)
+    drawLoop(renderer, opened)
+    opened.close()
+  }
+
+  /// What the render thread does next, decided under the player's lock.
+  private enum Step {
+    case stop
+    case seek(target: Double, track: Int?, resumeSound: Bool)
+    case rebuild(redraw: [VideoFrame], width: Int, height: Int)
+    case decode
+    case draw(VideoFrame)
+  }
+
+  private func drawLoop(_ renderer: Renderer, _ opened: FrameSource) {
+    var pending: VideoFrame?
+    var firstPictureWait = 0.0
+    while true {
+      let waitingAtEnd = pending == nil
+      let step = shared.wait(
+        until: { s in
+          // At the end of the source there is nothing to draw until a seek (or a resize, or stop).
+          !(waitingAtEnd && s.schedule.sourceEnded) || s.stopped || s.pendingSeek != nil || s.ring.needsRebuild
+        },
+        then: { s, _ -> Step in
+          if s.stopped { return .stop }
+          if let target = s.pendingSeek {
+            let track = s.pendingAudioTrack
+            s.pendingSeek = nil
+            s.pendingAudioTrack = nil
+            s.ring.freeReady()
+            // Without a picture to wait for, sound restarts the clock by itself.
+            return .seek(target: target, track: track, resumeSound: s.schedule.seeked(hasVideo: s.hasVideo))
+          }
+          if s.ring.needsRebuild {
+            return .rebuild(
+              redraw: s.ring.framesToRedraw(shown: s.shownFrame), width: s.ring.wantedWidth,
+              height: s.ring.wantedHeight)
+          }
+          return pending.map(Step.draw) ?? .decode
+        })
+      switch step {
+      case .stop:
+        return
+      case .seek(let target, let track, let resumeSound):
+        pending = nil
+        seek(opened, to: target, track: track, resumeSound: resumeSound)
+      case .rebuild(let redraw, let w, let h):
+        do {
+          try rebuildRing(renderer, width: w, height: h, redraw: redraw)
+        } catch {
+          player.fail(MediaError(.unplayable, source: source, reason: "cannot draw at \(w)x\(h) (\(error))"))
+          return
+        }
+      case .decode:
+        switch nextFrame(opened, firstPictureWait: &firstPictureWait) {
+        case .frame(let frame): pending = frame
+        case .timedOut: continue
+        case .end:
+          if !sourceEnded(opened) { return }
+        }
+      case .draw(let frame):
+        // A frame whose whole display interval has passed is not worth drawing.
+        let clock = player.clock
+        let late = shared.withLock { s in
+          let late = !s.schedule.awaitsPicture && clock.isPlaying && frame.time + frame.duration < clock.time()
+          if late { s.stats.dropped += 1 }
+          return late
+        }
+        if late {
+          pending = nil
+          continue
+        }
+        guard let slot = takeFreeSlot() else { continue }
+        do {
+          try renderer.render(frame, into: slot.target, toneMapping: player.toneMapping)
+        } catch {
+          player.fail(MediaError(.unplayable, source: source, reason: "drawing failed (\(error))"))
+          return
+        }
+        let corrupt = opened.health.corruptPackets
+        shared.change { s in
+          s.ring.drawn(slot, frame: frame)
+          s.stats.corruptPackets = corrupt
+        }
+        pending = nil
+      }
+    }
+  }
+
+  private func seek(_ opened: FrameSource, to target: Double, track: Int?, resumeSound: Bool) {
+    if let track, let sound = opened.sound {
+      do {
+        try sound.switchAudio(track: track, at: target)
+      } catch {
+        player.onEvent?(.notice("\(error)"))
+        opened.seek(to: target)
+      }
+    } else {
+      opened.seek(to: target)
+    }
+    let audio = shared.withLock { $0.audio }
+    audio?.flushForSeek()
+    audio?.setPaused(!resumeSound)
+    player.clock.set(target)
+    if resumeSound { player.clock.play() }  // it may have been held by a wait for data
+  }
+
+  /// The next decoded frame. Waiting for the first picture holds the sound back too, so a video track that never
+  /// gives one must not hold it forever (the audio queue fills, the demuxer stops, nothing plays): after
+  /// `firstPictureLimit` seconds the video is given up.
+  private func nextFrame(_ opened: FrameSource, firstPictureWait: inout Double) -> FrameWait {
+    guard shared.withLock({ $0.audio != nil && $0.schedule.awaitsPicture && $0.hasVideo }) else {
+      return opened.nextFrame().map(FrameWait.frame) ?? .end
+    }
+    let wait = opened.nextFrame(timeout: 0.25)
+    switch wait {
+    case .frame: firstPictureWait = 0
+    case .end: break
+    case .timedOut:
+      firstPictureWait += 0.25
+      if firstPictureWait >= Self.firstPictureLimit { SoundAttachment(player: player).abandonVideo(opened) }
+    }
+    return wait
+  }
+
+  /// The source gave its last frame: an end, a broken stream, or nothing to show at all. Returns whether the
+  /// render thread goes on (false: it failed and stops).
+  private func sourceEnded(_ opened: FrameSource) -> Bool {
+    // A network stream that broke off is an error for the host, not an end.
+    let broken = opened.health.readFailure.flatMap { $0.kind == .network ? $0 : nil }
+    enum Outcome {
+      case none, ended, noPictureWithSound, noPicture
+      case broken(MediaError)
+    }
+    // The error state is set with `sourceEnded`, in one critical section: the display must never see the end
+    // of a source that failed and call it an end.
+    let outcome = shared.change { s -> Outcome in
+      guard s.pendingSeek == nil && !s.stopped else { return .none }
+      let none = s.hasVideo && s.stats.presented == 0 && !s.ring.hasReady
+      if none && s.audio != nil { return .noPictureWithSound }
+      s.schedule.sourceFinished()
+      if let broken {
+        s.schedule.fail()
+        return .broken(broken)
+      }
+      if none {
+        s.schedule.fail()
+        return .noPicture
+      }
+      return .ended
+    }
+    switch outcome {
+    case .none, .ended:
+      return true
+    case .noPictureWithSound:
+      SoundAttachment(player: player).abandonVideo(opened)  // a broken video track is dropped; the sound plays
+      return true
+    case .broken(let failure):
+      player.onEvent?(.failed(failure))
+      return false
+    case .noPicture:
+      player.onEvent?(.failed(opened.noPictureError(source: source)))
+      return false
+    }
+  }
+
+  /// A free slot of the current ring, waiting a little at a time for one; nil when something else needs handling.
+  private func takeFreeSlot() -> VideoSlot? {
+    while true {
+      let taken = shared.wait(
+        until: { s in s.stopped || s.pendingSeek != nil || s.ring.needsRebuild || s.ring.hasFree },
+        deadline: Date(timeIntervalSinceNow: 0.05),
+        then: { s, _ -> VideoSlot?? in
+          if s.stopped || s.pendingSeek != nil || s.ring.needsRebuild { return .some(nil) }
+          return s.ring.takeFree().map { .some($0) }
+        })
+      if let taken { return taken }
+    }
+  }
+
+  private func rebuildRing(_ renderer: Renderer, width: Int, height: Int, redraw: [VideoFrame]) throws {
+    var made: [VideoSlot] = []
+    let kind = shared.withLock { $0.presentation }
+    for _ in 0..<SlotRing.size {
+      let target = try renderer.makeTarget(
+        width: width, height: height, exportable: kind == .zeroCopy, readable: kind == .memory)
+      made.append(VideoSlot(id: SlotRing.nextID(), target: target))
+    }
+    // Draw again what was on screen or waiting, at the new size, so a resize while paused stays sharp.
+    let drawn = Array(redraw.prefix(made.count))
+    for (slot, frame) in zip(made, drawn) {
+      try renderer.render(frame, into: slot.target, toneMapping: player.toneMapping)
+    }
+    shared.change { $0.ring.install(made, drawn: drawn, width: width, height: height) }
+  }
+}
