@@ -11,7 +11,9 @@ let package = Package(
     .systemLibrary(name: "CVulkan", pkgConfig: "vulkan"),
     .systemLibrary(name: "CGtk", pkgConfig: "gtk4"),
     .systemLibrary(name: "CPipeWire", pkgConfig: "libpipewire-0.3"),
-    .target(name: "OrbDecode", dependencies: ["CFFmpeg"]),
+    // Guesses the character set of legacy (non-UTF-8) subtitle files.
+    .systemLibrary(name: "CUchardet", pkgConfig: "uchardet"),
+    .target(name: "OrbDecode", dependencies: ["CFFmpeg", "CUchardet"]),
     .target(name: "OrbRender", dependencies: ["CVulkan", "CFFmpeg", "OrbDecode"]),
     // Audio DSP in plain Swift (time-stretch, EQ, night mode, remap, volume): no PipeWire, no GTK.
     .target(name: "OrbDSP"),

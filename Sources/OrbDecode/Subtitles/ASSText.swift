@@ -1,0 +1,208 @@
+/// The text of an ASS event as styled lines: what libavcodec's text subtitle decoders (SubRip, ASS/SSA, mov_text,
+/// WebVTT, MicroDVD …) put in `AVSubtitleRect.ass`.
+///
+/// In FFmpeg 5.1 the event is "ReadOrder,Layer,Style,Name,MarginL,MarginR,MarginV,Effect,Text": eight fields, then
+/// the text, which may hold commas. Understood in the text: `\N` and `\n` (line breaks), `\h` (a no-break space),
+/// `\{`, `\}` and `\\` (WebVTT's escapes), and in override blocks `\b` (1, 0 or a weight: 600 and more is bold),
+/// `\i`, `\u`, `\r` (back to the plain style), `\an1`–`\an9` and SSA's `\a1`–`\a11` (placement) and `\p` (drawing
+/// mode: the vector drawing's text is dropped). Every other tag, with its parenthesised arguments, is removed, as is
+/// an override block left open at the end.
+/// Thread-safety: a value type; safe to pass between threads.
+public struct ASSText: Sendable, Equatable {
+  public var lines: [[SubtitleRun]]
+  public var placement: SubtitlePlacement
+
+  /// Whether nothing visible is left (no text, or only spaces).
+  public var isEmpty: Bool {
+    lines.allSatisfy { line in line.allSatisfy { $0.text.allSatisfy(\.isWhitespace) } }
+  }
+
+  /// Parses a whole event as FFmpeg gives it (the fields before the text are skipped).
+  public init(event: String) {
+    self.init(text: Self.textField(of: event))
+  }
+
+  /// Parses the Text field alone.
+  public init(text: String) {
+    var parser = Parser()
+    parser.parse(Array(text.unicodeScalars))
+    lines = parser.finishedLines()
+    placement = parser.placement
+  }
+
+  /// The Text field of an event: after the eighth comma ("ReadOrder,Layer,Style,Name,MarginL,MarginR,MarginV,Effect"),
+  /// or after the ninth in the "Dialogue: Layer,Start,End,…" form older FFmpeg versions wrote. Text with fewer commas
+  /// is taken whole.
+  static func textField(of event: String) -> String {
+    let fields = event.hasPrefix("Dialogue:") ? 9 : 8
+    var commas = 0
+    for index in event.indices where event[index] == "," {
+      commas += 1
+      if commas == fields { return String(event[event.index(after: index)...]) }
+    }
+    return event
+  }
+
+  /// The state of one pass over the text.
+  private struct Parser {
+    var lines: [[SubtitleRun]] = []
+    var line: [SubtitleRun] = []
+    var pending = String.UnicodeScalarView()
+    var bold = false
+    var italic = false
+    var underline = false
+    var drawing = false
+    var placement = SubtitlePlacement.bottom
+
+    mutating func parse(_ s: [Unicode.Scalar]) {
+      var i = 0
+      while i < s.count {
+        let c = s[i]
+        if c == "{" {
+          guard let close = s[(i + 1)...].firstIndex(of: "}") else { break }  // an unclosed block hides the rest
+          overrideBlock(s[(i + 1)..<close])
+          i = close + 1
+          continue
+        }
+        if c == "\\", i + 1 < s.count {
+          switch s[i + 1] {
+          case "N", "n":
+            breakLine()
+            i += 2
+            continue
+          case "h":
+            append("\u{00A0}")
+            i += 2
+            continue
+          case "{", "}", "\\":
+            append(s[i + 1])
+            i += 2
+            continue
+          default: break
+          }
+        }
+        if c == "\n" {
+          breakLine()
+        } else if c.value >= 0x20 && c.value != 0x7F {  // control characters are never shown
+          append(c)
+        }
+        i += 1
+      }
+    }
+
+    mutating func append(_ c: Unicode.Scalar) {
+      if !drawing { pending.append(c) }
+    }
+
+    /// Ends the text in the current style, so a tag can change it.
+    mutating func flush() {
+      guard !pending.isEmpty else { return }
+      let run = SubtitleRun(String(pending), bold: bold, italic: italic, underline: underline)
+      pending = String.UnicodeScalarView()
+      if let last = line.last, last.sameStyle(as: run) {
+        line[line.count - 1].text += run.text
+      } else {
+        line.append(run)
+      }
+    }
+
+    mutating func breakLine() {
+      flush()
+      lines.append(line)
+      line = []
+    }
+
+    /// The lines, without spaces at their ends (`\h` stays) and without the empty ones at the start and the end.
+    mutating func finishedLines() -> [[SubtitleRun]] {
+      breakLine()
+      let trimmed = lines.map(Self.trimmed)
+      guard let first = trimmed.firstIndex(where: { !$0.isEmpty }), let last = trimmed.lastIndex(where: { !$0.isEmpty })
+      else { return [] }
+      return Array(trimmed[first...last])
+    }
+
+    /// `line` without the plain spaces (and tabs) it starts or ends with, and without runs left empty.
+    static func trimmed(_ line: [SubtitleRun]) -> [SubtitleRun] {
+      var runs = line
+      let space: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+      while let first = runs.first {
+        let text = String(first.text.drop(while: space))
+        guard text.isEmpty else {
+          runs[0].text = text
+          break
+        }
+        runs.removeFirst()
+      }
+      while let last = runs.last {
+        let text = String(last.text.reversed().drop(while: space).reversed())
+        guard text.isEmpty else {
+          runs[runs.count - 1].text = text
+          break
+        }
+        runs.removeLast()
+      }
+      return runs
+    }
+
+    /// The tags between `{` and `}`: each starts with a backslash; parentheses may hold backslashes (`\t(\i1)`).
+    mutating func overrideBlock(_ block: ArraySlice<Unicode.Scalar>) {
+      var tag = String.UnicodeScalarView()
+      var depth = 0
+      for c in block {
+        if c == "(" { depth += 1 }
+        if c == ")" { depth = max(0, depth - 1) }
+        if c == "\\" && depth == 0 {
+          apply(String(tag))
+          tag = String.UnicodeScalarView()
+        } else {
+          tag.append(c)
+        }
+      }
+      apply(String(tag))
+    }
+
+    /// One tag without its backslash ("i1", "an8", "pos(10,20)"); unknown ones do nothing.
+    mutating func apply(_ tag: String) {
+      let tag = tag.trimmingSpaces
+      guard let name = tag.first else { return }
+      if tag.hasPrefix("an"), let n = Int(tag.dropFirst(2)) {
+        placement = (7...9).contains(n) ? .top : .bottom
+        return
+      }
+      let argument = tag.dropFirst()
+      guard argument.isEmpty || argument.allSatisfy(\.isASCIIDigit) || name == "r" else { return }
+      let value = Int(argument) ?? 0
+      switch name {
+      case "a": placement = (5...7).contains(value) ? .top : .bottom
+      case "b": setStyle { $0.bold = value == 1 || value >= 600 }
+      case "i": setStyle { $0.italic = value == 1 }
+      case "u": setStyle { $0.underline = value == 1 }
+      case "r":
+        setStyle {
+          $0.bold = false
+          $0.italic = false
+          $0.underline = false
+        }
+      case "p":
+        flush()
+        drawing = value > 0
+      default: return
+      }
+    }
+
+    mutating func setStyle(_ change: (inout Parser) -> Void) {
+      flush()
+      change(&self)
+    }
+  }
+}
+
+extension Character {
+  fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
+}
+
+extension String {
+  fileprivate var trimmingSpaces: String {
+    String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+  }
+}

@@ -1,0 +1,69 @@
+import Foundation
+
+/// A subtitle file beside a video: `movie.srt`, `movie.en.srt`, `movie.eng.forced.srt`, `movie.pt-BR.default.ass`.
+/// Thread-safety: a value type; safe to pass between threads.
+public struct Sidecar: Sendable, Equatable {
+  public var path: String
+  /// The dot-separated tags between the video's name and the extension, as written ("pt-BR", "forced").
+  public var tags: [String]
+  /// The first tag that is not a flag word, as written; nil when there is none.
+  public var language: String?
+  public var isForced: Bool
+  public var isDefault: Bool
+  /// From the extension: "SRT", "ASS", "SSA", "WebVTT", "VobSub" (.idx) or "SUB" (a .sub without an .idx:
+  /// MicroDVD or SubViewer; `SubtitleFile` reads which).
+  public var format: String
+
+  /// "English (SRT)", "Portuguese (BR), forced (ASS)", "xx (SRT)" for a code not in the table, "SRT" untagged.
+  public var displayName: String {
+    var words: [String] = []
+    if let language { words.append(SubtitleLanguage.displayName(language)) }
+    if isForced { words.append("forced") }
+    if isDefault { words.append("default") }
+    return words.isEmpty ? format : "\(words.joined(separator: ", ")) (\(format))"
+  }
+}
+
+/// Finds the subtitle files that go with a local video: in its folder, named after it.
+/// Thread-safety: stateless; safe from any thread (it reads the folder when asked).
+public enum SidecarFinder {
+  /// Extensions (lowercased) and the format each names.
+  static let formats: [String: String] = [
+    "srt": "SRT", "ass": "ASS", "ssa": "SSA", "vtt": "WebVTT", "idx": "VobSub", "sub": "SUB",
+  ]
+  /// Tags that are flags rather than languages.
+  static let flagWords: Set<String> = ["forced", "default", "sdh", "cc", "hi"]
+
+  /// The sidecars of the video at `videoPath`: files whose name is the video's name without its extension, then
+  /// optional dot-separated tags, then a subtitle extension (any case). A .sub with an .idx of the same name is
+  /// left out (the .idx opens both). Untagged files come first, then the rest by file name.
+  public static func find(forVideo videoPath: String) -> [Sidecar] {
+    let video = URL(fileURLWithPath: videoPath)
+    let folder = video.deletingLastPathComponent().path
+    let base = video.deletingPathExtension().lastPathComponent
+    guard !base.isEmpty, let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+    let found = names.compactMap { sidecar(named: $0, in: folder, base: base) }
+    let idxStems = Set(found.filter { $0.format == "VobSub" }.map { stem(of: $0.path) })
+    return found.filter { !($0.format == "SUB" && idxStems.contains(stem(of: $0.path))) }
+      .sorted { a, b in
+        if a.tags.isEmpty != b.tags.isEmpty { return a.tags.isEmpty }
+        return a.path < b.path
+      }
+  }
+
+  /// The sidecar `name` describes, or nil when it is not one of the video named `base`.
+  static func sidecar(named name: String, in folder: String, base: String) -> Sidecar? {
+    guard name.hasPrefix(base + "."), let dot = name.lastIndex(of: ".") else { return nil }
+    guard let format = formats[String(name[name.index(after: dot)...]).lowercased()] else { return nil }
+    let middle = name[name.index(name.startIndex, offsetBy: base.count)..<dot]  // "" or ".en.forced"
+    let tags = middle.split(separator: ".", omittingEmptySubsequences: false).dropFirst().map(String.init)
+    guard !tags.contains(where: \.isEmpty) else { return nil }  // "movie..srt"
+    let lowered = tags.map { $0.lowercased() }
+    return Sidecar(
+      path: folder == "/" ? "/\(name)" : "\(folder)/\(name)", tags: tags,
+      language: tags.first { !flagWords.contains($0.lowercased()) }, isForced: lowered.contains("forced"),
+      isDefault: lowered.contains("default"), format: format)
+  }
+
+  private static func stem(of path: String) -> String { (path as NSString).deletingPathExtension }
+}

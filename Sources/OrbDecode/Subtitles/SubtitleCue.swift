@@ -1,0 +1,128 @@
+/// A piece of cue text in one style.
+/// Thread-safety: a value type; safe to pass between threads.
+public struct SubtitleRun: Sendable, Equatable {
+  public var text: String
+  public var bold: Bool
+  public var italic: Bool
+  public var underline: Bool
+
+  public init(_ text: String, bold: Bool = false, italic: Bool = false, underline: Bool = false) {
+    self.text = text
+    self.bold = bold
+    self.italic = italic
+    self.underline = underline
+  }
+
+  /// Whether `other` has the same style (so the two can be one run).
+  func sameStyle(as other: SubtitleRun) -> Bool {
+    bold == other.bold && italic == other.italic && underline == other.underline
+  }
+}
+
+/// Where a cue goes on the picture. ASS `\an7`–`\an9` (and legacy SSA `\a5`–`\a7`) are top; everything else,
+/// the middle rows included, is shown at the bottom.
+/// Thread-safety: a value type; safe to pass between threads.
+public enum SubtitlePlacement: Sendable, Equatable {
+  case bottom
+  case top
+}
+
+/// One picture of a bitmap cue (DVD, VobSub, DVB, PGS), placed on the codec's canvas.
+/// Thread-safety: a value type; safe to pass between threads.
+public struct SubtitleBitmap: Sendable, Equatable {
+  /// The picture's place and size in canvas pixels.
+  public var x: Int
+  public var y: Int
+  public var width: Int
+  public var height: Int
+  /// The canvas the place is measured on: the codec's size, else the video's size the decoder was given.
+  /// Scale `x`, `y`, `width` and `height` by the displayed video size over this.
+  public var canvasWidth: Int
+  public var canvasHeight: Int
+  /// Straight (not premultiplied) RGBA, 8 bits a component, `width * 4` bytes a row, no padding, top row first.
+  public var rgba: [UInt8]
+
+  public init(
+    x: Int, y: Int, width: Int, height: Int, canvasWidth: Int, canvasHeight: Int, rgba: [UInt8]
+  ) {
+    self.x = x
+    self.y = y
+    self.width = width
+    self.height = height
+    self.canvasWidth = canvasWidth
+    self.canvasHeight = canvasHeight
+    self.rgba = rgba
+  }
+
+  /// The RGBA components of the pixel at (`column`, `row`) of the picture.
+  public func pixel(_ column: Int, _ row: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
+    let i = (row * width + column) * 4
+    return (rgba[i], rgba[i + 1], rgba[i + 2], rgba[i + 3])
+  }
+}
+
+/// What is shown from `start` to `end`: styled lines of text, or pictures.
+/// Thread-safety: a value type; safe to pass between threads.
+public struct SubtitleCue: Sendable, Equatable {
+  /// Media seconds, on the scale of video frames' times.
+  public var start: Double
+  /// Media seconds; `.infinity` while open-ended (a bitmap cue that lasts until the track's next cue or clear).
+  public var end: Double
+  /// The text, one array of runs a line. Empty for a bitmap cue.
+  public var lines: [[SubtitleRun]]
+  public var placement: SubtitlePlacement
+  /// The pictures of a bitmap cue. Empty for a text cue.
+  public var bitmaps: [SubtitleBitmap]
+
+  public init(
+    start: Double, end: Double, lines: [[SubtitleRun]] = [], placement: SubtitlePlacement = .bottom,
+    bitmaps: [SubtitleBitmap] = []
+  ) {
+    self.start = start
+    self.end = end
+    self.lines = lines
+    self.placement = placement
+    self.bitmaps = bitmaps
+  }
+
+  /// Whether its end is not known yet.
+  public var isOpenEnded: Bool { end == .infinity }
+
+  /// Whether it is shown at media time `time`.
+  public func isActive(at time: Double) -> Bool { start <= time && time < end }
+
+  /// The text without styles, lines joined with "\n".
+  public var plainText: String {
+    lines.map { $0.map(\.text).joined() }.joined(separator: "\n")
+  }
+
+  /// The text as Pango markup: `<b>`, `<i>`, `<u>` for the styles, markup characters escaped, lines joined with "\n".
+  public var pangoMarkup: String {
+    lines.map { line in
+      line.map { run in
+        var text = Self.escaped(run.text)
+        if run.underline { text = "<u>\(text)</u>" }
+        if run.italic { text = "<i>\(text)</i>" }
+        if run.bold { text = "<b>\(text)</b>" }
+        return text
+      }.joined()
+    }.joined(separator: "\n")
+  }
+
+  /// `text` with the five characters Pango's markup parser treats specially written as entities.
+  static func escaped(_ text: String) -> String {
+    var out = ""
+    out.reserveCapacity(text.utf8.count)
+    for ch in text {
+      switch ch {
+      case "&": out += "&amp;"
+      case "<": out += "&lt;"
+      case ">": out += "&gt;"
+      case "'": out += "&apos;"
+      case "\"": out += "&quot;"
+      default: out.append(ch)
+      }
+    }
+    return out
+  }
+}

@@ -1,0 +1,183 @@
+import CFFmpeg
+import Foundation
+import OrbTestSupport
+import XCTest
+
+@testable import OrbDecode
+
+/// The parts of subtitle reading on their own: ASS text, character sets, the cue store, sidecar names, and the
+/// packet-by-packet decoder the demux thread will use.
+final class SubtitlePartsTests: XCTestCase {
+  func testASSTextFieldKeepsCommasAndTagsBecomeStyles() {
+    let text = ASSText(event: "3,0,Default,,0,0,0,,{\\i1}One, two{\\i0}, three\\N{\\b1\\u1}four{\\r}")
+    XCTAssertEqual(
+      text.lines,
+      [
+        [SubtitleRun("One, two", italic: true), SubtitleRun(", three")],
+        [SubtitleRun("four", bold: true, underline: true)],
+      ])
+    XCTAssertEqual(
+      ASSText(event: "Dialogue: 0,0:00:01.00,0:00:02.00,Default,,0,0,0,,Old, form").lines, [[SubtitleRun("Old, form")]])
+    XCTAssertEqual(ASSText(text: "{\\an9}x").placement, .top)
+    XCTAssertEqual(ASSText(text: "{\\an2}x").placement, .bottom)
+    XCTAssertEqual(ASSText(text: "{\\a7}x").placement, .top)
+    XCTAssertEqual(ASSText(text: "{\\a10}x").placement, .bottom)
+    XCTAssertTrue(ASSText(text: "{\\pos(1,2)}").isEmpty)
+    XCTAssertTrue(ASSText(text: "{\\p2}m 0 0 l 1 1{\\p0}  ").isEmpty)
+    XCTAssertEqual(ASSText(text: "a{\\t(0,500,\\i1\\b1)}b{\\1c&HFF00FF&\\alpha&H80&}c").lines, [[SubtitleRun("abc")]])
+    XCTAssertEqual(ASSText(text: "line\\n{nested {odd} tag}x").lines, [[SubtitleRun("line")], [SubtitleRun("tag}x")]])
+    XCTAssertEqual(
+      ASSText(text: "keep \\{this\\} \\\\ {\\b600}w").lines,
+      [[SubtitleRun("keep {this} \\ "), SubtitleRun("w", bold: true)]])
+    XCTAssertEqual(ASSText(text: "\\N\\NMiddle\\N\\N").lines, [[SubtitleRun("Middle")]])
+  }
+
+  func testPangoMarkupEscapesAndNests() {
+    let cue = SubtitleCue(
+      start: 0, end: 1,
+      lines: [[SubtitleRun("<Tom> & \"Jerry's\"", bold: true, italic: true)], [SubtitleRun("plain")]])
+    XCTAssertEqual(cue.pangoMarkup, "<b><i>&lt;Tom&gt; &amp; &quot;Jerry&apos;s&quot;</i></b>\nplain")
+    XCTAssertEqual(cue.plainText, "<Tom> & \"Jerry's\"\nplain")
+  }
+
+  func testCharsetDetection() {
+    XCTAssertEqual(SubtitleCharset(of: Array("plain ascii".utf8)).encoding, .utf8)
+    XCTAssertEqual(SubtitleCharset(of: Array("żółw".utf8)).encoding, .utf8)
+    XCTAssertEqual(SubtitleCharset(of: [0xEF, 0xBB, 0xBF, 0x41]).encoding, .utf8)
+    XCTAssertEqual(SubtitleCharset(of: [0xFF, 0xFE, 0x41, 0x00]).encoding, .utf16LittleEndian)
+    XCTAssertEqual(SubtitleCharset(of: [0xFE, 0xFF, 0x00, 0x41]).encoding, .utf16BigEndian)
+    XCTAssertNil(SubtitleCharset(of: [0xFE, 0xFF, 0x00, 0x41]).decoderCharacterSet)
+    XCTAssertEqual(SubtitleCharset.refined("ISO-8859-1", [0xE9]), "WINDOWS-1252")
+    XCTAssertEqual(SubtitleCharset.refined("WINDOWS-1250", [0xB1]), "ISO-8859-2")
+    XCTAssertEqual(SubtitleCharset.refined("WINDOWS-1250", [0x9A]), "WINDOWS-1250")
+    let unknown = SubtitleCharset(of: [0xFF, 0x81, 0x82, 0xFF, 0x90])
+    XCTAssertNotNil(unknown.decoderCharacterSet)
+    if unknown.warning != nil { XCTAssertEqual(unknown.encoding, .legacy("WINDOWS-1252")) }
+  }
+
+  func testCueStoreDedupsClosesAndDelays() {
+    let store = CueStore()
+    let a = SubtitleCue(start: 1, end: 3, lines: [[SubtitleRun("A")]])
+    let b = SubtitleCue(start: 2, end: 4, lines: [[SubtitleRun("B")]])
+    var generation = store.generation
+    store.add([a, b])
+    XCTAssertNotEqual(store.generation, generation)
+    generation = store.generation
+    store.add([a])  // read again after a seek
+    XCTAssertEqual(store.count, 2)
+    XCTAssertEqual(store.generation, generation, "nothing changed")
+    XCTAssertEqual(store.active(at: 2.5).map(\.plainText), ["A", "B"])
+    XCTAssertEqual(store.active(at: 3.5).map(\.plainText), ["B"])
+
+    store.delay = 0.5
+    XCTAssertNotEqual(store.generation, generation)
+    XCTAssertEqual(store.active(at: 1.2).map(\.plainText), [])
+    XCTAssertEqual(store.active(at: 4.2).map(\.plainText), ["B"])
+    XCTAssertEqual(store.active(at: 4.2).first?.start, 2.5, "cues come back with the delay applied")
+    store.delay = 0
+
+    // Open-ended bitmap-like cues on track 1: each ends where the next starts; track 0 is left alone.
+    let open1 = SubtitleCue(start: 10, end: .infinity, lines: [[SubtitleRun("P1")]])
+    let open2 = SubtitleCue(start: 12, end: .infinity, lines: [[SubtitleRun("P2")]])
+    store.add([open1], track: 1)
+    XCTAssertEqual(store.active(at: 100).map(\.plainText), ["P1"])
+    store.add([open2], track: 1)
+    XCTAssertEqual(store.active(at: 11).map(\.plainText), ["P1"])
+    XCTAssertEqual(store.active(at: 12.5).map(\.plainText), ["P2"])
+    generation = store.generation
+    store.apply(SubtitleUpdate(clearsAt: 13), track: 1)
+    XCTAssertNotEqual(store.generation, generation)
+    XCTAssertEqual(store.active(at: 13.5).map(\.plainText), [])
+    XCTAssertEqual(store.active(at: 2.5).map(\.plainText), ["A", "B"])
+
+    // A finite bitmap cue with a time-out is cut short by its track's next packet.
+    store.apply(
+      SubtitleUpdate(cues: [SubtitleCue(start: 20, end: 50, lines: [[SubtitleRun("T")]])], clearsAt: 20), track: 1)
+    store.apply(SubtitleUpdate(clearsAt: 22), track: 1)
+    XCTAssertEqual(store.active(at: 21).map(\.plainText), ["T"])
+    XCTAssertEqual(store.active(at: 23).map(\.plainText), [])
+
+    generation = store.generation
+    store.clear()
+    XCTAssertNotEqual(store.generation, generation)
+    XCTAssertEqual(store.count, 0)
+    XCTAssertEqual(store.active(at: 2.5), [])
+  }
+
+  func testCueStoreFindsLongCuesAmongMany() {
+    let store = CueStore()
+    var cues = (0..<2000).map { SubtitleCue(start: Double($0), end: Double($0) + 0.5, lines: [[SubtitleRun("\($0)")]]) }
+    cues.append(SubtitleCue(start: 100, end: 400, lines: [[SubtitleRun("long")]]))
+    store.add(cues.shuffled())
+    XCTAssertEqual(store.active(at: 300.25).map(\.plainText), ["long", "300"])
+    XCTAssertEqual(store.active(at: 1500.25).map(\.plainText), ["1500"])
+    XCTAssertEqual(store.active(at: 1500.75).map(\.plainText), [])
+  }
+
+  func testSidecarFinder() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("orb-sidecars-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let names = [
+      "movie.mkv", "movie.srt", "movie.en.srt", "movie.eng.forced.SRT", "movie.pt-BR.default.ass", "movie.xx.vtt",
+      "movie.sub", "movie.idx", "movie.fr.sub", "movie2.srt", "movie.en.txt", "other.srt", "movie..srt",
+    ]
+    for name in names { FileManager.default.createFile(atPath: "\(folder)/\(name)", contents: Data("x".utf8)) }
+    let found = SidecarFinder.find(forVideo: "\(folder)/movie.mkv")
+    XCTAssertEqual(
+      found.map { ($0.path as NSString).lastPathComponent },
+      [
+        "movie.idx", "movie.srt", "movie.en.srt", "movie.eng.forced.SRT", "movie.fr.sub", "movie.pt-BR.default.ass",
+        "movie.xx.vtt",
+      ])
+    XCTAssertEqual(
+      found.map(\.displayName),
+      [
+        "VobSub", "SRT", "English (SRT)", "English, forced (SRT)", "French (SUB)", "Portuguese (BR), default (ASS)",
+        "xx (WebVTT)",
+      ])
+    let forced = try XCTUnwrap(found.first { $0.tags == ["eng", "forced"] })
+    XCTAssertEqual(forced.language, "eng")
+    XCTAssertTrue(forced.isForced)
+    XCTAssertFalse(forced.isDefault)
+    XCTAssertEqual(SubtitleLanguage.displayName("GER"), "German")
+    XCTAssertEqual(SubtitleLanguage.displayName("chi"), "Chinese")
+    XCTAssertEqual(SubtitleFile.language(inName: "/x/The.Movie.2020.fra.forced.srt"), "fra")
+    XCTAssertNil(SubtitleFile.language(inName: "/x/The.Big.Fat.srt"))
+  }
+
+  /// The demux thread's path: one packet's bytes and times at a time.
+  func testDecoderTakesPacketBytes() throws {
+    let path = try TestMedia.file(
+      named: "packets.srt", contents: "1\n00:00:01,000 --> 00:00:02,500\n<i>Packet</i> one\n")
+    var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
+    XCTAssertEqual(avformat_open_input(&ctx, path, nil, nil), 0)
+    defer { avformat_close_input(&ctx) }
+    let opened = try XCTUnwrap(ctx)
+    let stream = try XCTUnwrap(opened.pointee.streams[0])
+    let parameters = try XCTUnwrap(StreamParameters(stream))
+    let decoder = try SubtitleDecoder(parameters)
+    XCTAssertFalse(decoder.isBitmap)
+    let packet = try XCTUnwrap(av_packet_alloc())
+    defer {
+      var p: UnsafeMutablePointer<AVPacket>? = packet
+      av_packet_free(&p)
+    }
+    XCTAssertEqual(av_read_frame(opened, packet), 0)
+    let bytes = Array(UnsafeBufferPointer(start: packet.pointee.data, count: Int(packet.pointee.size)))
+    let update = try bytes.withUnsafeBytes {
+      try decoder.decode($0, pts: 1000, duration: 1500, timeBase: AVRational(num: 1, den: 1000), origin: 0.25)
+    }
+    XCTAssertNil(update.clearsAt)
+    XCTAssertEqual(update.cues.count, 1)
+    XCTAssertEqual(update.cues.first?.start, 0.75)
+    XCTAssertEqual(update.cues.first?.end, 2.25)
+    XCTAssertEqual(update.cues.first?.pangoMarkup, "<i>Packet</i> one")
+    let unknownEnd = try bytes.withUnsafeBytes {
+      try decoder.decode($0, pts: 4000, duration: nil, timeBase: AVRational(num: 1, den: 1000))
+    }
+    XCTAssertEqual(unknownEnd.cues.first?.start, 4)
+    XCTAssertNotNil(unknownEnd.cues.first?.end)
+    XCTAssertThrowsError(try SubtitleDecoder(parameters, characterSet: "NO-SUCH-CHARSET-1"))
+  }
+}
