@@ -32,6 +32,15 @@ final class HostReport {
     events?.state(now ? "buffering" : "playing", positionMs: ms(position))
   }
 
+  /// The subtitle text shown changed: `{"event":"cue","text":…,"start_ms":…,"end_ms":…}`, with `"text":""` when
+  /// it clears (and no times), so hosts and screen readers can follow.
+  func cue(text: String, start: Double?, end: Double?) {
+    var fields: [String: Any] = ["event": "cue", "text": text]
+    if let start { fields["start_ms"] = ms(start) }
+    if let end { fields["end_ms"] = end.isFinite ? ms(end) : NSNull() }
+    events?.write(fields)
+  }
+
   func progress(_ player: Player) {
     events?.progress(
       positionMs: ms(player.position), durationMs: player.duration.map(ms),

@@ -16,6 +16,10 @@ enum KeyCommand: Equatable {
   case toggleFullscreen
   /// Seek by this many seconds.
   case seek(Double)
+  /// `j`: the next subtitle track, then none.
+  case nextSubtitleTrack
+  /// `z` / `x`: show subtitles this many seconds later (negative: earlier).
+  case subtitleDelay(Double)
 
   init?(keyval: guint) {
     switch Int32(keyval) {
@@ -33,6 +37,9 @@ enum KeyCommand: Equatable {
     case GDK_KEY_f, GDK_KEY_F: self = .toggleFullscreen
     case GDK_KEY_Left: self = .seek(-5)
     case GDK_KEY_Right: self = .seek(5)
+    case GDK_KEY_j: self = .nextSubtitleTrack
+    case GDK_KEY_z: self = .subtitleDelay(-0.1)
+    case GDK_KEY_x: self = .subtitleDelay(0.1)
     default: return nil
     }
   }

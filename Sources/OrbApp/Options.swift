@@ -1,6 +1,7 @@
 import CGtk
 import Foundation
 import OrbDSP
+import OrbDecode
 import OrbRender
 
 /// How rendered frames reach GTK (`--video-output`).
@@ -32,8 +33,14 @@ struct Options {
   var nightMode = false
   var remap = ChannelRemap.Mode.stereo
   var audioTrack: Int?
-  var subtitleTrack: Int?
-  var subtitleFile: String?
+  /// `--sid`: a track, none (`0`, `no`), or the automatic choice.
+  var subtitles = SubtitleRequest.automatic
+  /// `--sub-file`, in the order given.
+  var subtitleFiles: [String] = []
+  /// `--sub-delay`: seconds subtitles are shown later (negative: earlier).
+  var subtitleDelay = 0.0
+  /// `--sub-scale`: text size relative to the default.
+  var subtitleScale = 1.0
   var fullscreen = false
   /// `--tone-mapping` and `--target-peak`, as the renderer takes them.
   var toneMapping = ToneMapping()
@@ -64,8 +71,6 @@ struct Options {
     var names: [String] = []
     if intro != nil { names.append("--intro") }
     if credits != nil { names.append("--credits") }
-    if subtitleTrack != nil { names.append("--sid") }
-    if subtitleFile != nil { names.append("--sub-file") }
     return names
   }
 
@@ -106,7 +111,7 @@ struct OptionsError: Error, CustomStringConvertible {
 
 /// GOptionEntry storage: C strings and value cells that outlive the parse.
 private final class OptionTable {
-  enum Kind { case flag, int, int64, double, string, strings, filename, remaining }
+  enum Kind { case flag, int, int64, double, string, strings, filename, filenames, remaining }
   struct Spec {
     var name: String
     var kind: Kind
@@ -133,8 +138,11 @@ private final class OptionTable {
       argHelp: "G1,…,G10"),
     Spec(name: "night", kind: .flag, help: "Night mode: evens out loud and quiet scenes", argHelp: nil),
     Spec(name: "remap", kind: .string, help: "Stereo remap: stereo, mono or swapped", argHelp: "MODE"),
-    Spec(name: "sid", kind: .int, help: "Subtitle track (1-based, 0 for none)", argHelp: "N"),
-    Spec(name: "sub-file", kind: .filename, help: "Subtitle file to load", argHelp: "FILE"),
+    Spec(name: "sid", kind: .string, help: "Subtitle track (1-based; 0 or no for none)", argHelp: "N|no"),
+    Spec(name: "sub-file", kind: .filenames, help: "Subtitle file to add (repeatable)", argHelp: "FILE"),
+    Spec(
+      name: "sub-delay", kind: .double, help: "Show subtitles this much later (negative: earlier)", argHelp: "SECONDS"),
+    Spec(name: "sub-scale", kind: .double, help: "Subtitle text size, relative to the default", argHelp: "X"),
     Spec(name: "fullscreen", kind: .flag, help: "Start in fullscreen", argHelp: nil),
     Spec(name: "paused", kind: .flag, help: "Start paused on the first frame", argHelp: nil),
     Spec(
@@ -187,7 +195,7 @@ private final class OptionTable {
       case .string: arg = G_OPTION_ARG_STRING
       case .strings: arg = G_OPTION_ARG_STRING_ARRAY
       case .filename: arg = G_OPTION_ARG_FILENAME
-      case .remaining: arg = G_OPTION_ARG_FILENAME_ARRAY
+      case .filenames, .remaining: arg = G_OPTION_ARG_FILENAME_ARRAY
       }
       entries[i] = GOptionEntry(
         long_name: UnsafePointer(strdup(spec.name)), short_name: 0, flags: 0, arg: arg, arg_data: cell,
@@ -276,8 +284,24 @@ private final class OptionTable {
       o.audioTrack = Int(int("aid"))
       if o.audioTrack! < 1 { return fail("--aid counts from 1") }
     }
-    if given("sid") { o.subtitleTrack = Int(int("sid")) }
-    o.subtitleFile = string("sub-file")
+    if let sid = string("sid") {
+      switch sid.lowercased() {
+      case "no", "0", "off", "none": o.subtitles = .off
+      case "auto": o.subtitles = .automatic
+      default:
+        guard let n = Int(sid), n >= 1 else { return fail("--sid takes a track number from 1, or no") }
+        o.subtitles = .track(n)
+      }
+    }
+    o.subtitleFiles = strings("sub-file")
+    if given("sub-delay") {
+      o.subtitleDelay = double("sub-delay")
+      if !(-3600...3600).contains(o.subtitleDelay) { return fail("--sub-delay must be -3600 to 3600 seconds") }
+    }
+    if given("sub-scale") {
+      o.subtitleScale = double("sub-scale")
+      if !(0.2...5).contains(o.subtitleScale) { return fail("--sub-scale must be 0.2 to 5") }
+    }
     o.fullscreen = flag("fullscreen")
     o.paused = flag("paused")
     if let name = string("tone-mapping") {

@@ -24,7 +24,7 @@ enum OrbMain {
     let source = options.source ?? defaultSource
     if !options.acceptedButUnused.isEmpty {
       say(
-        "orb-player: \(options.acceptedButUnused.joined(separator: ", ")): accepted, not acted on yet (markers and subtitles come later)"
+        "orb-player: \(options.acceptedButUnused.joined(separator: ", ")): accepted, not acted on yet (markers come later)"
       )
     }
     do {

@@ -22,6 +22,7 @@ final class PlayerWindow: @unchecked Sendable {
   /// Made in `activate`: GTK widgets exist only after GTK's start-up.
   private var video: VideoView!
   private var transport: TransportBar!
+  private var subtitleView: SubtitleView!
   private var mpris: MPRIS?
   private var player: Player?
   private var finished = false
@@ -146,8 +147,16 @@ final class PlayerWindow: @unchecked Sendable {
       if count == 2 { self.toggleFullscreen() }
     }
     gtk_widget_add_controller(video.picture, click)
+    subtitleView = SubtitleView(over: overlay)
+    subtitleView.scale = options.subtitleScale
+    subtitleView.onText = { [unowned self] text, start, end in self.report.cue(text: text, start: start, end: end) }
+    video.onTick = { [unowned self] in
+      guard let player = self.player else { return }
+      self.subtitleView.update(player, video: self.video.picture, barHeight: self.transport.shownHeight)
+    }
     transport = TransportBar()
     gtk_overlay_add_overlay(opaque(overlay), transport.widget)
+    transport.onSubtitles = { [unowned self] in self.perform(.nextSubtitleTrack) }
     transport.onPlayPause = { [unowned self] in self.togglePause() }
     transport.onSeek = { [unowned self] seconds in self.player?.seek(to: seconds) }
     transport.onFullscreen = { [unowned self] in self.toggleFullscreen() }
@@ -233,7 +242,8 @@ final class PlayerWindow: @unchecked Sendable {
         equalizerGainsDB: options.equalizer ?? [Double](repeating: 0, count: 10), nightMode: options.nightMode,
         remap: options.remap, volumePercent: Double(options.volume),
         isMuted: options.mute),
-      toneMapping: options.toneMapping,
+      toneMapping: options.toneMapping, subtitleFiles: options.subtitleFiles, subtitles: options.subtitles,
+      subtitleDelay: options.subtitleDelay,
       onEvent: { [unowned self] event in
         MainLoop.post { [unowned self] in self.handle(event) }
       })
@@ -277,6 +287,10 @@ final class PlayerWindow: @unchecked Sendable {
     case .opened(let info, _):
       if !sizedToVideo, !options.fullscreen, let v = info.video.first { size(to: v) }
       report.opened()
+      if let subtitles = player?.subtitles {
+        transport.showSubtitles(tracks: subtitles.tracks.count, on: subtitles.current != nil)
+        if subtitles.current != nil { log(subtitles.description) }
+      }
     case .failed(let error):
       fail(error)
     case .notice(let message):
@@ -324,7 +338,8 @@ final class PlayerWindow: @unchecked Sendable {
     case .quit, .quitOrLeaveFullscreen: finish(reason: "user-quit", status: exitStatus)
     case .toggleStats: toggleStats()
     case .toggleFullscreen: toggleFullscreen()
-    case .nextAudioTrack, .slower, .faster, .normalSpeed, .toggleMute, .volume, .seek:
+    case .nextAudioTrack, .slower, .faster, .normalSpeed, .toggleMute, .volume, .seek, .nextSubtitleTrack,
+      .subtitleDelay:
       guard let player else { return }
       performOnPlayer(command, player)
     }
@@ -356,6 +371,16 @@ final class PlayerWindow: @unchecked Sendable {
       overlays.showMessage("Volume \(Int(player.dsp.settings.volumePercent))%")
     case .seek(let seconds):
       player.seek(to: player.position + seconds)
+    case .nextSubtitleTrack:
+      guard let subtitles = player.subtitles else { return }
+      subtitles.cycle()
+      transport.showSubtitles(tracks: subtitles.tracks.count, on: subtitles.current != nil)
+      overlays.showMessage(subtitles.description)
+      log(subtitles.description)
+    case .subtitleDelay(let step):
+      guard let subtitles = player.subtitles else { return }
+      subtitles.delay = ((subtitles.delay + step) * 1000).rounded() / 1000
+      overlays.showMessage(String(format: "Subtitle delay %+.0f ms", subtitles.delay * 1000))
     default:
       break
     }
@@ -371,7 +396,12 @@ final class PlayerWindow: @unchecked Sendable {
       return StatsText(
         info: player.info, frame: frame, stats: player.stats, presentation: self.presentationText,
         device: player.deviceName, toneMapping: self.toneMappingText(player.shownFrame), audio: self.audioText,
-        position: player.position, duration: player.duration
+        subtitles: player.subtitles.flatMap { s in
+          s.tracks.isEmpty
+            ? nil
+            : (s.current.map { "\($0)/\(s.tracks.count) \(s.tracks[$0 - 1].displayName)" } ?? "off")
+              + (s.delay != 0 ? String(format: ", delay %+.1f s", s.delay) : "")
+        }, position: player.position, duration: player.duration
       ).lines.joined(separator: "\n")
     }
   }
@@ -453,6 +483,9 @@ final class PlayerWindow: @unchecked Sendable {
                        border-radius: 8px; }
       .orb-transport button { color: white; background: none; border: none; box-shadow: none; }
       .orb-time { font-family: monospace; }
+      .orb-subtitle { color: white; font-weight: 600;
+                      text-shadow: 0 0 3px black, 1px 1px 2px black, -1px -1px 2px black, 1px -1px 2px black,
+                                   -1px 1px 2px black; }
       .orb-error { color: white; background: rgba(0,0,0,0.75); padding: 18px 24px; border-radius: 8px;
                    font-size: 16pt; }
       """

@@ -2,14 +2,15 @@ import CGtk
 import Foundation
 import OrbPlayer
 
-/// The controls a mouse user expects over the video: play/pause, the position and length, a seek slider, and
-/// fullscreen. They show when the pointer moves (or while paused) and fade out after a few still seconds.
+/// The controls a mouse user expects over the video: play/pause, the position and length, a seek slider, the
+/// subtitle track (CC) and fullscreen. They show when the pointer moves (or while paused) and fade out after a few still seconds.
 /// Thread-safety: main thread only.
 final class TransportBar {
   let widget: UnsafeMutablePointer<GtkWidget>
   private let playButton: UnsafeMutablePointer<GtkWidget>
   private let timeLabel: UnsafeMutablePointer<GtkWidget>
   private let slider: UnsafeMutablePointer<GtkWidget>
+  private let subtitlesButton: UnsafeMutablePointer<GtkWidget>
   private let fullscreenButton: UnsafeMutablePointer<GtkWidget>
   private var hideSerial = 0
   /// Seconds of stillness after which the bar hides while playing.
@@ -18,6 +19,7 @@ final class TransportBar {
   var onPlayPause: (() -> Void)?
   var onSeek: ((Double) -> Void)?
   var onFullscreen: (() -> Void)?
+  var onSubtitles: (() -> Void)?
 
   init() {
     widget = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)
@@ -31,14 +33,18 @@ final class TransportBar {
     slider = gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 0, 1, 1)
     gtk_scale_set_draw_value(cast(raw(slider)), 0)
     gtk_widget_set_hexpand(slider, 1)
+    subtitlesButton = gtk_button_new_with_label("CC")
+    gtk_widget_set_tooltip_text(subtitlesButton, "Subtitles: next track or off (j)")
+    gtk_widget_set_visible(subtitlesButton, 0)  // until the media has subtitles
     fullscreenButton = gtk_button_new_from_icon_name("view-fullscreen-symbolic")
     gtk_widget_set_tooltip_text(fullscreenButton, "Fullscreen (f)")
-    for child in [playButton, timeLabel, slider, fullscreenButton] {
+    for child in [playButton, timeLabel, slider, subtitlesButton, fullscreenButton] {
       gtk_box_append(cast(raw(widget)), child)
     }
     gtk_widget_set_visible(widget, 0)
     Signals.plain(raw(playButton), "clicked") { [unowned self] in self.onPlayPause?() }
     Signals.plain(raw(fullscreenButton), "clicked") { [unowned self] in self.onFullscreen?() }
+    Signals.plain(raw(subtitlesButton), "clicked") { [unowned self] in self.onSubtitles?() }
     Signals.rangeChange(raw(slider)) { [unowned self] value in
       self.onSeek?(value)
       return false
@@ -58,6 +64,19 @@ final class TransportBar {
   }
 
   var isVisible: Bool { gtk_widget_get_visible(widget) != 0 }
+
+  /// The bar's height in logical pixels while it is shown, else 0.
+  var shownHeight: Int { isVisible ? Int(gtk_widget_get_height(widget)) : 0 }
+
+  /// Shows the CC button when there are subtitle tracks to cycle through; `on` marks one as shown.
+  func showSubtitles(tracks: Int, on: Bool) {
+    gtk_widget_set_visible(subtitlesButton, tracks > 0 ? 1 : 0)
+    if on {
+      gtk_widget_remove_css_class(subtitlesButton, "dim-label")
+    } else {
+      gtk_widget_add_css_class(subtitlesButton, "dim-label")
+    }
+  }
 
   /// Brings the controls up to date with the player (called a few times a second while visible).
   func update(position: Double, duration: Double?, paused: Bool) {

@@ -15,6 +15,8 @@ final class VideoView {
   private var imported: [Int: (texture: GLuint, memory: GLuint, slot: Weak<VideoSlot>)] = [:]
   private var tickID: guint = 0
   var onEnded: (() -> Void)?
+  /// At every frame of the window's clock, after the picture is chosen (subtitles follow it).
+  var onTick: (() -> Void)?
 
   init() {
     picture = gtk_picture_new()
@@ -119,6 +121,7 @@ final class VideoView {
       onEnded?()
       return false
     }
+    onTick?()
     return true
   }
 

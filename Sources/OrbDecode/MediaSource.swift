@@ -28,7 +28,7 @@ public final class MediaSource: @unchecked Sendable {
   public let cancellation: Cancellation
   /// The largest picture decoded.
   public let limit: PictureLimit
-  /// A copy of each video and audio stream's codec parameters, by stream index, for the decode threads.
+  /// A copy of each video, audio and subtitle stream's codec parameters, by stream index, for the decoders.
   let parameters: [Int: StreamParameters]
   /// The request headers it was opened with (asked again when explaining a network failure).
   let headers: [String]
@@ -107,7 +107,9 @@ public final class MediaSource: @unchecked Sendable {
     for i in 0..<Int(opened.pointee.nb_streams) {
       let st = opened.pointee.streams[i]!
       let type = st.pointee.codecpar.pointee.codec_type
-      guard type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO, let copy = StreamParameters(st) else { continue }
+      guard type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO || type == AVMEDIA_TYPE_SUBTITLE,
+        let copy = StreamParameters(st)
+      else { continue }
       copies[i] = copy
     }
     let described = Self.describe(opened, source: source, parameters: copies, limit: limit)

@@ -57,6 +57,9 @@ public final class Player: Sendable {
   let makeProcessor: (@Sendable () -> AudioProcessing)?
   let renderContext: VulkanContext?
   let startPosition: Double
+  let subtitleFiles: [String]
+  let subtitleRequest: SubtitleRequest
+  let subtitleDelay: Double
   /// Cancels the source's blocking I/O on `stop`, also while it is still opening (a server that never answers).
   let cancellation = Cancellation()
   let shared: Locked<PlayerState>
@@ -70,8 +73,13 @@ public final class Player: Sendable {
     presentation: Presentation, width: Int, height: Int, clock: MediaClock = MediaClock(),
     renderContext: VulkanContext? = nil, audio: MediaPipeline.AudioRequest? = nil,
     audioSettings: DSPSettings = DSPSettings(), audioProcessor: (@Sendable () -> AudioProcessing)? = nil,
-    toneMapping: ToneMapping = ToneMapping(), onEvent: (@Sendable (Event) -> Void)? = nil
+    toneMapping: ToneMapping = ToneMapping(), subtitleFiles: [String] = [],
+    subtitles subtitleRequest: SubtitleRequest = .automatic, subtitleDelay: Double = 0,
+    onEvent: (@Sendable (Event) -> Void)? = nil
   ) {
+    self.subtitleFiles = subtitleFiles
+    self.subtitleRequest = subtitleRequest
+    self.subtitleDelay = subtitleDelay
     self.onEvent = onEvent
     self.toneMapping = toneMapping
     audioRequest = audio
@@ -108,11 +116,12 @@ public final class Player: Sendable {
   /// at all, for the main thread) for the render thread to let go of the GPU, so a process can exit cleanly right
   /// after. The display may keep what it holds.
   public func stop(timeout: Double = 2) {
-    let (wasStopped, media, playback, started) = shared.change { s in
+    let (wasStopped, media, playback, started, subtitles) = shared.change { s in
       defer { s.stopped = true }
-      return (s.stopped, s.media, s.audio, s.renderStarted)
+      return (s.stopped, s.media, s.audio, s.renderStarted, s.subtitles)
     }
     cancellation.cancel()  // an open or read blocked on the network returns now
+    subtitles?.close()
     playback?.stop()
     clock.setMaster(nil)
     media?.close()  // wakes a render thread blocked on decode
@@ -179,6 +188,9 @@ public final class Player: Sendable {
 
   /// Moves playback to `seconds` of media time (clamped at 0).
   public func seek(to seconds: Double) { shared.change { $0.pendingSeek = max(0, seconds) } }
+
+  /// The subtitle tracks and the cues shown, once the media is open (nil before).
+  public var subtitles: SubtitlePlayback? { shared.withLock { $0.subtitles } }
 
   /// The frame on screen, as the decoder gave it (for the stats overlay).
   public var shownFrame: VideoFrame? { shared.withLock { $0.shownFrame } }

@@ -20,6 +20,7 @@ struct PlayerState {
   var deviceName = ""
   var media: FrameSource?
   var audio: AudioPlayback?
+  var subtitles: SubtitlePlayback?
   /// Whether pictures are expected (false for sound alone, or once the video is given up).
   var hasVideo = true
   /// No output could be opened for the sound: its audio is not decoded, so it cannot show that it played.

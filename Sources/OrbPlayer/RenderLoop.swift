@@ -36,13 +36,20 @@ struct RenderLoop {
       player.fail(MediaError(.unplayable, source: source, reason: "\(error)"))
       return
     }
+    let clock = player.clock
+    let onEvent = player.onEvent
+    let subtitles = SubtitlePlayback(
+      info: opened.info, headers: player.headers, files: player.subtitleFiles, request: player.subtitleRequest,
+      delay: player.subtitleDelay, position: { clock.time() }, warn: { onEvent?(.notice($0)) })
     let stopped = shared.withLock { s in
       s.media = opened
       s.info = opened.info
       s.deviceName = renderer.context.deviceName
+      s.subtitles = subtitles
       return s.stopped
     }
     if stopped {
+      subtitles.close()
       opened.close()
       return
     }
@@ -149,7 +156,8 @@ struct RenderLoop {
     } else {
       opened.seek(to: target)
     }
-    let audio = shared.withLock { $0.audio }
+    let (audio, subtitles) = shared.withLock { ($0.audio, $0.subtitles) }
+    subtitles?.seek(to: target)
     audio?.flushForSeek()
     audio?.setPaused(!resumeSound)
     player.clock.set(target)

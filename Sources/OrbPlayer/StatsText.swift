@@ -12,14 +12,17 @@ public struct StatsText: Sendable {
   public var device: String
   public var toneMapping: String?
   public var audio: String?
+  /// The subtitle track shown ("2/3 English (SRT), delay +0.2 s"), or nil when the media has none.
+  public var subtitles: String?
   public var position: Double
   public var duration: Double?
 
   public init(
     info: MediaInfo?, frame: (width: Int, height: Int, pixelFormat: String, color: ColorInfo, hdr: HDRMetadata)?,
     stats: PlaybackStats, presentation: String, device: String, toneMapping: String? = nil, audio: String? = nil,
-    position: Double, duration: Double?
+    subtitles: String? = nil, position: Double, duration: Double?
   ) {
+    self.subtitles = subtitles
     self.info = info
     self.frame = frame
     self.stats = stats
@@ -62,6 +65,7 @@ public struct StatsText: Sendable {
     }
     if let toneMapping { out.append("Tone map  \(toneMapping)") }
     if let audio { out.append("Audio     \(audio)") }
+    if let subtitles { out.append("Subtitles \(subtitles)") }
     out.append("Output    \(presentation) on \(device)")
     out.append(
       String(

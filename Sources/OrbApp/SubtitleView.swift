@@ -1,0 +1,169 @@
+import CGtk
+import Foundation
+import OrbDecode
+import OrbPlayer
+
+/// The subtitles over the video: the current text cue in a label near the bottom of the picture (or its top, for an
+/// ASS `{\an8}` cue), white with a dark outline, wrapped to the picture's width and sized to its height, kept above
+/// the transport bar while the bar is up; and a bitmap cue (PGS, DVD, DVB) as a picture laid over the video,
+/// scaled with it. Asked of the player at every frame of the window's clock; rebuilt only when the cues change.
+/// Thread-safety: main thread only.
+final class SubtitleView {
+  private let label: UnsafeMutablePointer<GtkWidget>
+  private let bitmap: UnsafeMutablePointer<GtkWidget>
+  /// What is shown: the store's generation and the cues' times, so a frame with the same cues changes nothing.
+  private var shownKey: (UInt64, [Double])?
+  private var shownText = ""
+  private var layoutKey: [Int] = []
+  private var placement = SubtitlePlacement.bottom
+  /// Text size relative to the default (`--sub-scale`).
+  var scale = 1.0
+  /// The text shown changed: its plain text ("" when it clears) and the cue's times.
+  var onText: ((String, Double?, Double?) -> Void)?
+
+  /// The default text height: this share of the picture's height (mpv's is about 0.076, VLC's about 0.06).
+  static let textShare = 0.055
+
+  init(over overlay: UnsafeMutablePointer<GtkWidget>) {
+    label = gtk_label_new(nil)
+    gtk_widget_add_css_class(label, "orb-subtitle")
+    gtk_label_set_wrap(opaque(label), 1)
+    gtk_label_set_justify(opaque(label), GTK_JUSTIFY_CENTER)
+    gtk_widget_set_halign(label, GTK_ALIGN_CENTER)
+    gtk_widget_set_valign(label, GTK_ALIGN_END)
+    gtk_widget_set_can_target(label, 0)  // clicks go through to the video
+    gtk_widget_set_visible(label, 0)
+    bitmap = gtk_picture_new()
+    gtk_picture_set_content_fit(opaque(bitmap), GTK_CONTENT_FIT_FILL)
+    gtk_picture_set_can_shrink(opaque(bitmap), 1)
+    gtk_widget_set_can_target(bitmap, 0)
+    gtk_widget_set_visible(bitmap, 0)
+    gtk_overlay_add_overlay(opaque(overlay), bitmap)
+    gtk_overlay_add_overlay(opaque(overlay), label)
+  }
+
+  /// Shows the cues of `player` at its position, laid out over `video` (the picture widget) with the transport bar
+  /// `barHeight` logical pixels tall at the bottom (0 when hidden).
+  func update(_ player: Player, video: UnsafeMutablePointer<GtkWidget>, barHeight: Int) {
+    guard let subtitles = player.subtitles else { return }
+    let cues = subtitles.active(at: player.position)
+    let key = (subtitles.generation, cues.flatMap { [$0.start, $0.end] })
+    let area = videoArea(video, aspect: player.shownFrame?.displayAspect)
+    if shownKey.map({ $0.0 != key.0 || $0.1 != key.1 }) ?? true {
+      shownKey = key
+      show(cues, area: area)
+    }
+    layout(area, barHeight: barHeight)
+  }
+
+  /// Hides everything (the player is gone).
+  func clear() {
+    gtk_widget_set_visible(label, 0)
+    gtk_widget_set_visible(bitmap, 0)
+    if !shownText.isEmpty { onText?("", nil, nil) }
+    shownText = ""
+    shownKey = nil
+  }
+
+  /// The text shown now, for the stats overlay and tests.
+  var text: String { shownText }
+
+  private struct Area {
+    var x, y, width, height: Double
+  }
+
+  /// Where the picture is drawn inside the widget (letterboxed to the video's shape).
+  private func videoArea(_ video: UnsafeMutablePointer<GtkWidget>, aspect: Double?) -> Area {
+    let w = Double(gtk_widget_get_width(video))
+    let h = Double(gtk_widget_get_height(video))
+    guard let aspect, aspect > 0, w > 0, h > 0 else { return Area(x: 0, y: 0, width: w, height: h) }
+    if w / h > aspect {
+      let vw = h * aspect
+      return Area(x: (w - vw) / 2, y: 0, width: vw, height: h)
+    }
+    let vh = w / aspect
+    return Area(x: 0, y: (h - vh) / 2, width: w, height: vh)
+  }
+
+  private func show(_ cues: [SubtitleCue], area: Area) {
+    let texts = cues.filter { $0.bitmaps.isEmpty && !$0.lines.isEmpty }
+    let text = texts.map(\.plainText).joined(separator: "\n")
+    if texts.isEmpty {
+      gtk_widget_set_visible(label, 0)
+    } else {
+      gtk_label_set_markup(opaque(label), texts.map(\.pangoMarkup).joined(separator: "\n"))
+      placement = texts.contains { $0.placement == .top } ? .top : .bottom
+      gtk_widget_set_visible(label, 1)
+    }
+    if text != shownText {
+      shownText = text
+      onText?(text, texts.first?.start, texts.map(\.end).max())
+    }
+    showBitmaps(cues.flatMap(\.bitmaps))
+  }
+
+  /// The bitmaps composed on their canvas, as one picture laid over the video.
+  private func showBitmaps(_ pictures: [SubtitleBitmap]) {
+    guard let first = pictures.first, first.canvasWidth > 0, first.canvasHeight > 0 else {
+      gtk_widget_set_visible(bitmap, 0)
+      gtk_picture_set_paintable(opaque(bitmap), nil)
+      return
+    }
+    let (cw, ch) = (first.canvasWidth, first.canvasHeight)
+    var canvas = [UInt8](repeating: 0, count: cw * ch * 4)
+    for picture in pictures { Self.place(picture, on: &canvas, width: cw, height: ch) }
+    let bytes = canvas.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
+    let texture = gdk_memory_texture_new(Int32(cw), Int32(ch), GDK_MEMORY_R8G8B8A8, bytes, gsize(cw * 4))
+    g_bytes_unref(bytes)
+    gtk_picture_set_paintable(opaque(bitmap), texture)
+    if let texture { g_object_unref(UnsafeMutableRawPointer(texture)) }
+    gtk_widget_set_visible(bitmap, 1)
+  }
+
+  /// Copies `picture` onto a canvas of straight RGBA rows, clipped to it.
+  static func place(_ picture: SubtitleBitmap, on canvas: inout [UInt8], width: Int, height: Int) {
+    for row in 0..<picture.height {
+      let y = picture.y + row
+      guard y >= 0 && y < height else { continue }
+      for column in 0..<picture.width {
+        let x = picture.x + column
+        guard x >= 0 && x < width else { continue }
+        let from = (row * picture.width + column) * 4
+        let to = (y * width + x) * 4
+        guard picture.rgba[from + 3] > 0 else { continue }
+        for c in 0..<4 { canvas[to + c] = picture.rgba[from + c] }
+      }
+    }
+  }
+
+  /// Sizes the text to the picture and keeps it above the bar; lays the bitmap over the picture.
+  private func layout(_ area: Area, barHeight: Int) {
+    let textPx = max(12, area.height * Self.textShare * scale)
+    let inset = area.height * 0.04
+    let side = Int(area.x + area.width * 0.05)
+    let widgetHeight = area.height + 2 * area.y
+    let bottom = max(Int(area.y + inset), barHeight > 0 ? barHeight + 12 + 8 : 0)
+    let key = [Int(textPx), side, bottom, Int(area.y + inset), placement == .top ? 1 : 0, Int(area.x), Int(area.y)]
+    guard key != layoutKey, widgetHeight > 0 else { return }
+    layoutKey = key
+    let attributes = pango_attr_list_new()
+    pango_attr_list_insert(attributes, pango_attr_size_new_absolute(Int32(textPx * Double(PANGO_SCALE))))
+    gtk_label_set_attributes(opaque(label), attributes)
+    pango_attr_list_unref(attributes)
+    gtk_widget_set_margin_start(label, Int32(side))
+    gtk_widget_set_margin_end(label, Int32(side))
+    if placement == .top {
+      gtk_widget_set_valign(label, GTK_ALIGN_START)
+      gtk_widget_set_margin_top(label, Int32(area.y + inset))
+      gtk_widget_set_margin_bottom(label, 0)
+    } else {
+      gtk_widget_set_valign(label, GTK_ALIGN_END)
+      gtk_widget_set_margin_top(label, 0)
+      gtk_widget_set_margin_bottom(label, Int32(bottom))
+    }
+    gtk_widget_set_margin_start(bitmap, Int32(area.x))
+    gtk_widget_set_margin_end(bitmap, Int32(area.x))
+    gtk_widget_set_margin_top(bitmap, Int32(area.y))
+    gtk_widget_set_margin_bottom(bitmap, Int32(area.y))
+  }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import OrbDecode
+import Synchronization
+
+/// The subtitles of what is playing: the tracks there are, the one shown, and its cues. A stream of the media is
+/// read by a `SubtitleReader` paced to the play head; a file is read whole on a thread of its own. The display asks
+/// `active(at:)` at each refresh (cheap: a binary search) and rebuilds what it shows only when `generation` or the
+/// answer changes. Nothing here can stop playback: a track that fails is one warning, and the video plays on.
+/// Thread-safety: Safe; what changes is one value behind a `Mutex` (a leaf: it calls nothing while held), the cues
+/// are in a `CueStore`.
+public final class SubtitlePlayback: Sendable {
+  public let tracks: [SubtitleChoice]
+  private let store = CueStore()
+  private let source: String
+  private let headers: [String]
+  private let position: @Sendable () -> Double
+  /// The canvas of a bitmap file's cues when the file gives none: the video's size.
+  private let videoSize: (width: Int, height: Int)
+  private let warn: @Sendable (String) -> Void
+
+  private struct State {
+    var current: Int?
+    var reader: SubtitleReader?
+    /// Bumped at each switch, so a file read for a track no longer chosen is dropped.
+    var choice = 0
+  }
+  private let state = Mutex(State())
+
+  /// - Parameters:
+  ///   - files: `--sub-file` paths, added after the media's own tracks and its sidecars.
+  ///   - position: the play head, media seconds.
+  ///   - warn: hears each problem once (a file that cannot be read, cues dropped), for the log.
+  public init(
+    info: MediaInfo, headers: [String], files: [String], request: SubtitleRequest, delay: Double,
+    position: @escaping @Sendable () -> Double, warn: @escaping @Sendable (String) -> Void
+  ) {
+    tracks = SubtitleChoice.list(info: info, files: files)
+    source = info.source
+    self.headers = headers
+    self.position = position
+    videoSize = info.video.first.map { ($0.width, $0.height) } ?? (0, 0)
+    self.warn = warn
+    store.delay = delay
+    if let first = SubtitleChoice.initial(tracks, request: request, files: files) { select(first) }
+  }
+
+  /// The track shown (1-based), or nil for none.
+  public var current: Int? { state.withLock { $0.current } }
+
+  /// Shows track `track` (1-based; nil or out of range: none).
+  public func select(_ track: Int?) {
+    let chosen = track.flatMap { $0 >= 1 && $0 <= tracks.count ? $0 : nil }
+    let (old, choice) = state.withLock { s -> (SubtitleReader?, Int) in
+      defer {
+        s.current = chosen
+        s.reader = nil
+        s.choice += 1
+      }
+      return (s.reader, s.choice + 1)
+    }
+    old?.close()
+    store.clear()
+    guard let chosen else { return }
+    switch tracks[chosen - 1].origin {
+    case .embedded(let index):
+      let reader = SubtitleReader(
+        source: source, headers: headers, index: index, start: position(), store: store, track: chosen,
+        position: position, warn: warn)
+      let stale = state.withLock { s -> Bool in
+        guard s.choice == choice else { return true }
+        s.reader = reader
+        return false
+      }
+      if stale { reader.close() }
+    case .file(let path):
+      let (store, warn) = (store, warn)
+      let still: @Sendable () -> Bool = { [weak self] in self?.state.withLock { $0.choice == choice } ?? false }
+      let video = videoSize
+      let thread = Thread {
+        do {
+          let read = try SubtitleFile.read(path, videoWidth: video.width, videoHeight: video.height)
+          for warning in read.warnings { warn("subtitles: \(path): \(warning)") }
+          if still() { store.add(read.cues, track: chosen) }
+        } catch {
+          warn("subtitles: \(error)")
+        }
+      }
+      thread.name = "orb-subtitle-file"
+      thread.start()
+    }
+  }
+
+  /// The next track, after the last one none, after none the first; returns the track now shown.
+  @discardableResult
+  public func cycle() -> Int? {
+    let current = self.current
+    let next = current.map { $0 < tracks.count ? $0 + 1 : nil } ?? (tracks.isEmpty ? nil : 1)
+    select(next)
+    return next
+  }
+
+  /// "Subtitles: 2/3 English (SRT)", or "Subtitles off" (with how many there are).
+  public var description: String {
+    guard let current else { return tracks.isEmpty ? "No subtitles" : "Subtitles off" }
+    return "Subtitles: \(current)/\(tracks.count) \(tracks[current - 1].displayName)"
+  }
+
+  /// Playback moved to `seconds`: a stream is read again around there.
+  public func seek(to seconds: Double) { state.withLock { $0.reader }?.seek(to: seconds) }
+
+  /// The cues on screen at `time` (media seconds), in start order.
+  public func active(at time: Double) -> [SubtitleCue] { store.active(at: time) }
+
+  /// Changes whenever what `active(at:)` says for a time may have changed.
+  public var generation: UInt64 { store.generation }
+
+  /// Seconds subtitles are shown later than their times (negative: earlier).
+  public var delay: Double {
+    get { store.delay }
+    set { store.delay = newValue }
+  }
+
+  /// Stops reading.
+  public func close() { state.withLock { $0.reader }?.close() }
+}
