@@ -35,7 +35,7 @@ enum OrbMain {
       if let seconds = options.frameAt, let output = options.output {
         try FrameGrab.write(
           source: source, at: seconds, size: options.size, output: output, headers: options.requestHeaders(for: source),
-          toneMapping: options.toneMapping)
+          toneMapping: options.toneMapping, subtitles: options.subtitles, subtitleFiles: options.subtitleFiles)
         return 0
       }
       if options.benchmark {

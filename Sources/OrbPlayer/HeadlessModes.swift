@@ -7,11 +7,12 @@ public enum FrameGrab {
   /// - Parameters:
   ///   - seconds: media time; the frame whose display interval covers it is drawn.
   ///   - size: target size in pixels; nil draws at the picture's natural display size.
+  ///   - subtitles, subtitleFiles: the subtitle track whose picture cues are drawn in, chosen as playback would.
   /// - Returns: the size written.
   @discardableResult
   public static func write(
     source: String, at seconds: Double, size: (Int, Int)?, output: String, headers: [String] = [],
-    toneMapping: ToneMapping = ToneMapping()
+    toneMapping: ToneMapping = ToneMapping(), subtitles: SubtitleRequest = .automatic, subtitleFiles: [String] = []
   ) throws -> (Int, Int) {
     let renderer = try Renderer()
     let media = try MediaOpener.open(
@@ -25,9 +26,38 @@ public enum FrameGrab {
         width: frame.width, height: frame.height, sampleAspect: frame.sampleAspect, rotation: frame.rotation)
     let target = try renderer.makeTarget(width: w, height: h, readable: true)
     try renderer.render(frame, into: target, toneMapping: toneMapping)
-    guard let pixels = target.pixels else { throw VulkanError(call: "readback", result: -1) }
-    try PNGWriter.write(rgba: pixels, width: target.width, height: target.height, to: output)
+    guard let drawn = target.pixels else { throw VulkanError(call: "readback", result: -1) }
+    var pixels = [UInt8](drawn)
+    let cues = subtitleCues(
+      media.info, headers: headers, at: seconds, request: subtitles, files: subtitleFiles)
+    let geometry = VideoGeometry(displayAspect: frame.displayAspect, rotation: frame.rotation, width: w, height: h)
+    SubtitleBurnIn.draw(cues, into: &pixels, width: target.width, height: target.height, area: geometry.rect)
+    try pixels.withUnsafeBytes { bytes in
+      try PNGWriter.write(rgba: bytes, width: target.width, height: target.height, to: output)
+    }
     return (target.width, target.height)
+  }
+
+  /// The cues of the subtitle track playback would start with, shown at `seconds`. A track that cannot be read is
+  /// a warning on standard error; the picture is written without it.
+  private static func subtitleCues(
+    _ info: MediaInfo, headers: [String], at seconds: Double, request: SubtitleRequest, files: [String]
+  ) -> [SubtitleCue] {
+    let tracks = SubtitleChoice.list(info: info, files: files)
+    guard let chosen = SubtitleChoice.initial(tracks, request: request, files: files) else { return [] }
+    do {
+      switch tracks[chosen - 1].origin {
+      case .embedded(let index):
+        return try SubtitleReader.cues(at: seconds, source: info.source, headers: headers, index: index)
+      case .file(let path):
+        let video = info.video.first
+        return try SubtitleFile.read(path, videoWidth: video?.width ?? 0, videoHeight: video?.height ?? 0)
+          .cues(at: seconds)
+      }
+    } catch {
+      FileHandle.standardError.write(Data("orb-player: subtitles: \(error)\n".utf8))
+      return []
+    }
   }
 }
 

@@ -64,33 +64,13 @@ public final class SubtitleReader: Sendable {
     let cancellation: Cancellation
 
     func run() {
-      let media: MediaSource
+      let input: SubtitleInput
       do {
-        media = try MediaSource(source, headers: headers, cancellation: cancellation)
+        input = try SubtitleInput(source: source, headers: headers, index: index, cancellation: cancellation)
       } catch {
         if !cancellation.isCancelled { warn("subtitles: \(error)") }
         return
       }
-      let ctx = media.context
-      guard let parameters = media.parameters[index] else {
-        warn("subtitles: stream \(index) of \(source) is not a subtitle stream")
-        return
-      }
-      for i in 0..<Int(ctx.pointee.nb_streams) where i != index { media.stream(i).pointee.discard = AVDISCARD_ALL }
-      let video = media.info.video.first
-      let decoder: SubtitleDecoder
-      do {
-        decoder = try SubtitleDecoder(
-          parameters, videoWidth: video?.width ?? 0, videoHeight: video?.height ?? 0)
-      } catch {
-        warn("subtitles: cannot decode track \(track) of \(source) (\(parameters.codecDescription): \(error))")
-        return
-      }
-      let start = ctx.pointee.start_time
-      let origin = start == orb_nopts_value() ? 0 : Double(start) / Double(AV_TIME_BASE)
-      var packet: UnsafeMutablePointer<AVPacket>? = av_packet_alloc()
-      defer { av_packet_free(&packet) }
-      guard let packet else { return }
       var readUntil = -Double.infinity
       var atEnd = false
       var failures = 0
@@ -98,57 +78,137 @@ public final class SubtitleReader: Sendable {
         // Sleep while far enough ahead (or at the end), waking for a seek or close, and to look at the play head.
         var next: (stop: Bool, seek: Double?) = (false, nil)
         while true {
-          let ahead = readUntil > position() + SubtitleReader.lead
+          let idle = atEnd || readUntil > position() + SubtitleReader.lead
           next = state.wait(
-            until: { s in s.stopped || s.seekTarget != nil || !(ahead || atEnd) },
+            until: { s in s.stopped || s.seekTarget != nil || !idle },
             deadline: Date(timeIntervalSinceNow: 0.25),
             then: { s, _ in
               defer { s.seekTarget = nil }
               return (s.stopped, s.seekTarget)
             })
-          if next.stop || next.seek != nil || !(readUntil > position() + SubtitleReader.lead || atEnd) { break }
+          if next.stop || next.seek != nil || !(atEnd || readUntil > position() + SubtitleReader.lead) { break }
         }
         if next.stop { return }
         if let target = next.seek {
           cancellation.resume()
-          if decoder.isBitmap { store.clear() }
-          let from = ((max(0, target - SubtitleReader.preroll) + origin) * Double(AV_TIME_BASE)).rounded()
-          let ts = from.isFinite ? Int64(max(-9e18, min(9e18, from))) : 0
-          if let pb = ctx.pointee.pb {
-            pb.pointee.error = 0
-            pb.pointee.eof_reached = 0
-          }
-          if avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0) < 0 {
-            av_seek_frame(ctx, -1, ts, AVSEEK_FLAG_BACKWARD)
-          }
-          avcodec_flush_buffers(decoder.context)
+          if input.decoder.isBitmap { store.clear() }
+          input.seek(before: target)
           readUntil = -Double.infinity
           atEnd = false
           continue
         }
-        let code = av_read_frame(ctx, packet)
-        if code < 0 {
-          if code == FFmpegError.again { continue }
-          if state.withLock({ $0.stopped || $0.seekTarget != nil }) { continue }  // interrupted for a seek
-          if code != FFmpegError.eof { warn("subtitles: reading stopped (\(FFmpegError.message(code)))") }
-          atEnd = true
+        switch input.read() {
+        case .cues(let update, let time):
+          readUntil = max(readUntil, time ?? readUntil)
+          store.apply(update, track: track)
+        case .other:
           continue
-        }
-        defer { av_packet_unref(packet) }
-        guard Int(packet.pointee.stream_index) == index else { continue }
-        let stamp = packet.pointee.pts != orb_nopts_value() ? packet.pointee.pts : packet.pointee.dts
-        if stamp != orb_nopts_value() {
-          readUntil = max(readUntil, Double(stamp) * av_q2d(parameters.timeBase) - origin)
-        }
-        do {
-          store.apply(try decoder.decode(packet: packet, timeBase: parameters.timeBase, origin: origin), track: track)
-        } catch {
+        case .failedCue(let error):
           failures += 1
           if failures == 1 {
             warn("subtitles: a cue of track \(track) could not be decoded and was dropped (\(error))")
           }
+        case .end(let failure):
+          if state.withLock({ $0.stopped || $0.seekTarget != nil }) { continue }  // interrupted for a seek
+          if let failure { warn("subtitles: reading stopped (\(failure))") }
+          atEnd = true
         }
       }
+    }
+  }
+
+  /// The cues shown at `time` (media seconds) by stream `index` of `source`, read once around that time: for
+  /// `--frame-at`, which draws one picture.
+  public static func cues(at time: Double, source: String, headers: [String], index: Int) throws -> [SubtitleCue] {
+    let input = try SubtitleInput(source: source, headers: headers, index: index, cancellation: Cancellation())
+    let store = CueStore()
+    input.seek(before: time)
+    reading: while true {
+      switch input.read() {
+      case .cues(let update, let at):
+        store.apply(update)
+        if let at, at > time { break reading }
+      case .other, .failedCue: continue
+      case .end: break reading
+      }
+    }
+    return store.active(at: time)
+  }
+}
+
+/// One subtitle stream of a media, opened on its own (every other stream discarded) with its decoder.
+/// Thread-safety: Unsafe; one thread reads it.
+private final class SubtitleInput {
+  let media: MediaSource
+  let parameters: StreamParameters
+  let decoder: SubtitleDecoder
+  let index: Int
+  /// The container's start time, taken off every cue's time.
+  let origin: Double
+  private let packet: UnsafeMutablePointer<AVPacket>
+
+  enum Read {
+    /// A packet of the stream, with its time (media seconds) where it has one.
+    case cues(SubtitleUpdate, time: Double?)
+    /// A packet of another stream.
+    case other
+    case failedCue(Error)
+    /// The end, or a read failure (its words).
+    case end(String?)
+  }
+
+  init(source: String, headers: [String], index: Int, cancellation: Cancellation) throws {
+    media = try MediaSource(source, headers: headers, cancellation: cancellation)
+    self.index = index
+    guard let parameters = media.parameters[index], media.info.subtitles.contains(where: { $0.index == index }) else {
+      throw MediaError(.unplayable, source: source, reason: "stream \(index) is not a subtitle stream")
+    }
+    self.parameters = parameters
+    let ctx = media.context
+    for i in 0..<Int(ctx.pointee.nb_streams) where i != index { media.stream(i).pointee.discard = AVDISCARD_ALL }
+    let video = media.info.video.first
+    do {
+      decoder = try SubtitleDecoder(parameters, videoWidth: video?.width ?? 0, videoHeight: video?.height ?? 0)
+    } catch {
+      throw MediaError(
+        .unplayable, source: source, reason: "cannot decode its subtitles (\(parameters.codecDescription): \(error))")
+    }
+    let start = ctx.pointee.start_time
+    origin = start == orb_nopts_value() ? 0 : Double(start) / Double(AV_TIME_BASE)
+    guard let made = av_packet_alloc() else { throw MediaError(.unplayable, source: source, reason: "out of memory") }
+    packet = made
+  }
+
+  deinit {
+    var p: UnsafeMutablePointer<AVPacket>? = packet
+    av_packet_free(&p)
+  }
+
+  /// Goes back to `preroll` seconds before `target`, so a cue shown at the target but begun before it is read.
+  func seek(before target: Double) {
+    let ctx = media.context
+    let from = ((max(0, target - SubtitleReader.preroll) + origin) * Double(AV_TIME_BASE)).rounded()
+    let ts = from.isFinite ? Int64(max(-9e18, min(9e18, from))) : 0
+    if let pb = ctx.pointee.pb {
+      pb.pointee.error = 0
+      pb.pointee.eof_reached = 0
+    }
+    if avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0) < 0 { av_seek_frame(ctx, -1, ts, AVSEEK_FLAG_BACKWARD) }
+    avcodec_flush_buffers(decoder.context)
+  }
+
+  func read() -> Read {
+    let code = av_read_frame(media.context, packet)
+    if code == FFmpegError.again { return .other }
+    if code < 0 { return .end(code == FFmpegError.eof ? nil : FFmpegError.message(code)) }
+    defer { av_packet_unref(packet) }
+    guard Int(packet.pointee.stream_index) == index else { return .other }
+    let stamp = packet.pointee.pts != orb_nopts_value() ? packet.pointee.pts : packet.pointee.dts
+    let time = stamp != orb_nopts_value() ? Double(stamp) * av_q2d(parameters.timeBase) - origin : nil
+    do {
+      return .cues(try decoder.decode(packet: packet, timeBase: parameters.timeBase, origin: origin), time: time)
+    } catch {
+      return .failedCue(error)
     }
   }
 }

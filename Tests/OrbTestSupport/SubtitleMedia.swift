@@ -1,23 +1,22 @@
 import Foundation
-import OrbTestSupport
 import XCTest
 
 /// Subtitle files the subtitle tests read: text written by the test, legacy encodings made with iconv, tracks
 /// muxed into containers with ffmpeg, DVD subpictures made with spumux (dvdauthor). Cached like `Media`'s clips.
-enum SubtitleMedia {
+public enum SubtitleMedia {
   /// SRT text: one cue a (start, end, text) triple; times in seconds.
-  static func srt(_ cues: [(Double, Double, String)]) -> String {
+  public static func srt(_ cues: [(Double, Double, String)]) -> String {
     cues.enumerated().map { i, cue in "\(i + 1)\n\(srtTime(cue.0)) --> \(srtTime(cue.1))\n\(cue.2)\n" }
       .joined(separator: "\n")
   }
 
-  static func srtTime(_ seconds: Double) -> String {
+  public static func srtTime(_ seconds: Double) -> String {
     let ms = Int((seconds * 1000).rounded())
     return String(format: "%02d:%02d:%02d,%03d", ms / 3_600_000, (ms / 60000) % 60, (ms / 1000) % 60, ms % 1000)
   }
 
   /// `text` converted from UTF-8 to `charset` by iconv, written as `name`; with a byte-order mark first if given.
-  static func encoded(_ name: String, _ text: String, charset: String, bom: [UInt8] = []) throws -> String {
+  public static func encoded(_ name: String, _ text: String, charset: String, bom: [UInt8] = []) throws -> String {
     try Requirement.require(Tool.find("iconv") != nil, "iconv is not installed")
     let source = try TestMedia.file(named: "utf8-\(name)", contents: text)
     let result = Tool.run("iconv", ["-f", "UTF-8", "-t", charset, source])
@@ -26,7 +25,7 @@ enum SubtitleMedia {
   }
 
   /// A 2 s 320x240 H.264 clip with the given subtitle files as tracks, in order, each converted to `codecs[i]`.
-  static func muxed(_ name: String, subtitles: [String], codecs: [String]) throws -> String {
+  public static func muxed(_ name: String, subtitles: [String], codecs: [String]) throws -> String {
     var args = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6"]
     for file in subtitles { args += ["-i", file] }
     args += ["-map", "0:v"]
@@ -38,12 +37,12 @@ enum SubtitleMedia {
 
   /// The DVD subpicture's boxes on a 720x480 canvas: a red one at (100, 300), 200x40, and a white one at
   /// (400, 300), 100x40; nothing else is drawn.
-  static let red = (x: 100, y: 300, width: 200, height: 40)
-  static let white = (x: 400, y: 300, width: 100, height: 40)
+  public static let red = (x: 100, y: 300, width: 200, height: 40)
+  public static let white = (x: 400, y: 300, width: 100, height: 40)
 
   /// A VobSub pair (.idx and .sub) showing the boxes from 1.0 s to 2.5 s: spumux turns a PNG into a DVD
   /// subpicture stream, and the .idx (written here) gives the palette: red, white, black, grey.
-  static func vobSub() throws -> String {
+  public static func vobSub() throws -> String {
     try Requirement.require(Tool.find("spumux") != nil, "spumux is not installed (Debian package dvdauthor)")
     let png = try TestMedia.path(
       "spu-boxes.png",
@@ -84,7 +83,7 @@ enum SubtitleMedia {
 }
 
 /// Deterministic bytes that look random (SplitMix64), so a failure can be reproduced.
-func pseudoRandomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
+public func pseudoRandomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
   var state = seed
   return (0..<count).map { _ in
     state &+= 0x9E37_79B9_7F4A_7C15

@@ -1,0 +1,230 @@
+import Foundation
+import OrbTestSupport
+import XCTest
+
+/// Subtitles as a viewer meets them: the text of the cue on screen at a time (the `cue` events a host hears, and
+/// the label's pixels in a screenshot), sidecars found beside a video, tracks cycled with `j`, and picture
+/// subtitles drawn at their place.
+final class SubtitleAppTests: XCTestCase {
+  /// Three cues over a plain dark picture, so the white text is easy to find in a screenshot.
+  static let cues: [(Double, Double, String)] = [
+    (0.5, 3.0, "First cue, <i>two</i>\nlines"), (3.5, 5.0, "Second cue"), (5.5, 7.0, "Third"),
+  ]
+
+  /// An 8 s 640x360 clip with the cues as an SRT track marked default (`disposition`), so it shows unasked.
+  static func subtitledClip() throws -> String {
+    let srt = try TestMedia.file(named: "app-cues.srt", contents: SubtitleMedia.srt(cues))
+    return try TestMedia.path(
+      "subtitled.mkv",
+      [
+        "-f", "lavfi", "-i", "color=c=0x203040:size=640x360:rate=25:duration=8", "-i", srt, "-map", "0:v", "-map",
+        "1:s", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:s", "srt",
+        "-metadata:s:s:0", "language=eng", "-disposition:s:0", "default",
+      ])
+  }
+
+  private func cueEvents(_ player: BackgroundPlayer) -> [[String: Any]] {
+    player.events.filter { $0["event"] as? String == "cue" }
+  }
+
+  private func play(_ args: [String], timeout: Double = 30) throws -> BackgroundPlayer {
+    try Screen.requireDisplay()
+    let player = try BackgroundPlayer(["--events-fd", "1"] + args)
+    XCTAssertEqual(player.wait(timeout: timeout), 0, player.stderr)
+    return player
+  }
+
+  /// Each cue appears at its time with its text (markup gone, the line break kept) and clears at its end.
+  func testEmbeddedCuesAreShownAtTheirTimes() throws {
+    let player = try play(["--resume-ms", "2500", try Self.subtitledClip()])
+    let events = cueEvents(player)
+    XCTAssertEqual(
+      events.map { $0["text"] as? String ?? "?" }, ["First cue, two\nlines", "", "Second cue", "", "Third", ""],
+      player.stdout)
+    XCTAssertEqual(events.compactMap { $0["start_ms"] as? Int }, [500, 3500, 5500])
+    XCTAssertEqual(events.compactMap { $0["end_ms"] as? Int }, [3000, 5000, 7000])
+    XCTAssertTrue(player.stderr.contains("Subtitles: 1/1 English (SRT)"), player.stderr)
+  }
+
+  /// A start in the middle of a cue (a resume) shows that cue at once, though it began before the start: the
+  /// reader goes back for it.
+  func testAResumeInsideACueShowsItAtOnce() throws {
+    let player = try play(["--resume-ms", "4500", try Self.subtitledClip()])
+    let first = try XCTUnwrap(cueEvents(player).first, player.stdout)
+    XCTAssertEqual(first["text"] as? String, "Second cue")
+    XCTAssertEqual(first["start_ms"] as? Int, 3500)
+  }
+
+  func testSidZeroShowsNone() throws {
+    let player = try play(["--sid", "0", "--resume-ms", "4500", try Self.subtitledClip()])
+    XCTAssertEqual(cueEvents(player).count, 0, player.stdout)
+    XCTAssertFalse(player.stderr.contains("Subtitles:"), player.stderr)
+  }
+
+  /// Sidecars beside the video load by themselves, in legacy character sets without mojibake; `j` goes to the
+  /// next one, then to none, and says so.
+  func testSidecarsLoadByThemselvesAndJCyclesThem() throws {
+    let folder = NSTemporaryDirectory() + "orb-sidecars-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let video = try TestMedia.path(
+      "plain-8s.mkv",
+      [
+        "-f", "lavfi", "-i", "color=c=0x203040:size=640x360:rate=25:duration=8", "-c:v", "libx264", "-preset",
+        "ultrafast", "-pix_fmt", "yuv420p",
+      ])
+    try FileManager.default.copyItem(atPath: video, toPath: "\(folder)/movie.mkv")
+    let czech = "Příliš žluťoučký kůň úpěl ďábelské ódy"
+    let french = "Déjà vu, naïve façade"
+    let cs = try SubtitleMedia.encoded(
+      "app-cs.srt", SubtitleMedia.srt([(0, 3, czech), (3, 5, "Druhá věta: čeština"), (5, 8, czech)]),
+      charset: "ISO-8859-2")
+    let fr = try SubtitleMedia.encoded(
+      "app-fr.srt", SubtitleMedia.srt([(0, 8, french), (0.5, 1, "Où est l’hôtel ?")]), charset: "WINDOWS-1252")
+    try FileManager.default.copyItem(atPath: cs, toPath: "\(folder)/movie.cs.srt")
+    try FileManager.default.copyItem(atPath: fr, toPath: "\(folder)/movie.fr.srt")
+
+    try Screen.requireDisplay()
+    let title = "sidecars-\(UUID().uuidString.prefix(6))"
+    let player = try BackgroundPlayer([
+      "--events-fd", "1", "--title", title, "--resume-ms", "1500", "\(folder)/movie.mkv",
+    ])
+    XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
+    usleep(1_500_000)
+    Screen.press("j", title: title)
+    usleep(1_000_000)
+    Screen.press("j", title: title)
+    usleep(700_000)
+    Screen.press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 15), 0, player.stderr)
+    let texts = cueEvents(player).map { $0["text"] as? String ?? "?" }
+    XCTAssertEqual(texts.first, czech, "the first sidecar (by name) is shown: \(player.stdout)")
+    XCTAssertTrue(texts.contains(french), "j switched to the French sidecar: \(texts)")
+    XCTAssertEqual(texts.last, "", "j after the last track turns subtitles off: \(texts)")
+    XCTAssertTrue(player.stderr.contains("Subtitles: 1/2 Czech (SRT)"), player.stderr)
+    XCTAssertTrue(player.stderr.contains("Subtitles: 2/2 French (SRT)"), player.stderr)
+    XCTAssertTrue(player.stderr.contains("Subtitles off"), player.stderr)
+  }
+
+  /// The rows of the lower half of `image` holding white text (the clip itself has no white; the pointer, if it is
+  /// drawn, is in the upper half).
+  private func textRows(_ image: RGBImage) -> [Int] {
+    (image.height / 2..<image.height).filter { y in
+      stride(from: 0, to: image.width, by: 2).contains { x in
+        let p = image.pixel(x: x, y: y)
+        return p.r > 225 && p.g > 225 && p.b > 225
+      }
+    }
+  }
+
+  /// The label sits near the bottom of the picture with the controls hidden, and moves up above them when they
+  /// show, never hidden by them.
+  func testTheCueShowsAboveTheTransportBar() throws {
+    try Screen.requireDisplay()
+    let title = "subs-bar-\(UUID().uuidString.prefix(6))"
+    // The pointer well away from where the window opens, so the controls start hidden.
+    _ = Tool.run("xdotool", ["mousemove", "1270", "710"])
+    let player = try BackgroundPlayer(
+      ["--events-fd", "1", "--title", title, "--paused", "--resume-ms", "1000", try Self.subtitledClip()])
+    defer { _ = player.wait(timeout: 1) }
+    let window = try XCTUnwrap(Screen.waitForWindow(title: title), player.stderr)
+    usleep(1_500_000)
+    let hidden = try Screen.grab(title: title)
+    Screen.keep(title: title, as: "subtitles-bar-hidden")
+    let rowsHidden = textRows(hidden)
+    XCTAssertFalse(rowsHidden.isEmpty, "no subtitle text on screen: \(player.stdout)")
+    let bottomHidden = rowsHidden.max() ?? 0
+    XCTAssertGreaterThan(bottomHidden, hidden.height * 3 / 4, "the cue belongs near the bottom of the picture")
+    XCTAssertLessThan(bottomHidden, hidden.height - 4)
+    // Two lines of text, sized to the picture: together more than a fourteenth of its height.
+    XCTAssertGreaterThan(rowsHidden.count, hidden.height / 14, "rows \(rowsHidden)")
+    _ = Tool.run("xdotool", ["mousemove", "\(window.x + window.width / 2)", "\(window.y + window.height / 3)"])
+    _ = Tool.run("xdotool", ["mousemove", "\(window.x + window.width / 2 + 5)", "\(window.y + window.height / 3)"])
+    usleep(700_000)
+    let shown = try Screen.grab(title: title)
+    Screen.keep(title: title, as: "subtitles-bar-shown")
+    // The bar: rows at its left end darker than the clip's 0x203040 (its background is 60% black).
+    let barRows = (shown.height / 2..<shown.height).filter { shown.pixel(x: 30, y: $0).b < 0x30 }
+    let barTop = try XCTUnwrap(barRows.min(), "the transport bar did not show")
+    XCTAssertGreaterThan(barRows.count, 20, "the bar is \(barRows.count) rows tall")
+    let rowsShown = textRows(shown).filter { $0 < barTop }
+    let bottomShown = try XCTUnwrap(rowsShown.max(), "the cue vanished when the bar showed")
+    XCTAssertLessThan(bottomShown, bottomHidden - 20, "the cue did not move up with the bar")
+    XCTAssertEqual(
+      Double(rowsShown.count), Double(rowsHidden.count), accuracy: 4,
+      "the whole cue is above the bar, none of it under (text rows \(rowsShown), bar from \(barTop))")
+    Screen.press("q", title: title)
+  }
+
+  /// A DVD subpicture track and the same picture as DVB subtitles: `--frame-at` draws the red and the white box
+  /// where the subpicture puts them, scaled with the video; before the cue, nothing.
+  func testPictureSubtitlesAreDrawnAtTheirPlace() throws {
+    let idx = try SubtitleMedia.vobSub()
+    // A key frame every half second: a seek in MPEG-TS lands on any packet, and decodes from the next key frame.
+    let picture = ["-f", "lavfi", "-i", "color=c=0x404040:size=720x480:rate=25:duration=4"]
+    let dvd = try TestMedia.path(
+      "dvdsub.mkv",
+      picture + [
+        "-i", idx, "-map", "0:v", "-map", "1:s", "-c:v", "libx264", "-preset", "ultrafast", "-g", "12", "-pix_fmt",
+        "yuv420p", "-c:s", "copy", "-disposition:s:0", "default",
+      ])
+    let dvb = try TestMedia.path(
+      "dvbsub.ts",
+      picture + [
+        "-i", idx, "-map", "0:v", "-map", "1:s", "-c:v", "libx264", "-preset", "ultrafast", "-g", "12", "-pix_fmt",
+        "yuv420p", "-c:s", "dvbsub",
+      ])
+    for clip in [dvd, dvb] {
+      let name = (clip as NSString).lastPathComponent
+      let during = try frame(clip, at: 1.8, name: "during")
+      let red = SubtitleMedia.red
+      let white = SubtitleMedia.white
+      // 720x480 drawn at 1080x720: one and a half times.
+      let redCentre = during.pixel(x: (red.x + red.width / 2) * 3 / 2, y: (red.y + red.height / 2) * 3 / 2)
+      let whiteCentre = during.pixel(x: (white.x + white.width / 2) * 3 / 2, y: (white.y + white.height / 2) * 3 / 2)
+      XCTAssertLessThanOrEqual(redCentre.distance(to: .red), 40, "\(name): red box \(redCentre)")
+      XCTAssertLessThanOrEqual(whiteCentre.distance(to: .white), 40, "\(name): white box \(whiteCentre)")
+      // Around the boxes the picture shows through.
+      let outside = during.pixel(x: 50 * 3 / 2, y: 100 * 3 / 2)
+      XCTAssertLessThanOrEqual(outside.distance(to: RGB(r: 64, g: 64, b: 64)), 12, "\(name): \(outside)")
+      let before = try frame(clip, at: 0.5, name: "before")
+      let none = before.pixel(x: (red.x + red.width / 2) * 3 / 2, y: (red.y + red.height / 2) * 3 / 2)
+      XCTAssertLessThanOrEqual(none.distance(to: RGB(r: 64, g: 64, b: 64)), 12, "\(name): before the cue \(none)")
+    }
+  }
+
+  /// In the window the DVD subpicture is laid over the video at its place too.
+  func testPictureSubtitlesShowInTheWindow() throws {
+    let clip = try TestMedia.path(
+      "dvdsub.mkv",
+      [
+        "-f", "lavfi", "-i", "color=c=0x404040:size=720x480:rate=25:duration=4", "-i", try SubtitleMedia.vobSub(),
+        "-map", "0:v", "-map", "1:s", "-c:v", "libx264", "-preset", "ultrafast", "-g", "12", "-pix_fmt", "yuv420p",
+        "-c:s", "copy", "-disposition:s:0", "default",
+      ])
+    try Screen.requireDisplay()
+    let title = "subs-dvd-\(UUID().uuidString.prefix(6))"
+    _ = Tool.run("xdotool", ["mousemove", "1270", "710"])
+    let player = try BackgroundPlayer(["--title", title, "--paused", "--resume-ms", "1500", clip])
+    defer { _ = player.wait(timeout: 1) }
+    XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
+    usleep(1_500_000)
+    let shot = try Screen.grab(title: title)
+    Screen.keep(title: title, as: "subtitles-dvd")
+    let (sx, sy) = (Double(shot.width) / 720, Double(shot.height) / 480)
+    let red = SubtitleMedia.red
+    let at = shot.pixel(x: Int(Double(red.x + red.width / 2) * sx), y: Int(Double(red.y + red.height / 2) * sy))
+    XCTAssertLessThanOrEqual(at.distance(to: .red), 40, "red box \(at) in a \(shot.width)x\(shot.height) window")
+    let outside = shot.pixel(x: Int(50 * sx), y: Int(100 * sy))
+    XCTAssertLessThanOrEqual(outside.distance(to: RGB(r: 64, g: 64, b: 64)), 12, "\(outside)")
+    Screen.press("q", title: title)
+  }
+
+  private func frame(_ clip: String, at seconds: Double, name: String) throws -> RGBImage {
+    let png = NSTemporaryDirectory() + "orb-subframe-\(UUID().uuidString).png"
+    defer { try? FileManager.default.removeItem(atPath: png) }
+    let result = Orb.run(["--sid", "1", "--frame-at", "\(seconds)", "--size", "1080x720", "--output", png, clip])
+    XCTAssertEqual(result.status, 0, result.stderr)
+    return try RGBImage(png: png)
+  }
+}
