@@ -106,6 +106,49 @@ final class SubtitleAppTests: XCTestCase {
     XCTAssertTrue(player.stderr.contains("Subtitles off"), player.stderr)
   }
 
+  /// A sidecar that is binary data, a `--sub-file` that is not there and one of garbage lines: each is one warning
+  /// naming the file and why, the good cues of the damaged file still show, and the video plays to its end.
+  func testBrokenSubtitleFilesNeverStopPlayback() throws {
+    let folder = NSTemporaryDirectory() + "orb-badsubs-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let video = try TestMedia.path(
+      "plain-3s.mkv",
+      [
+        "-f", "lavfi", "-i", "color=c=0x203040:size=320x180:rate=25:duration=3", "-c:v", "libx264", "-preset",
+        "ultrafast", "-pix_fmt", "yuv420p",
+      ])
+    try FileManager.default.copyItem(atPath: video, toPath: "\(folder)/clip.mkv")
+    FileManager.default.createFile(
+      atPath: "\(folder)/clip.srt", contents: Data(pseudoRandomBytes(4096, seed: 7)))
+    let garbage = "\(folder)/garbage.srt"
+    let damaged =
+      "1\n00:00:00,200 --> 00:00:01,000\nStill readable\n\n2\n99:99 --> nonsense\n\u{1}\n\n"
+      + "3\n00:00:01,200 --> 00:00:02,000\nAlso readable\n\n"
+    try damaged.write(toFile: garbage, atomically: true, encoding: .utf8)
+    let missing = "\(folder)/missing.srt"
+    for (args, warned, text) in [
+      (["\(folder)/clip.mkv"], "clip.srt", nil), (["--sub-file", missing, "\(folder)/clip.mkv"], "missing.srt", nil),
+      (["--sub-file", garbage, "\(folder)/clip.mkv"], nil, "Still readable"),
+    ] {
+      let player = try play(args)
+      let ended = player.events.last { $0["event"] as? String == "ended" }
+      XCTAssertEqual(ended?["reason"] as? String, "eof", player.stdout)
+      let shown = (ended?["stats"] as? [String: Any])?["presented"] as? Int ?? 0
+      XCTAssertGreaterThan(shown, 60, "the video played: \(player.stdout)")
+      if let warned {
+        let lines = player.stderr.split(separator: "\n").filter { $0.contains("subtitles:") && $0.contains(warned) }
+        XCTAssertEqual(lines.count, 1, "one warning naming \(warned): \(player.stderr)")
+      }
+      if let text {
+        // FFmpeg's SubRip reader keeps a damaged block's lines as more of the cue before it (as mpv shows them).
+        let texts = cueEvents(player).compactMap { $0["text"] as? String }
+        XCTAssertTrue(texts.first?.hasPrefix(text) ?? false, player.stdout)
+        XCTAssertTrue(texts.contains("Also readable"), "the cue after the damage shows: \(texts)")
+      }
+    }
+  }
+
   /// The rows of the lower half of `image` holding white text (the clip itself has no white; the pointer, if it is
   /// drawn, is in the upper half).
   private func textRows(_ image: RGBImage) -> [Int] {
