@@ -23,6 +23,26 @@ final class StreamParameters: @unchecked Sendable {
     avcodec_parameters_free(&p)
   }
 
+  /// A context of FFmpeg's decoder for the stream, filled from the copied parameters and the stream's time base,
+  /// not yet opened: the caller owns it from here (and frees it with `avcodec_free_context`).
+  /// - Throws: `FFmpegError` when FFmpeg has no decoder for the codec, or the context cannot be made.
+  func makeCodecContext() throws -> (UnsafeMutablePointer<AVCodecContext>, UnsafePointer<AVCodec>) {
+    guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
+      throw FFmpegError(call: "avcodec_find_decoder", code: orb_averror_decoder_not_found())
+    }
+    guard let ctx = avcodec_alloc_context3(codec) else {
+      throw FFmpegError(call: "avcodec_alloc_context3", code: orb_averror(ENOMEM))
+    }
+    let filled = avcodec_parameters_to_context(ctx, parameters)
+    guard filled >= 0 else {
+      var c: UnsafeMutablePointer<AVCodecContext>? = ctx
+      avcodec_free_context(&c)
+      throw FFmpegError(call: "avcodec_parameters_to_context", code: filled)
+    }
+    ctx.pointee.pkt_timebase = timeBase
+    return (ctx, codec)
+  }
+
   /// The codec's name, or for a codec FFmpeg does not know, the four-character tag the file gives it.
   var codecDescription: String {
     let par = parameters.pointee
@@ -48,17 +68,9 @@ final class Decoder: @unchecked Sendable {
   ///   - threads: 0 lets FFmpeg pick one per core; frame and slice threading are both allowed.
   ///   - limit: pictures larger than this fail to decode before FFmpeg allocates them.
   init(_ stream: StreamParameters, threads: Int32 = 0, limit: PictureLimit = .standard) throws {
-    let par = stream.parameters
-    guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
-      throw FFmpegError(call: "avcodec_find_decoder", code: orb_averror_decoder_not_found())
-    }
-    guard let ctx = avcodec_alloc_context3(codec) else {
-      throw FFmpegError(call: "avcodec_alloc_context3", code: orb_averror(ENOMEM))
-    }
+    let (ctx, codec) = try stream.makeCodecContext()
     // Every stored property is set: from here a throw frees the context through deinit, and only there.
     context = ctx
-    try av(avcodec_parameters_to_context(ctx, par), "avcodec_parameters_to_context")
-    ctx.pointee.pkt_timebase = stream.timeBase
     ctx.pointee.thread_count = threads
     ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
     ctx.pointee.max_pixels = Int64(limit.maxPixels)

@@ -5,6 +5,24 @@ import XCTest
 
 /// Sidecar and embedded subtitles read whole: the text a viewer sees at a given time.
 final class SubtitleTests: XCTestCase {
+  /// An ASS script's header: the one style every test's events use, then the events' format line.
+  static func assHeader(playRes: Bool) -> String {
+    """
+    [Script Info]
+    ScriptType: v4.00+
+    \(playRes ? "PlayResX: 384\nPlayResY: 288\n" : "")
+    [V4+ Styles]
+    Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, \
+    Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, \
+    MarginR, MarginV, Encoding
+    Style: Default,Arial,20,&H00FFFFFF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1
+
+    [Events]
+    Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+
+    """
+  }
+
   /// The text of the one cue shown at `time`, or nil when none is (fails when several are).
   private func text(_ track: SubtitleTrack, at time: Double, file: StaticString = #filePath, line: UInt = #line)
     -> String?
@@ -41,20 +59,7 @@ final class SubtitleTests: XCTestCase {
   func testASSOverrideTagsAreStrippedAndUnderstood() throws {
     let path = try TestMedia.file(
       named: "styled.ass",
-      contents: """
-        [Script Info]
-        ScriptType: v4.00+
-        PlayResX: 384
-        PlayResY: 288
-
-        [V4+ Styles]
-        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, \
-        Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, \
-        MarginR, MarginV, Encoding
-        Style: Default,Arial,20,&H00FFFFFF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1
-
-        [Events]
-        Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+      contents: Self.assHeader(playRes: true) + """
         Dialogue: 0,0:00:01.00,0:00:02.00,Default,,0,0,0,,{\\pos(10,20)\\c&H00FF00&\\fad(200,300)}Hello, {\\i1}there{\\i0}\\Nsecond line
         Comment: 0,0:00:01.00,0:00:02.00,Default,,0,0,0,,a comment nobody sees
         Dialogue: 0,0:00:03.00,0:00:04.00,Default,,0,0,0,,{\\an8}{\\k20}Kar{\\k30}a{\\kf40}oke{\\t(0,100,\\i1)}
@@ -107,18 +112,7 @@ final class SubtitleTests: XCTestCase {
       named: "embed.srt", contents: SubtitleMedia.srt([(1, 2, "First <i>line</i>"), (3, 4, "Second\nof two")]))
     let ass = try TestMedia.file(
       named: "embed.ass",
-      contents: """
-        [Script Info]
-        ScriptType: v4.00+
-
-        [V4+ Styles]
-        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, \
-        Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, \
-        MarginR, MarginV, Encoding
-        Style: Default,Arial,20,&H00FFFFFF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1
-
-        [Events]
-        Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+      contents: Self.assHeader(playRes: false) + """
         Dialogue: 0,0:00:01.50,0:00:02.50,Default,,0,0,0,,{\\an8\\pos(1,2)}Sign, with commas, {\\i1}top{\\i0}
         Dialogue: 0,0:00:04.00,0:00:05.00,Default,,0,0,0,,Two\\Nlines
 

@@ -19,21 +19,13 @@ public final class SubtitleDecoder: @unchecked Sendable {
   ///   - videoWidth, videoHeight: the canvas of bitmap cues when the codec does not give one.
   /// - Throws: `FFmpegError` when FFmpeg has no decoder for the codec, or iconv does not know `characterSet`.
   init(_ stream: StreamParameters, characterSet: String? = nil, videoWidth: Int = 0, videoHeight: Int = 0) throws {
-    let par = stream.parameters
-    guard let codec = avcodec_find_decoder(par.pointee.codec_id) else {
-      throw FFmpegError(call: "avcodec_find_decoder", code: orb_averror_decoder_not_found())
-    }
-    guard let ctx = avcodec_alloc_context3(codec) else {
-      throw FFmpegError(call: "avcodec_alloc_context3", code: orb_averror(ENOMEM))
-    }
+    let (ctx, codec) = try stream.makeCodecContext()
     // Every stored property is set: from here a throw frees the context through deinit, and only there.
     context = ctx
-    let descriptor = avcodec_descriptor_get(par.pointee.codec_id)
+    let descriptor = avcodec_descriptor_get(stream.parameters.pointee.codec_id)
     isBitmap = descriptor.map { ($0.pointee.props & AV_CODEC_PROP_BITMAP_SUB) != 0 } ?? false
     self.videoWidth = videoWidth
     self.videoHeight = videoHeight
-    try av(avcodec_parameters_to_context(ctx, par), "avcodec_parameters_to_context")
-    ctx.pointee.pkt_timebase = stream.timeBase
     var options: OpaquePointer? = nil
     defer { av_dict_free(&options) }
     if let characterSet, !isBitmap {
