@@ -195,16 +195,21 @@ public final class AudioPlayback: MasterClock, Sendable {
       guard let out else { continue }
       guard let chunk = sound.nextAudio(timeout: 0.05) else {
         // The end of the audio (or a seek in progress): mark where it ends once, then wait for a seek or stop.
-        let reachedEnd = state.withLock { s in
-          s.endFrame == nil && !s.flushRequested && sound.currentGeneration == s.generation
+        let endedGeneration = state.withLock { s -> Int? in
+          let ended =
+            s.endFrame == nil && !s.flushRequested && sound.currentGeneration == s.generation
             && sound.audioEnded(generation: s.generation)
+          return ended ? s.generation : nil
         }
-        if reachedEnd {
+        if let endedGeneration {
           // The time-stretch holds the last few milliseconds back: let them out before marking the end.
           let tail = processor.flush()
           if !tail.isEmpty { write(tail, to: out) }
           let end = out.writeIndex
-          state.withLock { $0.endFrame = end }
+          state.withLock { s in
+            // A seek that came meanwhile starts over: this end is not its end, and would stop its clock at once.
+            if !s.flushRequested && s.generation == endedGeneration { s.endFrame = end }
+          }
         }
         // Nothing now (a seek in progress, the end, or a closed pipeline): wait a little, never spin.
         state.wait(
