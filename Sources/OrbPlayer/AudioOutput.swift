@@ -88,11 +88,11 @@ public final class AudioOutput: Sendable {
 }
 
 /// COrbAudio's `orb_audio *`, so that an `AudioOutput` can be shared between threads.
-/// Thread-safety: `@unchecked Sendable`, because the compiler cannot see into C; what makes it safe is COrbAudio's
-/// contract, which `AudioOutput` keeps: the ring's indices are C atomics with one writer (the producer thread) and one
-/// reader (the real-time callback); the timing is copied out under a sequence lock, from any thread; the stream's
-/// state is atomic; `orb_audio_set_active` takes PipeWire's thread-loop lock. The pointer is opened once, before the
-/// wrapper exists, and closed once, in `AudioOutput.deinit`, when no thread can reach it any more.
+/// Thread-safety: Safe, but declared so by hand, because the compiler cannot see into C; what makes it safe is
+/// COrbAudio's contract, which `AudioOutput` keeps: the ring's indices are C atomics with one writer (the producer
+/// thread) and one reader (the real-time callback); the timing is copied out under a sequence lock, from any thread;
+/// the stream's state is atomic; `orb_audio_set_active` takes PipeWire's thread-loop lock. The pointer is opened
+/// once, before the wrapper exists, and closed once, in `AudioOutput.deinit`, when no thread can reach it any more.
 private struct StreamHandle: @unchecked Sendable {
   let pointer: OpaquePointer
 }
