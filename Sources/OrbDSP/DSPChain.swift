@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What the user has chosen for the audio chain. A snapshot of it is taken once per `DSPChain.process` call.
 /// Thread-safety: a value type.
@@ -38,25 +39,153 @@ public struct DSPSettings: Sendable, Equatable {
 /// in but have not come out yet; so the media time at the end of the output is (media time of the input's end) −
 /// `latency`. Only the time-stretch holds audio back; every other stage is frame for frame.
 ///
-/// Thread-safety: `settings`, `updateSettings`, `speed` and `latency` are safe from any thread (one lock, held only
-/// to copy a value; `process` reads the settings once per call, so a change lands between two calls and is ramped or
-/// cross-faded there). `process`, `flush`, `reset`, `consumedInputFrames` and `producedOutputFrames` belong to one
-/// thread (the audio decode thread). Working buffers are reused between calls.
-public final class DSPChain: @unchecked Sendable {
+/// It is two halves. The shared half (`Shared`: the settings, and the speed and latency the last call published) is
+/// read and written from any thread; `process` takes one snapshot of the settings per call, so a change lands
+/// between two calls and is ramped or cross-faded there. The processing half (`Processor`: the stages, their working
+/// buffers, reused between calls, and the positions) belongs to the thread that processes (the audio feed thread).
+/// `process`, `flush`, `reset`, `consumedInputFrames` and `producedOutputFrames` use it.
+///
+/// Thread-safety: Safe, and checked by the compiler: each half is one value behind its own `Mutex`. The shared one is
+/// held only to copy a value in or out. The processor's is held for a whole `process`/`flush`/`reset` call, which
+/// makes two threads processing at once wait for each other instead of racing; in use only the feed thread takes
+/// it, so it is never contended and settings never wait for processing. Lock order: the processor's, then the
+/// shared one (a call publishes its speed and latency before it lets go of the processor).
+public final class DSPChain: Sendable {
   /// Frames per second (Hz) of the input and the output.
   public let sampleRate: Int
   /// Length of the cross-fade when the remap mode changes (ms).
   public static let remapFadeMs = 10
 
-  private let lock = NSLock()
-  // Guarded by `lock`:
-  private var sharedSettings: DSPSettings
-  private var publishedSpeed: Double
-  private var publishedLatency: Double = 0
+  /// What any thread may read or change.
+  /// Thread-safety: a value type, only ever inside `shared`.
+  private struct Shared {
+    var settings: DSPSettings
+    /// As of the last `process`, `flush` or `reset`.
+    var speed: Double
+    var latency: Double = 0
+  }
 
-  // The audio thread's own:
+  private let shared: Mutex<Shared>
+  private let processor: Mutex<Processor>
+
+  /// - Parameters:
+  ///   - sampleRate: frames per second (Hz), at least 8000.
+  ///   - settings: the starting settings (volume starts there without a ramp).
+  public init(sampleRate: Int, settings: DSPSettings = DSPSettings()) {
+    precondition(sampleRate >= 8000, "the audio chain needs a rate of 8 kHz or more")
+    self.sampleRate = sampleRate
+    shared = Mutex(Shared(settings: settings, speed: settings.speed))
+    processor = Mutex(Processor(sampleRate: sampleRate, settings: settings))
+  }
+
+  /// The settings the next `process` call will use. Safe from any thread.
+  public var settings: DSPSettings {
+    get { shared.withLock { $0.settings } }
+    set { shared.withLock { $0.settings = newValue } }
+  }
+
+  /// Changes the settings in one step (read, modify, write under the lock). Safe from any thread; `body` must be
+  /// quick and must not touch the chain.
+  public func updateSettings(_ body: (inout DSPSettings) throws -> Void) rethrows {
+    try shared.withLock { try body(&$0.settings) }
+  }
+
+  /// The speed the last `process` call stretched at (output of one second carries `speed` seconds of media).
+  /// Safe from any thread.
+  public var speed: Double { shared.withLock { $0.speed } }
+
+  /// Media seconds that went in but have not come out yet (time-stretch buffering; 0 at speed 1), as of the last
+  /// `process` call. Safe from any thread.
+  public var latency: Double { shared.withLock { $0.latency } }
+
+  /// The input position (frames since `reset`, fractional) that the end of the output so far stands for.
+  public var consumedInputFrames: Double { processor.withLock { $0.consumedInputFrames } }
+
+  /// Stereo frames produced since `reset`.
+  public var producedOutputFrames: Int { processor.withLock { $0.producedOutputFrames } }
+
+  /// Processes `frames` interleaved frames of `input` in `layout` and appends the stereo frames that are ready to
+  /// `output` (interleaved L R). At speed 1 that is all of them; otherwise about frames / speed, in steps of 15 ms.
+  /// The input is copied once (a caller's pointer cannot be taken into the processor's lock); the `[Float]` overload
+  /// processes its array in place.
+  public func process(
+    _ input: UnsafeBufferPointer<Float>, layout: ChannelLayout, frames: Int, into output: inout [Float]
+  ) {
+    run(Array(input), layout: layout, channels: layout.count, frames: frames, into: &output)
+  }
+
+  /// Processes `frames` interleaved frames of `input` with `inputChannels` channels in FFmpeg's default layout
+  /// for that count (1 mono, 2 stereo, 6 5.1, 8 7.1) and appends the stereo frames that are ready to `output`.
+  /// The input is copied once, as by the overload with a layout.
+  public func process(
+    _ input: UnsafeBufferPointer<Float>, inputChannels: Int, frames: Int, into output: inout [Float]
+  ) {
+    run(Array(input), layout: nil, channels: inputChannels, frames: frames, into: &output)
+  }
+
+  /// Convenience: processes interleaved `samples` with `channels` channels and returns interleaved stereo.
+  public func process(_ samples: [Float], channels: Int) -> [Float] {
+    var output: [Float] = []
+    output.reserveCapacity(samples.count / max(1, channels) * 2 * 4 + 4096)
+    run(samples, layout: nil, channels: channels, frames: samples.count / channels, into: &output)
+    return output
+  }
+
+  /// End of stream: appends the audio the time-stretch still holds (stretched at the current speed) to `output`.
+  public func flush(into output: inout [Float]) {
+    processor.withLock { p in
+      guard p.flush(into: &output) else { return }
+      publish(p)
+    }
+  }
+
+  /// Convenience: end of stream; returns the stereo audio the time-stretch still held.
+  public func flush() -> [Float] {
+    var output: [Float] = []
+    flush(into: &output)
+    return output
+  }
+
+  /// Forgets all held audio and filter state and restarts the positions at 0 (a seek or a new track). The
+  /// settings stay; the volume jumps to its target.
+  public func reset() {
+    processor.withLock { p in
+      p.reset()
+      publish(p)
+    }
+  }
+
+  /// One `process` call: the settings' snapshot, then the stages, under the processor's lock, on `samples` in
+  /// `layout`, or (nil) in the one in use or FFmpeg's default for `channels`.
+  private func run(
+    _ samples: [Float], layout: ChannelLayout?, channels: Int, frames: Int, into output: inout [Float]
+  ) {
+    let snapshot = settings
+    processor.withLock { p in
+      let chosen = layout ?? p.inputLayout(channels: channels)
+      let processed = samples.withUnsafeBufferPointer { input in
+        p.process(input, layout: chosen, frames: frames, settings: snapshot, into: &output)
+      }
+      if processed { publish(p) }
+    }
+  }
+
+  /// Publishes the processor's speed and latency for any thread; called holding the processor's lock.
+  private func publish(_ p: Processor) {
+    let (speedNow, held) = (p.speed, p.latency)
+    shared.withLock {
+      $0.speed = speedNow
+      $0.latency = held
+    }
+  }
+}
+
+/// The processing half of a `DSPChain`: its stages, their working buffers and the positions.
+/// Thread-safety: Unsafe (not `Sendable`); it lives only inside its chain's `Mutex`.
+private final class Processor {
+  let sampleRate: Int
   private var applied: DSPSettings?
-  private var layout: ChannelLayout?
+  private(set) var layout: ChannelLayout?
   private var stretcher: TimeStretcher?
   private var equalizer: Equalizer?
   private var night: NightMode?
@@ -71,115 +200,49 @@ public final class DSPChain: @unchecked Sendable {
   private var baseConsumed: Double = 0
   private var baseProduced = 0
 
-  /// - Parameters:
-  ///   - sampleRate: frames per second (Hz), at least 8000.
-  ///   - settings: the starting settings (volume starts there without a ramp).
-  public init(sampleRate: Int, settings: DSPSettings = DSPSettings()) {
-    precondition(sampleRate >= 8000, "the audio chain needs a rate of 8 kHz or more")
+  init(sampleRate: Int, settings: DSPSettings) {
     self.sampleRate = sampleRate
-    sharedSettings = settings
-    publishedSpeed = settings.speed
-    fadeFrames = max(1, sampleRate * Self.remapFadeMs / 1000)
+    fadeFrames = max(1, sampleRate * DSPChain.remapFadeMs / 1000)
     volume = Volume(sampleRate: sampleRate, channels: 2, percent: settings.volumePercent, isMuted: settings.isMuted)
   }
 
-  /// The settings the next `process` call will use. Safe from any thread.
-  public var settings: DSPSettings {
-    get {
-      lock.lock()
-      defer { lock.unlock() }
-      return sharedSettings
-    }
-    set {
-      lock.lock()
-      sharedSettings = newValue
-      lock.unlock()
-    }
+  var consumedInputFrames: Double { baseConsumed + (stretcher?.consumedInputFrames ?? 0) }
+  var producedOutputFrames: Int { baseProduced + (stretcher?.outputFramesProduced ?? 0) }
+  /// The speed stretched at now.
+  var speed: Double { stretcher?.speed ?? applied?.speed ?? 1 }
+  /// Media seconds held in the time-stretch.
+  var latency: Double { (stretcher?.latencyInputFrames ?? 0) / Double(sampleRate) }
+
+  /// FFmpeg's default layout for `channels`, or the one in use when it has that many channels.
+  func inputLayout(channels: Int) -> ChannelLayout {
+    let known = layout.map { $0.count == channels } ?? false
+    return known ? layout! : .default(channels: channels)
   }
 
-  /// Changes the settings in one step (read, modify, write under the lock). Safe from any thread; `body` must be
-  /// quick and must not touch the chain.
-  public func updateSettings(_ body: (inout DSPSettings) throws -> Void) rethrows {
-    lock.lock()
-    defer { lock.unlock() }
-    try body(&sharedSettings)
-  }
-
-  /// The speed the last `process` call stretched at (output of one second carries `speed` seconds of media).
-  /// Safe from any thread.
-  public var speed: Double {
-    lock.lock()
-    defer { lock.unlock() }
-    return publishedSpeed
-  }
-
-  /// Media seconds that went in but have not come out yet (time-stretch buffering; 0 at speed 1), as of the last
-  /// `process` call. Safe from any thread.
-  public var latency: Double {
-    lock.lock()
-    defer { lock.unlock() }
-    return publishedLatency
-  }
-
-  /// The input position (frames since `reset`, fractional) that the end of the output so far stands for.
-  public var consumedInputFrames: Double { baseConsumed + (stretcher?.consumedInputFrames ?? 0) }
-
-  /// Stereo frames produced since `reset`.
-  public var producedOutputFrames: Int { baseProduced + (stretcher?.outputFramesProduced ?? 0) }
-
-  /// Processes `frames` interleaved frames of `input` in `layout` and appends the stereo frames that are ready to
-  /// `output` (interleaved L R). At speed 1 that is all of them; otherwise about frames / speed, in steps of 15 ms.
-  public func process(
-    _ input: UnsafeBufferPointer<Float>, layout: ChannelLayout, frames: Int, into output: inout [Float]
-  ) {
-    let snapshot = settings
+  /// The stages over `frames` frames of `input`, appended to `output`; false when nothing could run (no stages).
+  func process(
+    _ input: UnsafeBufferPointer<Float>, layout: ChannelLayout, frames: Int, settings: DSPSettings,
+    into output: inout [Float]
+  ) -> Bool {
     configure(for: layout)
-    apply(snapshot)
-    guard let stretcher else { return }
+    apply(settings)
+    guard let stretcher else { return false }
     stretched.removeAll(keepingCapacity: true)
     stretcher.process(input, frames: frames, into: &stretched)
     finish(into: &output)
-    publish()
+    return true
   }
 
-  /// Processes `frames` interleaved frames of `input` with `inputChannels` channels in FFmpeg's default layout
-  /// for that count (1 mono, 2 stereo, 6 5.1, 8 7.1) and appends the stereo frames that are ready to `output`.
-  public func process(
-    _ input: UnsafeBufferPointer<Float>, inputChannels: Int, frames: Int, into output: inout [Float]
-  ) {
-    let known = layout.map { $0.count == inputChannels } ?? false
-    process(input, layout: known ? layout! : .default(channels: inputChannels), frames: frames, into: &output)
-  }
-
-  /// Convenience: processes interleaved `samples` with `channels` channels and returns interleaved stereo.
-  public func process(_ samples: [Float], channels: Int) -> [Float] {
-    var output: [Float] = []
-    output.reserveCapacity(samples.count / max(1, channels) * 2 * 4 + 4096)
-    samples.withUnsafeBufferPointer {
-      process($0, inputChannels: channels, frames: $0.count / channels, into: &output)
-    }
-    return output
-  }
-
-  /// End of stream: appends the audio the time-stretch still holds (stretched at the current speed) to `output`.
-  public func flush(into output: inout [Float]) {
-    guard let stretcher else { return }
+  /// What the time-stretch still holds, appended to `output`; false when there are no stages yet.
+  func flush(into output: inout [Float]) -> Bool {
+    guard let stretcher else { return false }
     stretched.removeAll(keepingCapacity: true)
     stretcher.flush(into: &stretched)
     finish(into: &output)
-    publish()
+    return true
   }
 
-  /// Convenience: end of stream; returns the stereo audio the time-stretch still held.
-  public func flush() -> [Float] {
-    var output: [Float] = []
-    flush(into: &output)
-    return output
-  }
-
-  /// Forgets all held audio and filter state and restarts the positions at 0 (a seek or a new track). The
-  /// settings stay; the volume jumps to its target.
-  public func reset() {
+  func reset() {
     stretcher?.reset()
     equalizer?.reset()
     night?.reset()
@@ -188,7 +251,6 @@ public final class DSPChain: @unchecked Sendable {
     fadeRemaining = 0
     baseConsumed = 0
     baseProduced = 0
-    publish()
   }
 
   /// Builds the stages for a new input layout; held audio of the old one is dropped (its time counts as consumed).
@@ -268,14 +330,5 @@ public final class DSPChain: @unchecked Sendable {
     }
     fadeRemaining -= count
     if fadeRemaining == 0 { fadingFrom = nil }
-  }
-
-  private func publish() {
-    let speedNow = stretcher?.speed ?? applied?.speed ?? 1
-    let held = (stretcher?.latencyInputFrames ?? 0) / Double(sampleRate)
-    lock.lock()
-    publishedSpeed = speedNow
-    publishedLatency = held
-    lock.unlock()
   }
 }

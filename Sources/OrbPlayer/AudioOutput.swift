@@ -1,20 +1,32 @@
 import COrbAudio
 import Foundation
+import Synchronization
 
 /// Why there is no sound: PipeWire is not running, or refused the stream.
+/// Thread-safety: a value type.
 public struct AudioOutputError: Error, CustomStringConvertible, Sendable {
   public let description: String
 }
 
 /// A PipeWire playback stream (stereo Float32) fed through a lock-free ring. The real-time `process` callback is
 /// C (COrbAudio): it copies from the ring, writes silence on underrun, and publishes when each frame is heard.
-/// Thread-safety: `write`/`writable`/`flush` from one producer thread; `heardFrame`, `timing`, `setActive` from any.
-public final class AudioOutput: @unchecked Sendable {
+/// Two locks are involved. Its own `Mutex` guards the host time of the last resume, and is a leaf: nothing is called
+/// while it is held. PipeWire's thread-loop lock, inside COrbAudio, guards the `pw_stream` against PipeWire's loop
+/// thread (`orb-audio`, which runs the stream's state callbacks); only `setActive` takes it (and the opening, before
+/// that thread runs), never the real-time callback, the ring or the timing.
+/// Thread-safety: Safe; `write`/`writable`/`flush` from one producer thread (the ring has one writer: the C
+/// contract), `writeIndex`, `heardFrame`, `timing`, `isAlive`, `setActive` from any.
+public final class AudioOutput: Sendable {
+  /// What changes after opening.
+  /// Thread-safety: a value type, only ever inside `state`.
+  private struct State {
+    /// Host time (ns) of the last resume: timing from cycles before it is stale.
+    var resumedAt: UInt64 = 0
+  }
+
   public let sampleRate: Int
-  private let handle: OpaquePointer
-  private let lock = NSLock()
-  /// Host time (ns) of the last resume: timing from cycles before it is stale.
-  private var resumedAt: UInt64 = 0
+  private let stream: StreamHandle
+  private let state = Mutex(State())
 
   /// - Parameters:
   ///   - ringSeconds: how much audio may wait in the ring (latency of volume/EQ changes).
@@ -29,35 +41,35 @@ public final class AudioOutput: @unchecked Sendable {
       let text = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
       throw AudioOutputError(description: text.isEmpty ? "PipeWire is not available" : text)
     }
-    handle = h
+    stream = StreamHandle(pointer: h)
   }
 
-  deinit { orb_audio_close(handle) }
+  deinit { orb_audio_close(stream.pointer) }
 
   /// Frames that fit in the ring now.
-  public var writable: Int { Int(orb_audio_writable(handle)) }
+  public var writable: Int { Int(orb_audio_writable(stream.pointer)) }
 
   /// Absolute ring index of the next frame written.
-  public var writeIndex: UInt64 { orb_audio_write_index(handle) }
+  public var writeIndex: UInt64 { orb_audio_write_index(stream.pointer) }
 
   /// Writes interleaved stereo frames; returns how many fit.
   @discardableResult
   public func write(_ samples: UnsafeBufferPointer<Float>) -> Int {
-    Int(orb_audio_write(handle, samples.baseAddress, UInt32(samples.count / 2)))
+    Int(orb_audio_write(stream.pointer, samples.baseAddress, UInt32(samples.count / 2)))
   }
 
   /// Drops what waits in the ring (a seek).
-  public func flush() { orb_audio_flush(handle) }
+  public func flush() { orb_audio_flush(stream.pointer) }
 
-  /// Pauses or resumes the stream; the ring keeps its contents.
+  /// Pauses or resumes the stream; the ring keeps its contents. Takes PipeWire's thread-loop lock.
   public func setActive(_ active: Bool) {
-    if active { lock.withLock { resumedAt = HostTime.now() } }
-    orb_audio_set_active(handle, active)
+    if active { state.withLock { $0.resumedAt = HostTime.now() } }
+    orb_audio_set_active(stream.pointer, active)
   }
 
   public var timing: orb_audio_timing {
     var t = orb_audio_timing()
-    orb_audio_get_timing(handle, &t)
+    orb_audio_get_timing(stream.pointer, &t)
     return t
   }
 
@@ -68,9 +80,19 @@ public final class AudioOutput: @unchecked Sendable {
   /// (no cycle yet, or none since the last resume). Never beyond what has left the ring: on an underrun it stops.
   public func heardFrame(at host: UInt64) -> Double? {
     let t = timing
-    guard t.now_ns > 0, UInt64(t.now_ns) >= lock.withLock({ resumedAt }) else { return nil }
+    guard t.now_ns > 0, UInt64(t.now_ns) >= state.withLock({ $0.resumedAt }) else { return nil }
     let elapsed = Double(Int64(bitPattern: host &- UInt64(t.now_ns))) / 1e9
     let heard = Double(t.consumed) - Double(t.pending) + max(0, elapsed) * Double(sampleRate)
     return min(heard, Double(t.consumed_now))
   }
+}
+
+/// COrbAudio's `orb_audio *`, so that an `AudioOutput` can be shared between threads.
+/// Thread-safety: Safe, but declared so by hand, because the compiler cannot see into C; what makes it safe is
+/// COrbAudio's contract, which `AudioOutput` keeps: the ring's indices are C atomics with one writer (the producer
+/// thread) and one reader (the real-time callback); the timing is copied out under a sequence lock, from any thread;
+/// the stream's state is atomic; `orb_audio_set_active` takes PipeWire's thread-loop lock. The pointer is opened
+/// once, before the wrapper exists, and closed once, in `AudioOutput.deinit`, when no thread can reach it any more.
+private struct StreamHandle: @unchecked Sendable {
+  let pointer: OpaquePointer
 }

@@ -3,8 +3,10 @@ import OrbDSP
 import OrbDecode
 
 /// What turns decoded audio into the stereo output: the DSP chain (time-stretch, EQ, night mode, remap, volume).
-/// Thread-safety: `process` and `reset` are called on the audio feed thread only.
-public protocol AudioProcessing: AnyObject {
+/// Thread-safety: `Sendable`, because it is made on one thread (the render thread) and used on another; `process`,
+/// `reset`, `flush`, `latency` and `speed` are called on the audio feed thread only, so a conformer need not make them
+/// safe against each other (`DSPChain` does anyway: its settings change from any thread).
+public protocol AudioProcessing: AnyObject, Sendable {
   /// Interleaved input of `channels` channels → interleaved stereo.
   func process(_ samples: [Float], channels: Int) -> [Float]
   /// Media seconds that went in but have not come out yet (time-stretch buffering).
@@ -18,6 +20,7 @@ public protocol AudioProcessing: AnyObject {
 }
 
 /// A source of the master clock: which media time is heard at a host time.
+/// Thread-safety: `Sendable`; `mediaTime` is asked from any thread, by a `MediaClock` holding its lock.
 public protocol MasterClock: AnyObject, Sendable {
   /// Media seconds heard at host time `host` (ns of CLOCK_MONOTONIC), or nil when the master cannot tell now
   /// (nothing playing yet, after a seek, after the end).
@@ -29,13 +32,35 @@ public protocol MasterClock: AnyObject, Sendable {
 /// When PipeWire goes away, the audio is let go at the pace of the clock (which falls back to the host clock) and a
 /// new output is tried every two seconds; once one connects, `onOutputRestored` asks the player to refill from where
 /// it is, so sound comes back in step with the picture.
-/// Thread-safety: Safe; the mapping and the output are guarded by `lock`, the DSP chain is touched only by the feed
-/// thread.
-public final class AudioPlayback: MasterClock, @unchecked Sendable {
+/// Thread-safety: Safe; what changes (the output, the frame-to-media mapping, pause, stop, the seek flush and the
+/// end) is one `State` behind `state`, a `Locked` because the feed thread waits on it for a stop or a seek; the rest
+/// is constant, and the processor is used by the feed thread only. Lock order: `MediaClock` → this lock → the
+/// source's (`flushForSeek` and the end check ask the source under it). PipeWire is never called while this lock is
+/// held: `setPaused` and a reconnection tell the output after letting go (`setActive` takes PipeWire's thread-loop
+/// lock), and the output's ring and timing are read outside it.
+public final class AudioPlayback: MasterClock, Sendable {
+  /// Where a run of output frames starts: its first ring frame, the media time it carries, at what speed.
+  /// Thread-safety: a value type, kept in `State`.
   private struct Anchor {
     var frame: UInt64
     var media: Double
     var speed: Double
+  }
+
+  /// All that changes.
+  /// Thread-safety: a value type, only ever inside `state`.
+  private struct State {
+    /// The PipeWire output now; nil while it is gone.
+    var output: AudioOutput?
+    var anchors: [Anchor] = []
+    var stopped = false
+    var paused = true
+    var flushRequested = false
+    /// Ring index after the last frame of the stream's end; nil until the end is reached.
+    var endFrame: UInt64?
+    /// The pipeline's audio ended while there was no output to play it.
+    var endedSilently = false
+    var generation = 0
   }
 
   /// Called on the feed thread when a lost output has come back: seek to the current position to refill.
@@ -45,38 +70,27 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
 
   private let sound: SoundSource
   private let processor: AudioProcessing
-  private let makeOutput: () throws -> AudioOutput
+  private let makeOutput: @Sendable () throws -> AudioOutput
   /// Media time now, from the player's clock (used to pace audio while there is no output).
-  private let clockTime: () -> Double
-  private let lock = NSCondition()
-  // Guarded by `lock`:
-  private var currentOutput: AudioOutput?
-  private var anchors: [Anchor] = []
-  private var stopped = false
-  private var paused = true
-  private var flushRequested = false
-  /// Ring index after the last frame of the stream's end; nil until the end is reached.
-  private var endFrame: UInt64?
-  /// The pipeline's audio ended while there was no output to play it.
-  private var endedSilently = false
-  private var generation = 0
+  private let clockTime: @Sendable () -> Double
+  private let state: Locked<State>
 
   public init(
     sound: SoundSource, output: AudioOutput, processor: AudioProcessing,
-    reconnect: @escaping () throws -> AudioOutput, clockTime: @escaping () -> Double,
+    reconnect: @escaping @Sendable () throws -> AudioOutput, clockTime: @escaping @Sendable () -> Double,
     onOutputLost: (@Sendable () -> Void)? = nil, onOutputRestored: (@Sendable () -> Void)? = nil
   ) {
     self.onOutputLost = onOutputLost
     self.onOutputRestored = onOutputRestored
     self.sound = sound
-    currentOutput = output
+    state = Locked(State(output: output))
     self.processor = processor
     makeOutput = reconnect
     self.clockTime = clockTime
   }
 
   /// The PipeWire output now, if there is one.
-  public var output: AudioOutput? { lock.withLock { currentOutput } }
+  public var output: AudioOutput? { state.withLock { $0.output } }
 
   public func start() {
     let t = Thread { [self] in feedLoop() }
@@ -84,37 +98,32 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
     t.start()
   }
 
-  public func stop() {
-    lock.withLock {
-      stopped = true
-      lock.broadcast()
-    }
-  }
+  public func stop() { state.change { $0.stopped = true } }
 
   /// Call after the source's `seek`: the feed thread drops what the output holds and what the chain buffered, and
   /// takes only audio of the new seek generation from then on.
   public func flushForSeek() {
-    lock.withLock {
-      flushRequested = true
-      anchors.removeAll()
-      endFrame = nil
-      endedSilently = false
-      generation = sound.currentGeneration
-      lock.broadcast()
+    let sound = sound
+    state.change { s in
+      s.flushRequested = true
+      s.anchors.removeAll()
+      s.endFrame = nil
+      s.endedSilently = false
+      s.generation = sound.currentGeneration
     }
   }
 
   public func setPaused(_ paused: Bool) {
-    let out = lock.withLock { () -> AudioOutput? in
-      self.paused = paused
-      return currentOutput
+    let out = state.withLock { s -> AudioOutput? in
+      s.paused = paused
+      return s.output
     }
     out?.setActive(!paused)
   }
 
   /// Whether everything decoded has been heard (the audio reached its end).
   public func finished(at host: UInt64) -> Bool {
-    let (end, out, silent) = lock.withLock { (endFrame, currentOutput, endedSilently) }
+    let (end, out, silent) = state.withLock { ($0.endFrame, $0.output, $0.endedSilently) }
     if silent { return true }
     guard let end, let out else { return false }
     guard let heard = out.heardFrame(at: host) else { return true }
@@ -126,9 +135,9 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
 
   public func mediaTime(at host: UInt64) -> Double? {
     guard let out = output, out.isAlive, let heard = out.heardFrame(at: host) else { return nil }
-    return lock.withLock {
-      if let end = endFrame, heard >= Double(end) - 1 { return nil }  // drained: the host clock takes over
-      guard let anchor = anchors.last(where: { Double($0.frame) <= heard }) else { return nil }
+    return state.withLock { s in
+      if let end = s.endFrame, heard >= Double(end) - 1 { return nil }  // drained: the host clock takes over
+      guard let anchor = s.anchors.last(where: { Double($0.frame) <= heard }) else { return nil }
       return anchor.media + (heard - Double(anchor.frame)) / Double(out.sampleRate) * anchor.speed
     }
   }
@@ -136,11 +145,12 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
   private func feedLoop() {
     var held: AudioChunk?  // decoded while there was no output, waiting for the clock to reach it
     var lastAttempt = Date.distantPast
+    let sound = sound
     while true {
-      let (isStopped, flush, current, out) = lock.withLock { () -> (Bool, Bool, Int, AudioOutput?) in
-        let f = flushRequested
-        flushRequested = false
-        return (stopped, f, generation, currentOutput)
+      let (isStopped, flush, current, out) = state.withLock { s -> (Bool, Bool, Int, AudioOutput?) in
+        let f = s.flushRequested
+        s.flushRequested = false
+        return (s.stopped, f, s.generation, s.output)
       }
       if isStopped || sound.isClosed { return }
       if flush {
@@ -150,9 +160,9 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
         held = nil
       }
       if let out, !out.isAlive {
-        lock.withLock {
-          currentOutput = nil
-          anchors.removeAll()
+        state.withLock { s in
+          s.output = nil
+          s.anchors.removeAll()
         }
         onOutputLost?()
         continue
@@ -162,9 +172,9 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
         if Date().timeIntervalSince(lastAttempt) >= 2 {
           lastAttempt = Date()
           if let fresh = try? makeOutput() {
-            let isPaused = lock.withLock {
-              currentOutput = fresh
-              return paused
+            let isPaused = state.withLock { s in
+              s.output = fresh
+              return s.paused
             }
             fresh.setActive(!isPaused)
             processor.reset()
@@ -177,7 +187,7 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
         if let chunk = held {
           if chunk.time + chunk.duration <= clockTime() { held = nil } else { usleep(20_000) }
         } else {
-          if sound.audioEnded(generation: current) { lock.withLock { endedSilently = true } }
+          if sound.audioEnded(generation: current) { state.withLock { $0.endedSilently = true } }
           usleep(20_000)
         }
         continue
@@ -185,24 +195,30 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
       guard let out else { continue }
       guard let chunk = sound.nextAudio(timeout: 0.05) else {
         // The end of the audio (or a seek in progress): mark where it ends once, then wait for a seek or stop.
-        let reachedEnd = lock.withLock {
-          endFrame == nil && !flushRequested && sound.currentGeneration == generation
-            && sound.audioEnded(generation: generation)
+        let endedGeneration = state.withLock { s -> Int? in
+          let ended =
+            s.endFrame == nil && !s.flushRequested && sound.currentGeneration == s.generation
+            && sound.audioEnded(generation: s.generation)
+          return ended ? s.generation : nil
         }
-        if reachedEnd {
+        if let endedGeneration {
           // The time-stretch holds the last few milliseconds back: let them out before marking the end.
           let tail = processor.flush()
           if !tail.isEmpty { write(tail, to: out) }
-          lock.withLock { endFrame = out.writeIndex }
+          let end = out.writeIndex
+          state.withLock { s in
+            // A seek that came meanwhile starts over: this end is not its end, and would stop its clock at once.
+            if !s.flushRequested && s.generation == endedGeneration { s.endFrame = end }
+          }
         }
         // Nothing now (a seek in progress, the end, or a closed pipeline): wait a little, never spin.
-        lock.withLock {
-          if !stopped && !flushRequested { _ = lock.wait(until: Date(timeIntervalSinceNow: 0.02)) }
-        }
+        state.wait(
+          until: { $0.stopped || $0.flushRequested }, deadline: Date(timeIntervalSinceNow: 0.02),
+          then: { _, _ in })
         continue
       }
       // Audio from before the last seek (or from after one whose flush is not handled yet) is not written.
-      guard lock.withLock({ !flushRequested && chunk.generation == generation }) else { continue }
+      guard state.withLock({ !$0.flushRequested && chunk.generation == $0.generation }) else { continue }
       let stereo = processor.process(chunk.samples, channels: chunk.channels)
       guard !stereo.isEmpty else { continue }
       let startFrame = out.writeIndex
@@ -210,10 +226,11 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
       // lies `frames × speed` before that.
       let end = chunk.time + chunk.duration - processor.latency
       let media = max(0, end - Double(stereo.count / 2) / Double(out.sampleRate) * processor.speed)
-      let accepted = lock.withLock { () -> Bool in
-        guard !flushRequested && chunk.generation == generation else { return false }
-        anchors.append(Anchor(frame: startFrame, media: media, speed: processor.speed))
-        if anchors.count > 256 { anchors.removeFirst(anchors.count - 128) }
+      let speed = processor.speed
+      let accepted = state.withLock { s -> Bool in
+        guard !s.flushRequested && chunk.generation == s.generation else { return false }
+        s.anchors.append(Anchor(frame: startFrame, media: media, speed: speed))
+        if s.anchors.count > 256 { s.anchors.removeFirst(s.anchors.count - 128) }
         return true
       }
       if accepted { write(stereo, to: out) }
@@ -225,7 +242,7 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
     var offset = 0
     stereo.withUnsafeBufferPointer { all in
       while offset < all.count {
-        let interrupted = lock.withLock { stopped || flushRequested }
+        let interrupted = state.withLock { $0.stopped || $0.flushRequested }
         if interrupted || !out.isAlive { return }
         let written = out.write(UnsafeBufferPointer(rebasing: all[offset...]))
         offset += written * 2
@@ -239,6 +256,7 @@ public final class AudioPlayback: MasterClock, @unchecked Sendable {
 extension DSPChain: AudioProcessing {}
 
 /// Stereo out of anything, without effects (tests use it to watch what flows).
+/// Thread-safety: Safe; it holds nothing.
 public final class PlainStereo: AudioProcessing {
   public init() {}
   public var latency: Double { 0 }

@@ -1,15 +1,24 @@
 import Foundation
+import Synchronization
 
 /// Writes the host-facing events as one JSON object per line to a file descriptor (`--events-fd N`).
 /// A closed or broken descriptor is reported once on stderr and then ignored: playback never stops for it.
-/// Thread-safety: Safe; lines are queued under a lock and written, in order, by a writer thread of its own.
-public final class EventWriter: @unchecked Sendable {
+/// Thread-safety: Safe; lines are queued on a serial queue of its own (its writer thread), which writes them in
+/// order; what the callers and that thread share (whether the descriptor broke, how many lines wait) is one `State`
+/// behind a `Mutex`, held only to read or change it (never while writing or calling out). The rest is constant.
+public final class EventWriter: Sendable {
+  /// What the callers and the writer thread share.
+  /// Thread-safety: a value type, only ever inside `shared`.
+  private struct State {
+    /// A write failed: the descriptor is given up on.
+    var broken = false
+    /// Lines queued and not yet written.
+    var backlog = 0
+  }
+
   private let fd: Int32
-  private let lock = NSLock()
   private let queue = DispatchQueue(label: "orb-events")
-  // Guarded by `lock`:
-  private var broken = false
-  private var backlog = 0
+  private let shared = Mutex(State())
 
   public init(fd: Int32) {
     self.fd = fd
@@ -55,16 +64,16 @@ public final class EventWriter: @unchecked Sendable {
     var line = data
     line.append(0x0A)
     let droppable = fields["event"] as? String == "progress"
-    let accepted = lock.withLock { () -> Bool in
-      if broken || (droppable && backlog >= Self.backlogLimit) { return false }
-      backlog += 1
+    let accepted = shared.withLock { s -> Bool in
+      if s.broken || (droppable && s.backlog >= Self.backlogLimit) { return false }
+      s.backlog += 1
       return true
     }
     guard accepted else { return }
     let ready = line
     queue.async { [self] in
       send(ready)
-      lock.withLock { backlog -= 1 }
+      shared.withLock { $0.backlog -= 1 }
     }
   }
 
@@ -79,7 +88,7 @@ public final class EventWriter: @unchecked Sendable {
 
   /// On the writer thread.
   private func send(_ line: Data) {
-    guard !lock.withLock({ broken }) else { return }
+    guard !shared.withLock({ $0.broken }) else { return }
     let ok = line.withUnsafeBytes { bytes -> Bool in
       var offset = 0
       while offset < bytes.count {
@@ -94,7 +103,7 @@ public final class EventWriter: @unchecked Sendable {
     }
     if !ok {
       let why = String(cString: strerror(errno))
-      lock.withLock { broken = true }
+      shared.withLock { $0.broken = true }
       FileHandle.standardError.write(Data("orb-player: cannot write events to fd \(fd): \(why)\n".utf8))
     }
   }
