@@ -41,6 +41,22 @@ final class HostReport {
     events?.write(fields)
   }
 
+  /// A skip button came up or went: `{"event":"marker","kind":…,"state":"shown"|"hidden","position_ms":…,
+  /// "start_ms":…,"end_ms":…}` (`end_ms` null for credits that run to the end).
+  func marker(_ marker: Marker, shown: Bool, end: Double, at position: Double) {
+    events?.write([
+      "event": "marker", "kind": marker.kind.rawValue, "state": shown ? "shown" : "hidden",
+      "position_ms": ms(position), "start_ms": ms(marker.start), "end_ms": end.isFinite ? ms(end) : NSNull(),
+    ])
+  }
+
+  /// The viewer skipped: `{"event":"skip","kind":…,"from_ms":…,"to_ms":…}`.
+  func skip(_ kind: Marker.Kind, from: Double, to: Double) {
+    events?.write([
+      "event": "skip", "kind": kind.rawValue, "from_ms": ms(from), "to_ms": to.isFinite ? ms(to) : NSNull(),
+    ])
+  }
+
   func progress(_ player: Player) {
     events?.progress(
       positionMs: ms(player.position), durationMs: player.duration.map(ms),

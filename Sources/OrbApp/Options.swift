@@ -2,6 +2,7 @@ import CGtk
 import Foundation
 import OrbDSP
 import OrbDecode
+import OrbPlayer
 import OrbRender
 
 /// How rendered frames reach GTK (`--video-output`).
@@ -22,8 +23,9 @@ struct Options {
   var title: String?
   var authToken: String?
   var headers: [String] = []
-  var intro: String?
-  var credits: String?
+  /// `--intro START-END` and `--credits START[-END]`, read as markers.
+  var intro: Marker?
+  var credits: Marker?
   var speed: Double = 1
   var volume: Int = 100
   var mute = false
@@ -64,14 +66,6 @@ struct Options {
       headers.append("Authorization: Bearer \(token)")
     }
     return headers
-  }
-
-  /// Options of the host contract that this build accepts (so a launch does not fail) but does not act on yet.
-  var acceptedButUnused: [String] {
-    var names: [String] = []
-    if intro != nil { names.append("--intro") }
-    if credits != nil { names.append("--credits") }
-    return names
   }
 
   static let toneMappingCurves = ToneMapCurve.allCases.map(\.rawValue)
@@ -254,8 +248,13 @@ private final class OptionTable {
     o.authToken = string("auth-token")
     o.headers = strings("header")
     for h in o.headers where !h.contains(":") { return fail("--header must look like 'Name: value', not '\(h)'") }
-    o.intro = string("intro")
-    o.credits = string("credits")
+    for (name, endOptional) in [("intro", false), ("credits", true)] {
+      guard let text = string(name) else { continue }
+      switch Marker.parse(text, kind: Marker.Kind(rawValue: name)!, endOptional: endOptional) {
+      case .success(let marker): if name == "intro" { o.intro = marker } else { o.credits = marker }
+      case .failure(let error): return fail(error.message)
+      }
+    }
     if given("speed") {
       o.speed = double("speed")
       if !(0.25...4).contains(o.speed) { return fail("--speed must be between 0.25 and 4") }

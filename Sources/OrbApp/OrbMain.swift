@@ -22,11 +22,6 @@ enum OrbMain {
       return 0
     }
     let source = options.source ?? defaultSource
-    if !options.acceptedButUnused.isEmpty {
-      say(
-        "orb-player: \(options.acceptedButUnused.joined(separator: ", ")): accepted, not acted on yet (markers come later)"
-      )
-    }
     do {
       if options.probe {
         print(try MediaOpener.probe(source, headers: options.requestHeaders(for: source)).json())

@@ -23,6 +23,9 @@ final class PlayerWindow: @unchecked Sendable {
   private var video: VideoView!
   private var transport: TransportBar!
   private var subtitleView: SubtitleView!
+  private var skipButton: SkipButton!
+  /// The host's marker windows, checked against the duration once the media is open.
+  private var markers: MarkerTimeline?
   private var mpris: MPRIS?
   private var player: Player?
   private var finished = false
@@ -150,9 +153,12 @@ final class PlayerWindow: @unchecked Sendable {
     subtitleView = SubtitleView(over: overlay)
     subtitleView.scale = options.subtitleScale
     subtitleView.onText = { [unowned self] text, start, end in self.report.cue(text: text, start: start, end: end) }
+    skipButton = SkipButton(over: overlay)
+    skipButton.onSkip = { [unowned self] marker in self.skip(marker) }
     video.onTick = { [unowned self] in
       guard let player = self.player else { return }
       self.subtitleView.update(player, video: self.video.picture, barHeight: self.transport.shownHeight)
+      self.followMarkers(player)
     }
     transport = TransportBar()
     gtk_overlay_add_overlay(opaque(overlay), transport.widget)
@@ -287,6 +293,10 @@ final class PlayerWindow: @unchecked Sendable {
     case .opened(let info, _):
       if !sizedToVideo, !options.fullscreen, let v = info.video.first { size(to: v) }
       report.opened()
+      let asked = [options.intro, options.credits].compactMap { $0 }
+      if !asked.isEmpty {
+        markers = MarkerTimeline(asked, duration: player?.duration, warn: { [unowned self] in self.log($0) })
+      }
       if let subtitles = player?.subtitles {
         transport.showSubtitles(tracks: subtitles.tracks.count, on: subtitles.current != nil)
         if subtitles.current != nil { log(subtitles.description) }
@@ -300,6 +310,34 @@ final class PlayerWindow: @unchecked Sendable {
       } else if message.hasPrefix("no audio output") {
         audioText = "none (\(message))"
       }
+    }
+  }
+
+  /// Shows and hides the skip button as the play head enters and leaves a marker's window (by playing or seeking),
+  /// telling the host each time.
+  private func followMarkers(_ player: Player) {
+    guard var timeline = markers, player.state != .loading else { return }
+    let position = player.position
+    let (left, entered) = timeline.update(position: position)
+    markers = timeline
+    if let left { report.marker(left, shown: false, end: timeline.end(of: left), at: position) }
+    if let entered { report.marker(entered, shown: true, end: timeline.end(of: entered), at: position) }
+    if left != nil || entered != nil { skipButton.show(entered) }
+    skipButton.layout(barHeight: transport.shownHeight)
+  }
+
+  /// The viewer skipped `marker`: to its end, or for credits that run to the end, the end of playback (`ended`
+  /// with reason `credits`, so the host can go on to the next episode).
+  private func skip(_ marker: Marker) {
+    guard let player, let timeline = markers else { return }
+    let from = player.position
+    switch timeline.skip(marker) {
+    case .seek(let to):
+      report.skip(marker.kind, from: from, to: to)
+      player.seek(to: to)
+    case .end:
+      report.skip(marker.kind, from: from, to: player.duration ?? from)
+      finish(reason: "credits", status: 0)
     }
   }
 
@@ -486,6 +524,8 @@ final class PlayerWindow: @unchecked Sendable {
       .orb-subtitle { color: white; font-weight: 600;
                       text-shadow: 0 0 3px black, 1px 1px 2px black, -1px -1px 2px black, 1px -1px 2px black,
                                    -1px 1px 2px black; }
+      .orb-skip { color: white; background: rgba(0,0,0,0.7); border: 2px solid rgba(255,255,255,0.85);
+                  border-radius: 6px; padding: 8px 18px; font-size: 13pt; font-weight: bold; }
       .orb-error { color: white; background: rgba(0,0,0,0.75); padding: 18px 24px; border-radius: 8px;
                    font-size: 16pt; }
       """

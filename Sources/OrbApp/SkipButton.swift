@@ -1,0 +1,54 @@
+import CGtk
+import Foundation
+import OrbPlayer
+
+/// "Skip Intro" / "Skip Credits" at the bottom right of the picture, above the controls: shown while the play head is
+/// in a marker's window, on its own for the first `aloneSeconds` of it (a viewer need not move the pointer), then
+/// only with the controls. Focusable, so Tab and Enter reach it.
+/// Thread-safety: main thread only.
+final class SkipButton {
+  private let button: UnsafeMutablePointer<GtkWidget>
+  /// The marker shown, and when it came up.
+  private var shown: (marker: Marker, since: Date)?
+  var onSkip: ((Marker) -> Void)?
+
+  /// Seconds the button shows without the controls after the window is entered.
+  static let aloneSeconds = 8.0
+
+  init(over overlay: UnsafeMutablePointer<GtkWidget>) {
+    button = gtk_button_new_with_label("Skip Intro")
+    gtk_widget_add_css_class(button, "orb-skip")
+    gtk_widget_set_halign(button, GTK_ALIGN_END)
+    gtk_widget_set_valign(button, GTK_ALIGN_END)
+    gtk_widget_set_visible(button, 0)
+    gtk_overlay_add_overlay(opaque(overlay), button)
+    Signals.plain(raw(button), "clicked") { [unowned self] in
+      if let marker = self.shown?.marker { self.onSkip?(marker) }
+    }
+  }
+
+  /// The play head entered `marker`'s window (nil: it is in none).
+  func show(_ marker: Marker?) {
+    guard let marker else {
+      shown = nil
+      gtk_widget_set_visible(button, 0)
+      return
+    }
+    shown = (marker, Date())
+    let text = marker.kind == .intro ? "Skip Intro" : "Skip Credits"
+    gtk_button_set_label(cast(raw(button)), text)
+    gtk_widget_set_tooltip_text(button, "\(text) (Enter)")
+  }
+
+  /// Whether it is on screen now.
+  var isVisible: Bool { gtk_widget_get_visible(button) != 0 }
+
+  /// Keeps it above the controls (`barHeight` logical pixels, 0 when hidden), and on screen alone only at first.
+  func layout(barHeight: Int) {
+    guard let shown else { return }
+    let visible = barHeight > 0 || Date().timeIntervalSince(shown.since) < Self.aloneSeconds
+    if visible != isVisible { gtk_widget_set_visible(button, visible ? 1 : 0) }
+    gtk_widget_set_margin_bottom(button, Int32(barHeight > 0 ? barHeight + 12 + 12 : 48))
+    gtk_widget_set_margin_end(button, 24)
+  }
+}

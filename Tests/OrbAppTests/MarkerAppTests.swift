@@ -1,0 +1,105 @@
+import Foundation
+import OrbTestSupport
+import XCTest
+
+/// The host's skip-intro and skip-credits markers as a viewer meets them: the button inside the window only, what
+/// skipping does, and what the host hears.
+final class MarkerAppTests: XCTestCase {
+  static func clip() throws -> String {
+    try TestMedia.path(
+      "plain-8s.mkv",
+      [
+        "-f", "lavfi", "-i", "color=c=0x203040:size=640x360:rate=25:duration=8", "-c:v", "libx264", "-preset",
+        "ultrafast", "-pix_fmt", "yuv420p",
+      ])
+  }
+
+  private func events(_ player: BackgroundPlayer, _ name: String) -> [[String: Any]] {
+    player.events.filter { $0["event"] as? String == name }
+  }
+
+  /// Waits up to `timeout` seconds for an event that `matches`.
+  private func waitFor(
+    _ player: BackgroundPlayer, timeout: Double = 10, _ matches: ([String: Any]) -> Bool
+  ) -> [String: Any]? {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while Date() < deadline {
+      if let found = player.events.first(where: matches) { return found }
+      usleep(50_000)
+    }
+    return nil
+  }
+
+  /// Bright pixels (the button's white border and text) in the bottom-right quarter of `image`.
+  private func brightInCorner(_ image: RGBImage) -> Int {
+    var count = 0
+    for y in stride(from: image.height / 2, to: image.height, by: 2) {
+      for x in stride(from: image.width / 2, to: image.width, by: 2) {
+        let p = image.pixel(x: x, y: y)
+        if p.r > 200 && p.g > 200 && p.b > 200 { count += 1 }
+      }
+    }
+    return count
+  }
+
+  func testSkipIntroJumpsPastItAndSkipCreditsEndsPlayback() throws {
+    try Screen.requireDisplay()
+    let title = "markers-\(UUID().uuidString.prefix(6))"
+    _ = Tool.run("xdotool", ["mousemove", "1270", "710"])  // away: the controls stay hidden
+    let player = try BackgroundPlayer(
+      [
+        "--events-fd", "1", "--title", title, "--resume-ms", "300", "--intro", "1000-3000", "--credits", "5000",
+        try Self.clip(),
+      ])
+    defer { _ = player.wait(timeout: 1) }
+    let window = try XCTUnwrap(Screen.waitForWindow(title: title), player.stderr)
+    let before = try Screen.grab(title: title)
+    XCTAssertEqual(brightInCorner(before), 0, "a skip button before the intro")
+    let shown = try XCTUnwrap(
+      waitFor(player) { $0["event"] as? String == "marker" && $0["state"] as? String == "shown" }, player.stdout)
+    XCTAssertEqual(shown["kind"] as? String, "intro")
+    XCTAssertEqual(shown["start_ms"] as? Int, 1000)
+    XCTAssertEqual(shown["end_ms"] as? Int, 3000)
+    XCTAssertEqual(Double(shown["position_ms"] as? Int ?? 0), 1000, accuracy: 150)
+    usleep(300_000)
+    let during = try Screen.grab(title: title)
+    Screen.keep(title: title, as: "skip-intro")
+    XCTAssertGreaterThan(brightInCorner(during), 30, "no Skip Intro button inside the intro")
+    // The button sits 24 px from the right edge and 48 px from the bottom.
+    let (x, y) = (window.x + window.width - 24 - 50, window.y + window.height - 48 - 18)
+    _ = Tool.run("xdotool", ["mousemove", "\(x)", "\(y)", "click", "1"])
+    let skip = try XCTUnwrap(waitFor(player) { $0["event"] as? String == "skip" }, player.stdout)
+    XCTAssertEqual(skip["kind"] as? String, "intro")
+    XCTAssertEqual(skip["to_ms"] as? Int, 3000)
+    XCTAssertLessThan(skip["from_ms"] as? Int ?? 9999, 3000)
+    let hidden = try XCTUnwrap(
+      waitFor(player) { $0["event"] as? String == "marker" && $0["state"] as? String == "hidden" }, player.stdout)
+    XCTAssertGreaterThanOrEqual(hidden["position_ms"] as? Int ?? 0, 3000, "left the intro by the skip")
+    // The credits run to the end: skipping them ends playback for the host's next episode.
+    XCTAssertNotNil(
+      waitFor(player) { $0["event"] as? String == "marker" && $0["kind"] as? String == "credits" }, player.stdout)
+    usleep(300_000)
+    _ = Tool.run("xdotool", ["mousemove", "\(x + 2)", "\(y)", "click", "1"])
+    XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+    let ended = try XCTUnwrap(events(player, "ended").last, player.stdout)
+    XCTAssertEqual(ended["reason"] as? String, "credits")
+    XCTAssertLessThan(ended["position_ms"] as? Int ?? 9999, 7000, "ended at the skip, not by playing out")
+    XCTAssertEqual(events(player, "skip").last?["kind"] as? String, "credits")
+  }
+
+  /// Markers that cannot be meant are left out, one warning each, and playback is as without them; a marker that
+  /// is not a number is a usage error.
+  func testMarkersThatCannotBeMeantAreIgnored() throws {
+    try Screen.requireDisplay()
+    let player = try BackgroundPlayer(
+      ["--events-fd", "1", "--resume-ms", "6000", "--intro", "5000-1000", "--credits", "9000", try Self.clip()])
+    XCTAssertEqual(player.wait(timeout: 20), 0, player.stderr)
+    XCTAssertEqual(events(player, "marker").count, 0, player.stdout)
+    XCTAssertEqual(events(player, "ended").last?["reason"] as? String, "eof")
+    XCTAssertTrue(player.stderr.contains("--intro ignored"), player.stderr)
+    XCTAssertTrue(player.stderr.contains("--credits ignored"), player.stderr)
+    let usage = Orb.run(["--intro", "soon", try Self.clip()])
+    XCTAssertEqual(usage.status, 1)
+    XCTAssertTrue(usage.stderr.contains("--intro takes START-END in milliseconds"), usage.stderr)
+  }
+}
