@@ -19,7 +19,8 @@ final class HostReport {
 
   private func ms(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
 
-  func opened() { events?.state("playing", positionMs: resumeMs) }
+  /// The media opened: playing, or paused where it starts paused (`--paused`).
+  func opened(paused: Bool) { events?.state(paused ? "paused" : "playing", positionMs: resumeMs) }
 
   func paused(_ paused: Bool, at position: Double) {
     events?.state(paused ? "paused" : "playing", positionMs: ms(position))
@@ -56,6 +57,9 @@ final class HostReport {
       "event": "skip", "kind": kind.rawValue, "from_ms": ms(from), "to_ms": to.isFinite ? ms(to) : NSNull(),
     ])
   }
+
+  /// A screenshot was saved: `{"event":"screenshot","path":…}`.
+  func screenshot(path: String) { events?.write(["event": "screenshot", "path": path]) }
 
   func progress(_ player: Player) {
     events?.progress(

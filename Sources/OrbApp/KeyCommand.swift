@@ -16,14 +16,23 @@ enum KeyCommand: Equatable {
   case toggleFullscreen
   /// Seek by this many seconds.
   case seek(Double)
+  /// `.` / `,`: one frame forward or back, pausing.
+  case frameStep(forward: Bool)
+  /// `s`: the picture as shown, subtitles included, saved as a PNG.
+  case screenshot
+  /// `?`: the window listing every key.
+  case showShortcuts
   /// `j`: the next subtitle track, then none.
   case nextSubtitleTrack
   /// `z` / `x`: show subtitles this many seconds later (negative: earlier).
   case subtitleDelay(Double)
 
-  init?(keyval: guint) {
+  /// - Parameter shift: whether Shift is held (Shift+Left/Right seek one second).
+  init?(keyval: guint, shift: Bool = false) {
     switch Int32(keyval) {
-    case GDK_KEY_space, GDK_KEY_p: self = .togglePause
+    case GDK_KEY_Left where shift: self = .seek(-1)
+    case GDK_KEY_Right where shift: self = .seek(1)
+    case GDK_KEY_space, GDK_KEY_p, GDK_KEY_k: self = .togglePause
     case GDK_KEY_q, GDK_KEY_Q: self = .quit
     case GDK_KEY_Escape: self = .quitOrLeaveFullscreen
     case GDK_KEY_numbersign: self = .nextAudioTrack
@@ -37,6 +46,12 @@ enum KeyCommand: Equatable {
     case GDK_KEY_f, GDK_KEY_F: self = .toggleFullscreen
     case GDK_KEY_Left: self = .seek(-5)
     case GDK_KEY_Right: self = .seek(5)
+    case GDK_KEY_Up: self = .seek(60)
+    case GDK_KEY_Down: self = .seek(-60)
+    case GDK_KEY_period: self = .frameStep(forward: true)
+    case GDK_KEY_comma: self = .frameStep(forward: false)
+    case GDK_KEY_s: self = .screenshot
+    case GDK_KEY_question: self = .showShortcuts
     case GDK_KEY_j: self = .nextSubtitleTrack
     case GDK_KEY_z: self = .subtitleDelay(-0.1)
     case GDK_KEY_x: self = .subtitleDelay(0.1)

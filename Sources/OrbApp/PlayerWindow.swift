@@ -16,6 +16,8 @@ final class PlayerWindow: @unchecked Sendable {
   private var app: UnsafeMutablePointer<GtkApplication>!
   private var window: UnsafeMutablePointer<GtkWidget>!
   private var overlay: UnsafeMutablePointer<GtkWidget>!
+  /// The picture and its subtitles, under the controls: what a screenshot shows.
+  private var pictureLayer: UnsafeMutablePointer<GtkWidget>!
   private var overlays: Overlays!
   private var presentationText = "starting"
   private var audioText: String?
@@ -137,7 +139,9 @@ final class PlayerWindow: @unchecked Sendable {
     }
     overlay = gtk_overlay_new()
     overlays = Overlays(over: overlay)
-    gtk_overlay_set_child(opaque(overlay), video.picture)
+    pictureLayer = gtk_overlay_new()
+    gtk_overlay_set_child(opaque(pictureLayer), video.picture)
+    gtk_overlay_set_child(opaque(overlay), pictureLayer)
     gtk_window_set_child(cast(raw(window)), overlay)
     installCSS()
     gtk_widget_add_css_class(window, "orb-video-window")
@@ -150,7 +154,7 @@ final class PlayerWindow: @unchecked Sendable {
       if count == 2 { self.toggleFullscreen() }
     }
     gtk_widget_add_controller(video.picture, click)
-    subtitleView = SubtitleView(over: overlay)
+    subtitleView = SubtitleView(over: pictureLayer)
     subtitleView.scale = options.subtitleScale
     subtitleView.onText = { [unowned self] text, start, end in self.report.cue(text: text, start: start, end: end) }
     skipButton = SkipButton(over: overlay)
@@ -292,7 +296,7 @@ final class PlayerWindow: @unchecked Sendable {
     switch event {
     case .opened(let info, _):
       if !sizedToVideo, !options.fullscreen, let v = info.video.first { size(to: v) }
-      report.opened()
+      report.opened(paused: player?.isPaused ?? false)
       let asked = [options.intro, options.credits].compactMap { $0 }
       if !asked.isEmpty {
         markers = MarkerTimeline(asked, duration: player?.duration, warn: { [unowned self] in self.log($0) })
@@ -363,7 +367,8 @@ final class PlayerWindow: @unchecked Sendable {
   }
 
   private func key(_ keyval: guint, _ state: GdkModifierType) -> Bool {
-    guard let command = KeyCommand(keyval: keyval) else { return false }
+    let shift = (state.rawValue & GDK_SHIFT_MASK.rawValue) != 0
+    guard let command = KeyCommand(keyval: keyval, shift: shift) else { return false }
     perform(command)
     return true
   }
@@ -376,7 +381,9 @@ final class PlayerWindow: @unchecked Sendable {
     case .quit, .quitOrLeaveFullscreen: finish(reason: "user-quit", status: exitStatus)
     case .toggleStats: toggleStats()
     case .toggleFullscreen: toggleFullscreen()
-    case .nextAudioTrack, .slower, .faster, .normalSpeed, .toggleMute, .volume, .seek, .nextSubtitleTrack,
+    case .showShortcuts: ShortcutsWindow.present(over: window)
+    case .screenshot: takeScreenshot()
+    case .nextAudioTrack, .frameStep, .slower, .faster, .normalSpeed, .toggleMute, .volume, .seek, .nextSubtitleTrack,
       .subtitleDelay:
       guard let player else { return }
       performOnPlayer(command, player)
@@ -409,6 +416,12 @@ final class PlayerWindow: @unchecked Sendable {
       overlays.showMessage("Volume \(Int(player.dsp.settings.volumePercent))%")
     case .seek(let seconds):
       player.seek(to: player.position + seconds)
+    case .frameStep(let forward):
+      if !player.isPaused { togglePause() }
+      guard let frame = player.shownFrame else { return }
+      // An exact seek shows the picture that starts at or before its target: the next one's start, or just
+      // before this one's.
+      player.seek(to: forward ? frame.time + frame.duration + 0.0005 : max(0, frame.time - 0.0005))
     case .nextSubtitleTrack:
       guard let subtitles = player.subtitles else { return }
       subtitles.cycle()
@@ -421,6 +434,20 @@ final class PlayerWindow: @unchecked Sendable {
       overlays.showMessage(String(format: "Subtitle delay %+.0f ms", subtitles.delay * 1000))
     default:
       break
+    }
+  }
+
+  /// Saves the picture as shown (with its subtitles, without the controls) and says where.
+  private func takeScreenshot() {
+    let name = windowTitle
+    switch Screenshot.save(pictureLayer, name: name, position: player?.position ?? 0) {
+    case .success(let path):
+      overlays.showMessage("Screenshot: \(path)")
+      log("screenshot saved to \(path)")
+      report.screenshot(path: path)
+    case .failure(let error):
+      overlays.showMessage("No screenshot: \(error)")
+      log("screenshot failed: \(error)")
     }
   }
 

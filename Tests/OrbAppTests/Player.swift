@@ -112,9 +112,13 @@ final class BackgroundPlayer: @unchecked Sendable {
   private var errData = Data()
   private let lock = NSLock()
 
-  init(_ arguments: [String]) throws {
+  /// - Parameter environment: variables set for the player on top of the test's own.
+  init(_ arguments: [String], environment: [String: String] = [:]) throws {
     process.executableURL = URL(fileURLWithPath: OrbBinary.path)
     process.arguments = arguments
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     process.standardOutput = out
     process.standardError = err
     out.fileHandleForReading.readabilityHandler = { [weak self] h in

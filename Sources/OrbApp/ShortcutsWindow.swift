@@ -1,0 +1,63 @@
+import CGtk
+import Foundation
+
+/// `?`: GTK's shortcuts window listing every key the player answers to (the `KeyCommand` map), grouped as a person
+/// looks for them.
+/// Thread-safety: main thread only.
+enum ShortcutsWindow {
+  /// Groups of (what it does, GTK accelerators) as the window lists them.
+  static let groups: [(title: String, keys: [(String, String)])] = [
+    (
+      "Playback",
+      [
+        ("Pause or play", "space k p"), ("Seek 5 s back or forward", "Left Right"),
+        ("Seek 1 s back or forward", "<Shift>Left <Shift>Right"), ("Seek 60 s back or forward", "Down Up"),
+        ("One frame forward or back (pauses)", "period comma"), ("Slower, faster", "bracketleft bracketright"),
+        ("Normal speed", "BackSpace"),
+      ]
+    ),
+    (
+      "Sound and subtitles",
+      [
+        ("Mute", "m"), ("Volume down, up", "9 0"), ("Next audio track", "numbersign"),
+        ("Next subtitle track, then off", "j"), ("Subtitles 100 ms earlier, later", "z x"),
+      ]
+    ),
+    (
+      "Window",
+      [
+        ("Fullscreen", "f"), ("Leave fullscreen, else quit", "Escape"), ("Quit", "q"), ("Stats overlay", "i"),
+        ("Screenshot to Pictures", "s"), ("This list", "question"),
+      ]
+    ),
+  ]
+
+  /// Opens the window over `parent`.
+  static func present(over parent: UnsafeMutablePointer<GtkWidget>) {
+    func escape(_ s: String) -> String {
+      s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        .replacingOccurrences(of: ">", with: "&gt;")
+    }
+    var xml = """
+      <interface><object class="GtkShortcutsWindow" id="shortcuts"><property name="modal">1</property>
+      <child><object class="GtkShortcutsSection"><property name="section-name">keys</property>
+      """
+    for group in groups {
+      xml += "<child><object class=\"GtkShortcutsGroup\"><property name=\"title\">\(escape(group.title))</property>"
+      for (title, accelerator) in group.keys {
+        xml += """
+          <child><object class="GtkShortcutsShortcut"><property name="title">\(escape(title))</property>\
+          <property name="accelerator">\(escape(accelerator))</property></object></child>
+          """
+      }
+      xml += "</object></child>"
+    }
+    xml += "</object></child></object></interface>"
+    let builder = gtk_builder_new_from_string(xml, -1)
+    defer { g_object_unref(UnsafeMutableRawPointer(builder)) }
+    guard let window = gtk_builder_get_object(builder, "shortcuts") else { return }
+    let widget: UnsafeMutablePointer<GtkWidget> = cast(UnsafeMutableRawPointer(window))
+    gtk_window_set_transient_for(cast(raw(widget)), cast(raw(parent)))
+    gtk_window_present(cast(raw(widget)))
+  }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import OrbTestSupport
+import XCTest
+
+/// Keys a person uses every day, as the window answers them: fine seeks, frame steps, the screenshot.
+final class KeyTests: XCTestCase {
+  private func start(_ args: [String], title: String, environment: [String: String] = [:]) throws
+    -> BackgroundPlayer
+  {
+    try Screen.requireDisplay()
+    let player = try BackgroundPlayer(["--title", title, "--events-fd", "1"] + args, environment: environment)
+    guard Screen.waitForWindow(title: title) != nil else {
+      _ = player.wait(timeout: 1)
+      throw TestMediaError("the window never appeared: \(player.stderr)")
+    }
+    return player
+  }
+
+  /// The position the host hears next (progress comes once a second).
+  private func nextPosition(_ player: BackgroundPlayer) -> Int? {
+    let seen = player.events.count
+    let deadline = Date(timeIntervalSinceNow: 3)
+    while Date() < deadline {
+      if let p = player.events.dropFirst(seen).last(where: { $0["event"] as? String == "progress" }) {
+        return p["position_ms"] as? Int
+      }
+      usleep(50_000)
+    }
+    return nil
+  }
+
+  /// Paused at 1 s of a 30 fps clip: Shift+Right is one second on, `.` one frame on, `,` one frame back; the player
+  /// stays paused throughout.
+  func testShiftArrowsAndFrameStepsMoveExactly() throws {
+    let title = "keys-\(UUID().uuidString.prefix(6))"
+    let player = try start(["--paused", "--resume-ms", "1000", try Clips.moving(seconds: 12)], title: title)
+    defer { _ = player.wait(timeout: 1) }
+    usleep(800_000)
+    Screen.press("shift+Right", title: title)
+    usleep(300_000)
+    XCTAssertEqual(Double(nextPosition(player) ?? 0), 2000, accuracy: 5, player.stdout)
+    for _ in 0..<3 {
+      Screen.press("period", title: title)
+      usleep(250_000)
+    }
+    XCTAssertEqual(Double(nextPosition(player) ?? 0), 2100, accuracy: 5, "three frames of 1/30 s on: \(player.stdout)")
+    Screen.press("comma", title: title)
+    usleep(250_000)
+    XCTAssertEqual(Double(nextPosition(player) ?? 0), 2066.7, accuracy: 5, "one frame back: \(player.stdout)")
+    let states = player.events.filter { ["state", "progress"].contains($0["event"] as? String) }
+      .compactMap { $0["state"] as? String }
+    XCTAssertEqual(Set(states), ["paused"], "started paused and stayed paused: \(states)")
+    Screen.press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 10), 0)
+  }
+
+  /// `s` writes the picture as shown, subtitles included and controls left out, into the Pictures folder, says
+  /// where in an event, and a second one does not overwrite the first.
+  func testScreenshotSavesThePictureWithItsSubtitles() throws {
+    let home = NSTemporaryDirectory() + "orb-home-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: home) }
+    let title = "shot-\(UUID().uuidString.prefix(6))"
+    let player = try start(
+      ["--paused", "--resume-ms", "1000", try SubtitleAppTests.subtitledClip()], title: title,
+      environment: ["HOME": home, "XDG_CONFIG_HOME": "\(home)/.config"])
+    defer { _ = player.wait(timeout: 1) }
+    usleep(1_000_000)
+    Screen.press("s", title: title)
+    usleep(500_000)
+    Screen.press("s", title: title)
+    usleep(500_000)
+    Screen.press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+    let paths = player.events.filter { $0["event"] as? String == "screenshot" }.compactMap { $0["path"] as? String }
+    XCTAssertEqual(paths.count, 2, player.stdout)
+    XCTAssertEqual(Set(paths).count, 2, "the second screenshot overwrote the first: \(paths)")
+    let path = try XCTUnwrap(paths.first)
+    XCTAssertTrue(path.hasPrefix("\(home)/Pictures/"), path)
+    let image = try RGBImage(png: path)
+    XCTAssertEqual(image.width, 640)
+    XCTAssertEqual(image.height, 360)
+    let background = image.pixel(x: 20, y: 20)
+    XCTAssertLessThanOrEqual(background.distance(to: RGB(r: 0x20, g: 0x30, b: 0x40)), 6, "\(background)")
+    let white = (image.height / 2..<image.height).filter { y in
+      (0..<image.width).contains { x in
+        let p = image.pixel(x: x, y: y)
+        return p.r > 225 && p.g > 225 && p.b > 225
+      }
+    }
+    XCTAssertGreaterThan(white.count, 15, "the subtitle is in the screenshot")
+  }
+}
