@@ -12,6 +12,11 @@ static inline gulong orb_signal_connect(gpointer instance, const char *signal, G
   return g_signal_connect_data(instance, signal, handler, data, destroy, 0);
 }
 
+// gtk_accessible_update_property is variadic, which Swift cannot call.
+static inline void orb_set_accessible_label(GtkWidget *widget, const char *label) {
+  gtk_accessible_update_property(GTK_ACCESSIBLE(widget), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
+}
+
 // libepoxy's GL entry points are mutable global function pointers, which Swift 6 rejects: call them here.
 
 /// Whether the current GL context can import memory exported by Vulkan as an opaque fd.

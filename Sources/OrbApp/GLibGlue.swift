@@ -102,13 +102,13 @@ enum Signals {
     connect(controller, "key-pressed", unsafeBitCast(fn, to: GCallback.self), SignalBox<Key>(handler))
   }
 
-  typealias Motion = () -> Void
+  typealias Motion = (_ x: Double, _ y: Double) -> Void
   typealias RangeChange = (_ value: Double) -> Bool
 
-  /// GtkEventControllerMotion "motion" (x and y are not needed: any movement counts).
+  /// GtkEventControllerMotion "motion", with the pointer's place in the widget.
   static func motion(_ controller: UnsafeMutableRawPointer, _ handler: @escaping Motion) {
-    let fn: @convention(c) (gpointer?, Double, Double, gpointer?) -> Void = { _, _, _, data in
-      Unmanaged<SignalBox<Motion>>.fromOpaque(data!).takeUnretainedValue().handler()
+    let fn: @convention(c) (gpointer?, Double, Double, gpointer?) -> Void = { _, x, y, data in
+      Unmanaged<SignalBox<Motion>>.fromOpaque(data!).takeUnretainedValue().handler(x, y)
     }
     connect(controller, "motion", unsafeBitCast(fn, to: GCallback.self), SignalBox<Motion>(handler))
   }

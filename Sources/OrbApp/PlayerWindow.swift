@@ -26,6 +26,8 @@ final class PlayerWindow: @unchecked Sendable {
   private var transport: TransportBar!
   private var subtitleView: SubtitleView!
   private var skipButton: SkipButton!
+  /// Where the pointer was last seen over the window.
+  private var pointer: (x: Double, y: Double)?
   /// The host's marker windows, checked against the duration once the media is open.
   private var markers: MarkerTimeline?
   private var mpris: MPRIS?
@@ -151,7 +153,14 @@ final class PlayerWindow: @unchecked Sendable {
     gtk_widget_add_controller(window, keys)
     let click = gtk_gesture_click_new()!
     Signals.pressed(raw(click)) { [unowned self] count in
-      if count == 2 { self.toggleFullscreen() }
+      // A click shows or hides the controls (as a tap does on the family's other players); two are fullscreen.
+      if count == 2 {
+        self.toggleFullscreen()
+      } else if self.transport.isVisible {
+        self.transport.hide()
+      } else {
+        self.showTransport()
+      }
     }
     gtk_widget_add_controller(video.picture, click)
     subtitleView = SubtitleView(over: pictureLayer)
@@ -170,8 +179,32 @@ final class PlayerWindow: @unchecked Sendable {
     transport.onPlayPause = { [unowned self] in self.togglePause() }
     transport.onSeek = { [unowned self] seconds in self.player?.seek(to: seconds) }
     transport.onFullscreen = { [unowned self] in self.toggleFullscreen() }
+    transport.onAudio = { [unowned self] in self.perform(.nextAudioTrack) }
+    transport.onMute = { [unowned self] in self.perform(.toggleMute) }
+    transport.onClose = { [unowned self] in self.finish(reason: "user-quit", status: self.exitStatus) }
+    transport.onSpeed = { [unowned self] speed in
+      self.player?.setSpeed(speed)
+      self.overlays.showMessage("Speed \(TransportBar.speedText(speed))")
+      self.updateTransport()
+    }
+    transport.onVolume = { [unowned self] percent in
+      self.player?.updateAudio {
+        $0.volumePercent = percent
+        $0.isMuted = false
+      }
+      self.updateTransport()
+    }
+    // The pointer goes with the controls while playing, as in every player.
+    transport.onHidden = { [unowned self] in
+      if self.player.map({ !$0.isPaused }) ?? false { gtk_widget_set_cursor_from_name(self.window, "none") }
+    }
     let motion = gtk_event_controller_motion_new()!
-    Signals.motion(raw(motion)) { [unowned self] in self.showTransport() }
+    Signals.motion(raw(motion)) { [unowned self] x, y in
+      // GTK also reports the pointer where it already was (around a click): only a move shows the controls.
+      guard self.pointer.map({ abs($0.x - x) + abs($0.y - y) > 1 }) ?? true else { return }
+      self.pointer = (x, y)
+      self.showTransport()
+    }
     gtk_widget_add_controller(window, motion)
     Signals.returningBool(raw(window), "close-request") { [unowned self] in
       self.finish(reason: "user-quit", status: self.exitStatus)
@@ -301,6 +334,7 @@ final class PlayerWindow: @unchecked Sendable {
       if !asked.isEmpty {
         markers = MarkerTimeline(asked, duration: player?.duration, warn: { [unowned self] in self.log($0) })
       }
+      transport.showAudio(tracks: info.audio.count)
       if let subtitles = player?.subtitles {
         transport.showSubtitles(tracks: subtitles.tracks.count, on: subtitles.current != nil)
         if subtitles.current != nil { log(subtitles.description) }
@@ -327,7 +361,7 @@ final class PlayerWindow: @unchecked Sendable {
     if let left { report.marker(left, shown: false, end: timeline.end(of: left), at: position) }
     if let entered { report.marker(entered, shown: true, end: timeline.end(of: entered), at: position) }
     if left != nil || entered != nil { skipButton.show(entered) }
-    skipButton.layout(barHeight: transport.shownHeight)
+    skipButton.layout(controlsShown: transport.isVisible, barHeight: transport.naturalHeight)
   }
 
   /// The viewer skipped `marker`: to its end, or for credits that run to the end, the end of playback (`ended`
@@ -400,7 +434,9 @@ final class PlayerWindow: @unchecked Sendable {
       }
       let next = current % count + 1
       player.switchAudioTrack(next)
-      log("audio track \(next) of \(count)")
+      let text = "Audio: \(next)/\(count) \(Self.audioTrackName(player.info?.audio[next - 1]))"
+      overlays.showMessage(text)
+      log(text)
     case .slower, .faster, .normalSpeed:
       let next = command.speed(after: player.speed)
       player.setSpeed(next)
@@ -486,18 +522,37 @@ final class PlayerWindow: @unchecked Sendable {
     if transport.isVisible || player.isPaused { showTransport() }
   }
 
-  /// Shows the controls (kept up while paused) and keeps them current while they are up.
+  /// Shows the controls (kept up while paused) and the pointer, and keeps them current while they are up.
   private func showTransport() {
-    guard let player, !finished else { return }
+    guard player != nil, !finished else { return }
+    gtk_widget_set_cursor_from_name(window, "default")
     let wasVisible = transport.isVisible
-    transport.reveal(keep: player.isPaused)
-    transport.update(position: player.position, duration: player.duration, paused: player.isPaused)
+    transport.reveal(keep: player?.isPaused ?? false)
+    updateTransport()
     guard !wasVisible else { return }
     MainLoop.every(milliseconds: 250) { [weak self] in
-      guard let self, !self.finished, let player = self.player, self.transport.isVisible else { return false }
-      self.transport.update(position: player.position, duration: player.duration, paused: player.isPaused)
+      guard let self, !self.finished, self.player != nil, self.transport.isVisible else { return false }
+      self.updateTransport()
       return true
     }
+  }
+
+  private func updateTransport() {
+    guard let player else { return }
+    let sound = player.dsp.settings
+    transport.update(
+      position: player.position, duration: player.duration, paused: player.isPaused, speed: player.speed,
+      volume: sound.volumePercent, muted: sound.isMuted)
+  }
+
+  /// "French (AC-3 5.1)", "English (AAC stereo)", "Commentary (Opus stereo)".
+  static func audioTrackName(_ track: AudioStreamInfo?) -> String {
+    guard let track else { return "" }
+    let name = track.language.map(SubtitleLanguage.displayName) ?? track.title ?? "Track"
+    let codec =
+      ["ac3": "AC-3", "eac3": "E-AC-3", "aac": "AAC", "opus": "Opus", "dts": "DTS", "mp3": "MP3"][
+        track.codec] ?? track.codec.uppercased()
+    return "\(name) (\(codec) \(track.channelLayout ?? "\(track.channels) channels"))"
   }
 
   private var isFullscreen: Bool { gtk_window_is_fullscreen(cast(raw(window))) != 0 }

@@ -43,12 +43,14 @@ final class SkipButton {
   /// Whether it is on screen now.
   var isVisible: Bool { gtk_widget_get_visible(button) != 0 }
 
-  /// Keeps it above the controls (`barHeight` logical pixels, 0 when hidden), and on screen alone only at first.
-  func layout(barHeight: Int) {
+  /// On screen alone only at first, then with the controls (`controlsShown`); always just above where the controls
+  /// are (`barHeight`, the room they take when shown, their margins included), so it never moves under a pointer
+  /// going for it.
+  func layout(controlsShown: Bool, barHeight: Int) {
     guard let shown else { return }
-    let visible = barHeight > 0 || Date().timeIntervalSince(shown.since) < Self.aloneSeconds
+    let visible = controlsShown || Date().timeIntervalSince(shown.since) < Self.aloneSeconds
     if visible != isVisible { gtk_widget_set_visible(button, visible ? 1 : 0) }
-    gtk_widget_set_margin_bottom(button, Int32(barHeight > 0 ? barHeight + 12 + 12 : 48))
+    gtk_widget_set_margin_bottom(button, Int32(barHeight + 8))
     gtk_widget_set_margin_end(button, 24)
   }
 }

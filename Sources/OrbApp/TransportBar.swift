@@ -2,54 +2,115 @@ import CGtk
 import Foundation
 import OrbPlayer
 
-/// The controls a mouse user expects over the video: play/pause, the position and length, a seek slider, the
-/// subtitle track (CC) and fullscreen. They show when the pointer moves (or while paused) and fade out after a few still seconds.
+/// The controls over the video, in two rows: the position, a seek slider across the whole width and the length; then
+/// play/pause, the speed (cycled), the audio track (♪, with more than one), the subtitle track (CC, with any), and at
+/// the right mute and a volume slider, fullscreen, and close. Each has a tooltip naming its key and an accessible name. They show when the pointer
+/// moves or the video is clicked (and stay while paused) and hide after a few still seconds.
 /// Thread-safety: main thread only.
 final class TransportBar {
   let widget: UnsafeMutablePointer<GtkWidget>
   private let playButton: UnsafeMutablePointer<GtkWidget>
-  private let timeLabel: UnsafeMutablePointer<GtkWidget>
+  private let positionLabel: UnsafeMutablePointer<GtkWidget>
   private let slider: UnsafeMutablePointer<GtkWidget>
+  private let durationLabel: UnsafeMutablePointer<GtkWidget>
+  private let speedButton: UnsafeMutablePointer<GtkWidget>
+  private let audioButton: UnsafeMutablePointer<GtkWidget>
   private let subtitlesButton: UnsafeMutablePointer<GtkWidget>
+  private let muteButton: UnsafeMutablePointer<GtkWidget>
+  private let volumeSlider: UnsafeMutablePointer<GtkWidget>
   private let fullscreenButton: UnsafeMutablePointer<GtkWidget>
+  private let closeButton: UnsafeMutablePointer<GtkWidget>
   private var hideSerial = 0
-  /// Seconds of stillness after which the bar hides while playing.
-  static let hideAfterMs: UInt32 = 2500
+  /// Milliseconds of stillness after which the bar hides while playing.
+  static let hideAfterMs: UInt32 = 3000
+  /// The speeds the speed button steps through.
+  static let speeds = [0.5, 0.75, 1, 1.25, 1.5, 2]
 
   var onPlayPause: (() -> Void)?
   var onSeek: ((Double) -> Void)?
   var onFullscreen: (() -> Void)?
   var onSubtitles: (() -> Void)?
+  var onAudio: (() -> Void)?
+  /// The speed asked for (the next in `speeds`).
+  var onSpeed: ((Double) -> Void)?
+  var onMute: (() -> Void)?
+  /// Volume in percent, 0 to 150.
+  var onVolume: ((Double) -> Void)?
+  var onClose: (() -> Void)?
+  /// The bar hid by itself (the pointer can hide too).
+  var onHidden: (() -> Void)?
+  private var speed = 1.0
 
   init() {
-    widget = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)
+    widget = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2)
     gtk_widget_add_css_class(widget, "orb-transport")
     gtk_widget_set_valign(widget, GTK_ALIGN_END)
     gtk_widget_set_hexpand(widget, 1)
-    playButton = gtk_button_new_from_icon_name("media-playback-pause-symbolic")
-    gtk_widget_set_tooltip_text(playButton, "Play / pause (Space)")
-    timeLabel = gtk_label_new("0:00 / 0:00")
-    gtk_widget_add_css_class(timeLabel, "orb-time")
+    func button(icon: String? = nil, label: String? = nil, tip: String, name: String) -> UnsafeMutablePointer<GtkWidget>
+    {
+      let made: UnsafeMutablePointer<GtkWidget> =
+        icon.map { gtk_button_new_from_icon_name($0) } ?? gtk_button_new_with_label(label ?? "")
+      gtk_widget_set_tooltip_text(made, tip)
+      orb_set_accessible_label(made, name)
+      return made
+    }
+    playButton = button(icon: "media-playback-pause-symbolic", tip: "Play / pause (Space)", name: "Play or pause")
+    positionLabel = gtk_label_new("0:00:00")
+    durationLabel = gtk_label_new("–")
+    for label in [positionLabel, durationLabel] { gtk_widget_add_css_class(label, "orb-time") }
     slider = gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 0, 1, 1)
     gtk_scale_set_draw_value(cast(raw(slider)), 0)
     gtk_widget_set_hexpand(slider, 1)
-    subtitlesButton = gtk_button_new_with_label("CC")
-    gtk_widget_set_tooltip_text(subtitlesButton, "Subtitles: next track or off (j)")
-    gtk_widget_set_visible(subtitlesButton, 0)  // until the media has subtitles
-    fullscreenButton = gtk_button_new_from_icon_name("view-fullscreen-symbolic")
-    gtk_widget_set_tooltip_text(fullscreenButton, "Fullscreen (f)")
-    for child in [playButton, timeLabel, slider, subtitlesButton, fullscreenButton] {
-      gtk_box_append(cast(raw(widget)), child)
+    gtk_widget_set_tooltip_text(slider, "Position (Left/Right 5 s, Up/Down 60 s)")
+    orb_set_accessible_label(slider, "Position")
+    speedButton = button(label: "1×", tip: "Speed ([ and ], Backspace: normal)", name: "Speed")
+    audioButton = button(label: "♪", tip: "Audio track (#)", name: "Next audio track")
+    subtitlesButton = button(label: "CC", tip: "Subtitles: next track or off (j)", name: "Next subtitle track")
+    muteButton = button(icon: "audio-volume-high-symbolic", tip: "Mute (m)", name: "Mute")
+    volumeSlider = gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 0, 150, 5)
+    gtk_scale_set_draw_value(cast(raw(volumeSlider)), 0)
+    gtk_widget_set_size_request(volumeSlider, 90, -1)
+    gtk_widget_set_tooltip_text(volumeSlider, "Volume (9 and 0)")
+    orb_set_accessible_label(volumeSlider, "Volume")
+    fullscreenButton = button(icon: "view-fullscreen-symbolic", tip: "Fullscreen (f)", name: "Fullscreen")
+    closeButton = button(icon: "window-close-symbolic", tip: "Close (q)", name: "Close")
+    for hidden in [audioButton, subtitlesButton] { gtk_widget_set_visible(hidden, 0) }  // until there are tracks
+    let timeline = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)
+    let buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 4)
+    let gap = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0)
+    gtk_widget_set_hexpand(gap, 1)
+    for child in [positionLabel, slider, durationLabel] { gtk_box_append(cast(raw(timeline)), child) }
+    for child in [
+      playButton, speedButton, audioButton, subtitlesButton, gap, muteButton, volumeSlider, fullscreenButton,
+      closeButton,
+    ] {
+      gtk_box_append(cast(raw(buttons)), child)
     }
+    gtk_box_append(cast(raw(widget)), timeline)
+    gtk_box_append(cast(raw(widget)), buttons)
     gtk_widget_set_visible(widget, 0)
     Signals.plain(raw(playButton), "clicked") { [unowned self] in self.onPlayPause?() }
     Signals.plain(raw(fullscreenButton), "clicked") { [unowned self] in self.onFullscreen?() }
     Signals.plain(raw(subtitlesButton), "clicked") { [unowned self] in self.onSubtitles?() }
+    Signals.plain(raw(audioButton), "clicked") { [unowned self] in self.onAudio?() }
+    Signals.plain(raw(muteButton), "clicked") { [unowned self] in self.onMute?() }
+    Signals.plain(raw(closeButton), "clicked") { [unowned self] in self.onClose?() }
+    Signals.plain(raw(speedButton), "clicked") { [unowned self] in self.onSpeed?(Self.speed(after: self.speed)) }
     Signals.rangeChange(raw(slider)) { [unowned self] value in
       self.onSeek?(value)
       return false
     }
+    Signals.rangeChange(raw(volumeSlider)) { [unowned self] value in
+      self.onVolume?(min(150, max(0, value)))
+      return false
+    }
   }
+
+  /// The speed after `now` on the button: the next step up, after the last the first.
+  static func speed(after now: Double) -> Double { speeds.first { $0 > now + 0.001 } ?? speeds[0] }
+
+  /// "1.25×", "2×".
+  static func speedText(_ speed: Double) -> String { String(format: "%g×", speed) }
 
   /// Shows the bar; it hides itself after `hideAfterMs` unless `keep` (paused).
   func reveal(keep: Bool) {
@@ -59,8 +120,14 @@ final class TransportBar {
     let serial = hideSerial
     MainLoop.after(milliseconds: Self.hideAfterMs) { [weak self] in
       guard let self, self.hideSerial == serial else { return }
-      gtk_widget_set_visible(self.widget, 0)
+      self.hide()
     }
+  }
+
+  func hide() {
+    hideSerial += 1
+    gtk_widget_set_visible(widget, 0)
+    onHidden?()
   }
 
   var isVisible: Bool { gtk_widget_get_visible(widget) != 0 }
@@ -68,27 +135,51 @@ final class TransportBar {
   /// The bar's height in logical pixels while it is shown, else 0.
   var shownHeight: Int { isVisible ? Int(gtk_widget_get_height(widget)) : 0 }
 
+  /// The height the bar takes when shown, shown or not (GTK measures a hidden widget as 0, so it is measured
+  /// shown once, within one turn of the main loop, which draws nothing in between).
+  var naturalHeight: Int {
+    if let measured { return measured }
+    let wasVisible = isVisible
+    gtk_widget_set_visible(widget, 1)
+    var minimum: Int32 = 0
+    var natural: Int32 = 0
+    gtk_widget_measure(widget, GTK_ORIENTATION_VERTICAL, -1, &minimum, &natural, nil, nil)
+    gtk_widget_set_visible(widget, wasVisible ? 1 : 0)
+    measured = Int(natural)
+    return Int(natural)
+  }
+  private var measured: Int?
+
   /// Shows the CC button when there are subtitle tracks to cycle through; `on` marks one as shown.
-  func showSubtitles(tracks: Int, on: Bool) {
-    gtk_widget_set_visible(subtitlesButton, tracks > 0 ? 1 : 0)
-    if on {
-      gtk_widget_remove_css_class(subtitlesButton, "dim-label")
-    } else {
-      gtk_widget_add_css_class(subtitlesButton, "dim-label")
-    }
+  func showSubtitles(tracks: Int, on: Bool) { showTracks(subtitlesButton, visible: tracks > 0, on: on) }
+
+  /// Shows ♪ when there is more than one audio track.
+  func showAudio(tracks: Int) { showTracks(audioButton, visible: tracks > 1, on: true) }
+
+  private func showTracks(_ button: UnsafeMutablePointer<GtkWidget>, visible: Bool, on: Bool) {
+    gtk_widget_set_visible(button, visible ? 1 : 0)
+    if on { gtk_widget_remove_css_class(button, "dim-label") } else { gtk_widget_add_css_class(button, "dim-label") }
   }
 
   /// Brings the controls up to date with the player (called a few times a second while visible).
-  func update(position: Double, duration: Double?, paused: Bool) {
+  func update(position: Double, duration: Double?, paused: Bool, speed: Double, volume: Double, muted: Bool) {
     gtk_button_set_icon_name(
       cast(raw(playButton)), paused ? "media-playback-start-symbolic" : "media-playback-pause-symbolic")
     let length = duration ?? 0
-    gtk_label_set_text(opaque(timeLabel), "\(StatsText.clock(position)) / \(duration.map(StatsText.clock) ?? "–")")
+    gtk_label_set_text(opaque(positionLabel), StatsText.clock(position))
+    gtk_label_set_text(opaque(durationLabel), duration.map(StatsText.clock) ?? "–")
     gtk_widget_set_sensitive(slider, length > 0 ? 1 : 0)
     if length > 0 {
       let range: UnsafeMutablePointer<GtkRange> = cast(raw(slider))
       gtk_range_set_range(range, 0, length)
       gtk_range_set_value(range, min(max(0, position), length))
     }
+    if speed != self.speed {
+      self.speed = speed
+      gtk_button_set_label(cast(raw(speedButton)), Self.speedText(speed))
+    }
+    gtk_button_set_icon_name(
+      cast(raw(muteButton)), muted || volume == 0 ? "audio-volume-muted-symbolic" : "audio-volume-high-symbolic")
+    gtk_range_set_value(cast(raw(volumeSlider)), volume)
   }
 }

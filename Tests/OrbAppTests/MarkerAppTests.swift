@@ -5,11 +5,12 @@ import XCTest
 /// The host's skip-intro and skip-credits markers as a viewer meets them: the button inside the window only, what
 /// skipping does, and what the host hears.
 final class MarkerAppTests: XCTestCase {
-  static func clip() throws -> String {
+  /// A plain dark 640x360 clip (no white in it, so text and buttons are easy to find in a screenshot).
+  static func clip(seconds: Int = 8) throws -> String {
     try TestMedia.path(
-      "plain-8s.mkv",
+      "plain-\(seconds)s.mkv",
       [
-        "-f", "lavfi", "-i", "color=c=0x203040:size=640x360:rate=25:duration=8", "-c:v", "libx264", "-preset",
+        "-f", "lavfi", "-i", "color=c=0x203040:size=640x360:rate=25:duration=\(seconds)", "-c:v", "libx264", "-preset",
         "ultrafast", "-pix_fmt", "yuv420p",
       ])
   }
@@ -65,8 +66,9 @@ final class MarkerAppTests: XCTestCase {
     let during = try Screen.grab(title: title)
     Screen.keep(title: title, as: "skip-intro")
     XCTAssertGreaterThan(brightInCorner(during), 30, "no Skip Intro button inside the intro")
-    // The button sits 24 px from the right edge and 48 px from the bottom.
-    let (x, y) = (window.x + window.width - 24 - 50, window.y + window.height - 48 - 18)
+    // The button sits 24 px from the right edge, 8 px above where the controls show (82 px tall, 12 from the
+    // bottom), whether they show or not; it is about 44 px tall.
+    let (x, y) = (window.x + window.width - 24 - 50, window.y + window.height - 12 - 82 - 12 - 8 - 22)
     _ = Tool.run("xdotool", ["mousemove", "\(x)", "\(y)", "click", "1"])
     let skip = try XCTUnwrap(waitFor(player) { $0["event"] as? String == "skip" }, player.stdout)
     XCTAssertEqual(skip["kind"] as? String, "intro")

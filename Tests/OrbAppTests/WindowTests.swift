@@ -138,6 +138,8 @@ final class WindowTests: XCTestCase {
     usleep(600_000)
     let shown = try Screen.grab(title: title)
     Screen.keep(title: title, as: "window-transport")
+    // Two rows: the slider across the width, the buttons under it.
+    let sliderY = shown.height - 71
     let barY = shown.height - 35
     // A dark band with light controls along the bottom, where the picture was bright bars.
     let dark = (0..<shown.width).filter { x in
@@ -146,8 +148,9 @@ final class WindowTests: XCTestCase {
         + before.pixel(x: x, y: shown.height - 20).b - 60
     }.count
     XCTAssertGreaterThan(dark, shown.width / 2, "no control bar at the bottom")
-    // Click at 80% of the width: on the slider, near its end.
-    _ = Tool.run("xdotool", ["mousemove", "--window", id, String(shown.width * 8 / 10), String(barY), "click", "1"])
+    // Click at 60% of the width: on the slider, about two thirds along (the 12 s clip must not end before the
+    // pause below).
+    _ = Tool.run("xdotool", ["mousemove", "--window", id, String(shown.width * 6 / 10), String(sliderY), "click", "1"])
     usleep(1_500_000)
     let position = player.events.last { $0["event"] as? String == "progress" }?["position_ms"] as? Int ?? 0
     XCTAssertGreaterThan(position, 6000, "the slider did not seek: \(player.stdout)")
