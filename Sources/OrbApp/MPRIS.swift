@@ -3,7 +3,7 @@ import Foundation
 import OrbPlayer
 
 /// MPRIS 2 on the session bus (org.mpris.MediaPlayer2.orbplayer.instancePID): desktop media keys, the shell's media
-/// controls and `playerctl` can see what plays and pause, play, stop, seek or quit it.
+/// controls and `playerctl` can see what plays and pause, play, stop, seek or quit it, and set its volume and speed.
 /// Thread-safety: main thread only (GDBus calls these handlers on the main context).
 final class MPRIS {
   static let path = "/org/mpris/MediaPlayer2"
@@ -34,9 +34,9 @@ final class MPRIS {
         <method name="OpenUri"><arg direction="in" name="Uri" type="s"/></method>
         <signal name="Seeked"><arg name="Position" type="x"/></signal>
         <property name="PlaybackStatus" type="s" access="read"/>
-        <property name="Rate" type="d" access="read"/>
+        <property name="Rate" type="d" access="readwrite"/>
         <property name="Metadata" type="a{sv}" access="read"/>
-        <property name="Volume" type="d" access="read"/>
+        <property name="Volume" type="d" access="readwrite"/>
         <property name="Position" type="x" access="read"/>
         <property name="MinimumRate" type="d" access="read"/>
         <property name="MaximumRate" type="d" access="read"/>
@@ -50,6 +50,10 @@ final class MPRIS {
     </node>
     """
   static let trackID = "/org/orb/Player/Track/0"
+  /// The speeds `Rate` accepts (MinimumRate, MaximumRate): what `Player.setSpeed` plays.
+  static let rates = 0.25...4.0
+  /// The levels `Volume` takes: 1 is the file's own level, 1.5 the player's most (150 %).
+  static let volumes = 0.0...1.5
 
   /// What MPRIS asks of the window.
   struct Hooks {
@@ -64,6 +68,9 @@ final class MPRIS {
   private var connection: OpaquePointer?
   private var ownerID: guint = 0
   private var lastStatus = ""
+  /// The Volume and Rate last announced (or first seen): what the next PropertiesChanged compares with.
+  private var lastVolume: Double?
+  private var lastRate: Double?
 
   init(hooks: Hooks) {
     self.hooks = hooks
@@ -108,6 +115,11 @@ final class MPRIS {
     vtable.get_property = { _, _, _, interface, property, _, data in
       let mpris = Unmanaged<MPRIS>.fromOpaque(data!).takeUnretainedValue()
       return mpris.property(String(cString: interface!), String(cString: property!))
+    }
+    // GDBus has already checked that the property is writable and that the value has its type ("d").
+    vtable.set_property = { _, _, _, _, property, value, error, data in
+      let mpris = Unmanaged<MPRIS>.fromOpaque(data!).takeUnretainedValue()
+      return mpris.setProperty(String(cString: property!), value, error) ? 1 : 0
     }
     let me = Unmanaged.passUnretained(self).toOpaque()
     var i = 0
@@ -200,13 +212,72 @@ final class MPRIS {
     case "SupportedMimeTypes": return strings(["video/mp4", "video/x-matroska", "video/webm"])
     case "PlaybackStatus": return g_variant_new_string(status(player))
     case "Rate": return g_variant_new_double(player?.speed ?? 1)
-    case "MinimumRate": return g_variant_new_double(0.25)
-    case "MaximumRate": return g_variant_new_double(4)
-    case "Volume": return g_variant_new_double((player?.dsp.settings.volumePercent ?? 100) / 100)
+    case "MinimumRate": return g_variant_new_double(Self.rates.lowerBound)
+    case "MaximumRate": return g_variant_new_double(Self.rates.upperBound)
+    case "Volume": return g_variant_new_double(volume(player))
     case "Position": return g_variant_new_int64(gint64((player?.position ?? 0) * 1e6))
     case "Metadata": return metadata(player)
     default: return nil
     }
+  }
+
+  /// Sets Volume or Rate from a client (`playerctl volume 0.5`, a desktop's slider), then announces what changed.
+  /// False, with `error` set, when the value cannot be used at all; a Rate outside MinimumRate…MaximumRate is
+  /// ignored (true), as the spec says.
+  /// Thread-safety: main thread (GDBus calls the setter on the main context, as it does the getter).
+  private func setProperty(
+    _ name: String, _ value: OpaquePointer?, _ error: UnsafeMutablePointer<UnsafeMutablePointer<GError>?>?
+  ) -> Bool {
+    func refuse(_ code: GDBusError, _ message: String) -> Bool {
+      g_set_error_literal(error, g_dbus_error_quark(), gint(code.rawValue), message)
+      return false
+    }
+    guard let player = hooks.player() else { return refuse(G_DBUS_ERROR_FAILED, "nothing is open yet") }
+    guard let value else { return refuse(G_DBUS_ERROR_INVALID_ARGS, "no value") }
+    let number = g_variant_get_double(value)
+    switch name {
+    case "Volume":
+      guard let level = Self.volumeLevel(number) else { return refuse(G_DBUS_ERROR_INVALID_ARGS, "not a number") }
+      player.updateAudio {
+        $0.volumePercent = level * 100
+        $0.isMuted = false
+      }
+    case "Rate":
+      switch Self.rateChange(number) {
+      case .pause: hooks.playPause(false)
+      case .speed(let speed): player.setSpeed(speed)
+      case .ignore: break
+      }
+    default: return refuse(G_DBUS_ERROR_PROPERTY_READ_ONLY, "\(name) is read-only")
+    }
+    announceChanges()
+    return true
+  }
+
+  /// The level a client's Volume sets: negative is 0, as the spec says; above the player's most is its most; NaN is
+  /// no level (nil).
+  static func volumeLevel(_ value: Double) -> Double? {
+    value.isNaN ? nil : min(volumes.upperBound, max(volumes.lowerBound, value))
+  }
+
+  /// What a client's Rate does: 0 pauses (the spec's "act as though Pause was called"), a speed within
+  /// MinimumRate…MaximumRate plays at it, anything else (negative, too fast, NaN) is ignored.
+  enum RateChange: Equatable {
+    case pause
+    case speed(Double)
+    case ignore
+  }
+
+  /// The change a client's Rate of `value` asks for.
+  static func rateChange(_ value: Double) -> RateChange {
+    if value == 0 { return .pause }
+    return rates.contains(value) ? .speed(value) : .ignore
+  }
+
+  /// The level heard, as Volume says it: 0 while muted (`m`), so a desktop's slider shows the silence.
+  private func volume(_ player: Player?) -> Double {
+    guard let settings = player?.dsp.settings else { return 1 }
+    return settings.isMuted ? 0 : settings.volumePercent / 100
   }
 
   private func status(_ player: Player?) -> String {
@@ -227,30 +298,54 @@ final class MPRIS {
     }
     add("mpris:trackid", g_variant_new_object_path(Self.trackID))
     add("xesam:title", g_variant_new_string(hooks.title()))
+    if let source = player?.source, let url = Self.url(of: source) { add("xesam:url", g_variant_new_string(url)) }
     if let duration = player?.duration { add("mpris:length", g_variant_new_int64(gint64(duration * 1e6))) }
     return g_variant_builder_end(builder)
   }
 
-  /// PropertiesChanged for PlaybackStatus (and Metadata once it is known) when they change.
+  /// The source as a URL for `xesam:url`: a URL as given (`https://…`, `test://…`), a local path as an absolute
+  /// file:// URL with percent-escapes (nil if GLib cannot make one of it).
+  static func url(of source: String) -> String? {
+    if source.range(of: "^[a-zA-Z][a-zA-Z0-9+.-]*://", options: .regularExpression) != nil { return source }
+    let absolute = g_canonicalize_filename(source, nil)  // relative to the working directory
+    defer { g_free(absolute) }
+    guard let uri = g_filename_to_uri(absolute, nil, nil) else { return nil }
+    defer { g_free(uri) }
+    return String(cString: uri)
+  }
+
+  /// PropertiesChanged for what changed since the last call: PlaybackStatus (with Metadata, which is known by
+  /// then), Volume and Rate, whether a client, a key (`9`, `0`, `m`, `[`, `]`) or the command line changed them.
+  /// Called every half second and at once after a client sets a property; nothing is sent when nothing changed.
+  /// The first Volume and Rate seen are only noted: a client reads them when it starts watching.
   private func announceChanges() {
     guard let connection else { return }
-    let status = status(hooks.player())
-    guard status != lastStatus else { return }
-    lastStatus = status
-    let changed = Self.builder("a{sv}")
-    g_variant_builder_add_value(
-      changed,
-      g_variant_new_dict_entry(
-        g_variant_new_string("PlaybackStatus"), g_variant_new_variant(g_variant_new_string(status))))
-    g_variant_builder_add_value(
-      changed,
-      g_variant_new_dict_entry(g_variant_new_string("Metadata"), g_variant_new_variant(metadata(hooks.player()))))
+    let player = hooks.player()
+    var changed: [(String, OpaquePointer?)] = []
+    let status = status(player)
+    if status != lastStatus {
+      lastStatus = status
+      changed.append(("PlaybackStatus", g_variant_new_string(status)))
+      changed.append(("Metadata", metadata(player)))
+    }
+    let volume = volume(player)
+    if let lastVolume, volume != lastVolume { changed.append(("Volume", g_variant_new_double(volume))) }
+    lastVolume = volume
+    let rate = player?.speed ?? 1
+    if let lastRate, rate != lastRate { changed.append(("Rate", g_variant_new_double(rate))) }
+    lastRate = rate
+    guard !changed.isEmpty else { return }
+    let properties = Self.builder("a{sv}")
+    for (name, value) in changed {
+      g_variant_builder_add_value(
+        properties, g_variant_new_dict_entry(g_variant_new_string(name), g_variant_new_variant(value)))
+    }
     let invalidated = Self.builder("as")
     var children: [OpaquePointer?] = [
-      g_variant_new_string("org.mpris.MediaPlayer2.Player"), g_variant_builder_end(changed),
+      g_variant_new_string("org.mpris.MediaPlayer2.Player"), g_variant_builder_end(properties),
       g_variant_builder_end(invalidated),
     ]
-    g_variant_builder_unref(changed)
+    g_variant_builder_unref(properties)
     g_variant_builder_unref(invalidated)
     let parameters = g_variant_new_tuple(&children, 3)
     g_dbus_connection_emit_signal(

@@ -10,9 +10,58 @@ final class MPRISTests: XCTestCase {
     gdbus(pid, ["--method", "org.freedesktop.DBus.Properties.Get", "org.mpris.MediaPlayer2.Player", name])
   }
 
-  func testMediaControlsSeeAndSteerThePlayer() throws {
+  /// Sets a Player property as `playerctl` does (Properties.Set); gdbus's answer ("()" when it was taken).
+  private func set(_ pid: Int32, _ name: String, _ value: String) -> String {
+    gdbus(pid, ["--method", "org.freedesktop.DBus.Properties.Set", "org.mpris.MediaPlayer2.Player", name, value])
+  }
+
+  /// A double property's value, from gdbus's `(<0.5>,)`.
+  private func double(_ pid: Int32, _ name: String) -> Double? {
+    let answer = property(pid, name)
+    return Self.number(in: answer, after: "(<").flatMap(Double.init)
+  }
+
+  /// Position in seconds, from gdbus's `(<int64 4615869>,)`.
+  private func position(_ pid: Int32) -> Double {
+    let answer = property(pid, "Position")
+    return Double(Int(answer.split(separator: " ").last?.filter(\.isNumber) ?? "") ?? 0) / 1e6
+  }
+
+  /// The number written right after `prefix` in `text` (the last such place), as text.
+  private static func number(in text: String, after prefix: String) -> String? {
+    guard let range = text.range(of: prefix, options: .backwards) else { return nil }
+    let number = text[range.upperBound...].prefix { $0.isNumber || "+-.e".contains($0) }
+    return number.isEmpty ? nil : String(number)
+  }
+
+  /// A 20 s clip with sound: the clock follows the sound, so Rate is heard as well as seen.
+  private static func clip() throws -> String {
+    try TestMedia.path(
+      "mpris-av-20s.mp4",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=30:duration=20", "-f", "lavfi", "-i",
+        "sine=frequency=440:sample_rate=48000:duration=20", "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt",
+        "yuv420p", "-c:a", "aac", "-ac", "2",
+      ])
+  }
+
+  /// Waits up to `timeout` seconds for `condition`.
+  private func eventually(_ timeout: Double = 3, _ condition: () -> Bool) -> Bool {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while Date() < deadline {
+      if condition() { return true }
+      usleep(100_000)
+    }
+    return condition()
+  }
+
+  private func requireSession() throws {
     try Screen.requireDisplay()
     try Requirement.require(ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] != nil, "no session bus")
+  }
+
+  func testMediaControlsSeeAndSteerThePlayer() throws {
+    try requireSession()
     let title = "mpris-\(UUID().uuidString.prefix(6))"
     let player = try BackgroundPlayer(["--title", title, "--events-fd", "1", "test://bars?duration=30"])
     XCTAssertNotNil(Screen.waitForWindow(title: title))
@@ -22,6 +71,7 @@ final class MPRISTests: XCTestCase {
     let metadata = property(pid, "Metadata")
     XCTAssertTrue(metadata.contains("'xesam:title': <'\(title)'>"), metadata)
     XCTAssertTrue(metadata.contains("'mpris:length': <int64 30000000>"), metadata)
+    XCTAssertTrue(metadata.contains("'xesam:url': <'test://bars?duration=30'>"), metadata)  // a URL as given
 
     _ = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Player.PlayPause"])
     usleep(500_000)
@@ -39,4 +89,153 @@ final class MPRISTests: XCTestCase {
     XCTAssertEqual(player.wait(timeout: 15), 0)
     XCTAssertTrue(player.stdout.contains("\"reason\":\"user-quit\""), player.stdout)
   }
+
+  /// `playerctl volume 0.5` and a desktop's volume slider: Volume is set, clamped, read back and announced, and so
+  /// are the changes made with the keys.
+  func testVolumeCanBeSetAndEveryChangeIsAnnounced() throws {
+    try requireSession()
+    let title = "mpris-volume-\(UUID().uuidString.prefix(6))"
+    let player = try BackgroundPlayer(["--title", title, try Self.clip()])
+    XCTAssertNotNil(Screen.waitForWindow(title: title))
+    usleep(800_000)
+    let pid = player.process.processIdentifier
+    let monitor = try SignalMonitor(pid)
+    defer { monitor.stop() }
+    XCTAssertTrue(eventually { monitor.isListening }, monitor.output)
+    XCTAssertEqual(double(pid, "Volume"), 1)
+
+    XCTAssertEqual(set(pid, "Volume", "<0.5>").trimmingCharacters(in: .whitespacesAndNewlines), "()")
+    XCTAssertEqual(double(pid, "Volume"), 0.5, property(pid, "Volume"))
+    XCTAssertTrue(eventually { monitor.volumes.last == 0.5 }, monitor.output)
+
+    _ = set(pid, "Volume", "<2.0>")
+    XCTAssertEqual(double(pid, "Volume"), 1.5, "above the most: the most")
+    _ = set(pid, "Volume", "<-1.0>")
+    XCTAssertEqual(double(pid, "Volume"), 0, "negative is 0, as the spec says")
+
+    // The keys: 0 is 5 % louder, m mutes (Volume 0 while muted) and m again brings the level back.
+    _ = set(pid, "Volume", "<0.5>")
+    XCTAssertTrue(eventually { monitor.volumes.last == 0.5 }, monitor.output)
+    Screen.press("0", title: title)
+    XCTAssertTrue(
+      eventually { (monitor.volumes.last ?? 0) > 0.549 && (monitor.volumes.last ?? 0) < 0.551 }, monitor.output)
+    XCTAssertEqual(double(pid, "Volume") ?? 0, 0.55, accuracy: 1e-9)
+    Screen.press("m", title: title)
+    XCTAssertTrue(eventually { monitor.volumes.last == 0 }, monitor.output)
+    Screen.press("m", title: title)
+    XCTAssertTrue(
+      eventually { (monitor.volumes.last ?? 0) > 0.549 && (monitor.volumes.last ?? 0) < 0.551 }, monitor.output)
+
+    _ = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Quit"])
+    XCTAssertEqual(player.wait(timeout: 15), 0, player.stderr)
+  }
+
+  /// Setting Rate plays faster (the position runs 1.5× the wall clock), a rate past MaximumRate is ignored, and 0
+  /// pauses, as the spec says.
+  func testRateCanBeSetAndPlaysAtThatSpeed() throws {
+    try requireSession()
+    let title = "mpris-rate-\(UUID().uuidString.prefix(6))"
+    let player = try BackgroundPlayer(["--title", title, try Self.clip()])
+    XCTAssertNotNil(Screen.waitForWindow(title: title))
+    usleep(800_000)
+    let pid = player.process.processIdentifier
+    let monitor = try SignalMonitor(pid)
+    defer { monitor.stop() }
+    XCTAssertTrue(eventually { monitor.isListening }, monitor.output)
+    XCTAssertEqual(double(pid, "Rate"), 1)
+
+    XCTAssertEqual(set(pid, "Rate", "<1.5>").trimmingCharacters(in: .whitespacesAndNewlines), "()")
+    XCTAssertEqual(double(pid, "Rate"), 1.5, property(pid, "Rate"))
+    XCTAssertTrue(eventually { monitor.output.contains("'Rate': <1.5>") }, monitor.output)
+
+    usleep(1_000_000)  // the sound already queued at 1× is heard first
+    func sample() -> (position: Double, time: Double) {
+      let before = Date().timeIntervalSinceReferenceDate
+      let position = position(pid)
+      return (position, (before + Date().timeIntervalSinceReferenceDate) / 2)
+    }
+    let start = sample()
+    usleep(2_000_000)
+    let end = sample()
+    let ratio = (end.position - start.position) / (end.time - start.time)
+    XCTAssertEqual(ratio, 1.5, accuracy: 0.2, "position \(start.position) → \(end.position) s")
+
+    XCTAssertEqual(set(pid, "Rate", "<9.0>").trimmingCharacters(in: .whitespacesAndNewlines), "()")
+    XCTAssertEqual(double(pid, "Rate"), 1.5, "past MaximumRate: ignored")
+    _ = set(pid, "Rate", "<-1.0>")
+    XCTAssertEqual(double(pid, "Rate"), 1.5, "negative: ignored")
+    XCTAssertTrue(property(pid, "PlaybackStatus").contains("'Playing'"))
+    _ = set(pid, "Rate", "<0.0>")
+    XCTAssertTrue(eventually { self.property(pid, "PlaybackStatus").contains("'Paused'") }, "Rate 0 pauses")
+    XCTAssertEqual(double(pid, "Rate"), 1.5)
+
+    _ = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Quit"])
+    XCTAssertEqual(player.wait(timeout: 15), 0, player.stderr)
+  }
+
+  /// A local file's xesam:url is its file:// URL, percent-escaped (here a space in the name).
+  func testMetadataNamesALocalFileByItsURL() throws {
+    try requireSession()
+    let directory = NSTemporaryDirectory() + "orb-mpris-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let path = directory + "/a clip.mp4"
+    try FileManager.default.copyItem(atPath: try Self.clip(), toPath: path)
+    let title = "mpris-url-\(UUID().uuidString.prefix(6))"
+    let player = try BackgroundPlayer(["--title", title, path])
+    XCTAssertNotNil(Screen.waitForWindow(title: title))
+    usleep(800_000)
+    let pid = player.process.processIdentifier
+    let metadata = property(pid, "Metadata")
+    let url = URL(fileURLWithPath: path).absoluteString
+    XCTAssertTrue(url.hasPrefix("file:///") && url.hasSuffix("/a%20clip.mp4"), url)
+    XCTAssertTrue(metadata.contains("'xesam:url': <'\(url)'>"), "\(metadata) lacks \(url)")
+    _ = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Quit"])
+    XCTAssertEqual(player.wait(timeout: 15), 0, player.stderr)
+  }
+}
+
+/// `gdbus monitor` on the player's MPRIS object: the signals it sends, as gdbus prints them.
+private final class SignalMonitor: @unchecked Sendable {
+  private let process = Process()
+  private let pipe = Pipe()
+  private var data = Data()
+  private let lock = NSLock()
+
+  init(_ pid: Int32) throws {
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = [
+      "gdbus", "monitor", "--session", "--dest", "org.mpris.MediaPlayer2.orbplayer.instance\(pid)", "--object-path",
+      "/org/mpris/MediaPlayer2",
+    ]
+    process.standardOutput = pipe
+    process.standardError = pipe
+    pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+      let chunk = handle.availableData
+      self?.lock.withLock { self?.data.append(chunk) }
+    }
+    try process.run()
+  }
+
+  var output: String { lock.withLock { String(decoding: data, as: UTF8.self) } }
+
+  /// gdbus has found the name's owner, so it hears the signals from now on.
+  var isListening: Bool { output.contains("is owned by") }
+
+  /// The Volume of each PropertiesChanged that has one, in order.
+  var volumes: [Double] {
+    output.split(separator: "\n").filter { $0.contains("PropertiesChanged") }.compactMap { line in
+      guard let range = line.range(of: "'Volume': <") else { return nil }
+      return Double(line[range.upperBound...].prefix { $0.isNumber || "+-.e".contains($0) })
+    }
+  }
+
+  func stop() {
+    if process.isRunning {
+      process.terminate()
+      process.waitUntilExit()
+    }
+  }
+
+  deinit { stop() }
 }
