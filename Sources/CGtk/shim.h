@@ -4,12 +4,29 @@
 #include <gtk/gtk.h>
 #include <glib-unix.h>
 #include <epoxy/gl.h>
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#endif
 #include <string.h>
 
 // g_signal_connect is a macro over g_signal_connect_data.
 static inline gulong orb_signal_connect(gpointer instance, const char *signal, GCallback handler, gpointer data,
                                         GClosureNotify destroy) {
   return g_signal_connect_data(instance, signal, handler, data, destroy, 0);
+}
+
+/// Moves a realized window to (x, y) on an X11 display (`--geometry WxH+X+Y`); GTK 4 itself cannot place windows.
+/// Returns FALSE elsewhere (Wayland leaves placement to the compositor).
+static inline gboolean orb_move_window(GtkWidget *window, int x, int y) {
+#ifdef GDK_WINDOWING_X11
+  GdkSurface *surface = gtk_native_get_surface(GTK_NATIVE(window));
+  if (surface && GDK_IS_X11_SURFACE(surface)) {
+    XMoveWindow(gdk_x11_display_get_xdisplay(gdk_surface_get_display(surface)), gdk_x11_surface_get_xid(surface), x,
+                y);
+    return TRUE;
+  }
+#endif
+  return FALSE;
 }
 
 // gtk_accessible_update_property is variadic, which Swift cannot call.

@@ -19,8 +19,11 @@ final class HostReport {
 
   private func ms(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
 
-  /// The media opened: playing, or paused where it starts paused (`--paused`).
-  func opened(paused: Bool) { events?.state(paused ? "paused" : "playing", positionMs: resumeMs) }
+  /// The media opened at `position` (the resume point, or 0 when that is past the end): playing, or paused where it
+  /// starts paused (`--paused`).
+  func opened(paused: Bool, at position: Double) {
+    events?.state(paused ? "paused" : "playing", positionMs: ms(position))
+  }
 
   func paused(_ paused: Bool, at position: Double) {
     events?.state(paused ? "paused" : "playing", positionMs: ms(position))

@@ -44,6 +44,8 @@ struct Options {
   /// `--sub-scale`: text size relative to the default.
   var subtitleScale = 1.0
   var fullscreen = false
+  /// `--geometry WxH[+X+Y]`: the window's size in logical pixels, and where to put it.
+  var geometry: (width: Int, height: Int, x: Int?, y: Int?)?
   /// `--tone-mapping` and `--target-peak`, as the renderer takes them.
   var toneMapping = ToneMapping()
   var eventsFd: Int32?
@@ -66,6 +68,17 @@ struct Options {
       headers.append("Authorization: Bearer \(token)")
     }
     return headers
+  }
+
+  /// Reads mpv's `WxH` and `WxH+X+Y` (`-X` for a negative place).
+  static func geometry(_ text: String) -> (width: Int, height: Int, x: Int?, y: Int?)? {
+    guard
+      let regex = try? NSRegularExpression(pattern: #"^(\d{1,5})x(\d{1,5})(?:([+-]\d{1,5})([+-]\d{1,5}))?$"#),
+      let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text))
+    else { return nil }
+    func group(_ i: Int) -> Int? { Range(match.range(at: i), in: text).flatMap { Int(text[$0]) } }
+    guard let w = group(1), let h = group(2), (16...16384).contains(w), (16...16384).contains(h) else { return nil }
+    return (w, h, group(3), group(4))
   }
 
   static let toneMappingCurves = ToneMapCurve.allCases.map(\.rawValue)
@@ -138,6 +151,8 @@ private final class OptionTable {
       name: "sub-delay", kind: .double, help: "Show subtitles this much later (negative: earlier)", argHelp: "SECONDS"),
     Spec(name: "sub-scale", kind: .double, help: "Subtitle text size, relative to the default", argHelp: "X"),
     Spec(name: "fullscreen", kind: .flag, help: "Start in fullscreen", argHelp: nil),
+    Spec(
+      name: "geometry", kind: .string, help: "Window size and place (default: the video's size)", argHelp: "WxH[+X+Y]"),
     Spec(name: "paused", kind: .flag, help: "Start paused on the first frame", argHelp: nil),
     Spec(
       name: "tone-mapping", kind: .string, help: "HDR tone-mapping curve: bt2390, hable, reinhard, clip",
@@ -302,6 +317,12 @@ private final class OptionTable {
       if !(0.2...5).contains(o.subtitleScale) { return fail("--sub-scale must be 0.2 to 5") }
     }
     o.fullscreen = flag("fullscreen")
+    if let text = string("geometry") {
+      guard let g = Options.geometry(text) else {
+        return fail("--geometry must be WIDTHxHEIGHT or WIDTHxHEIGHT+X+Y, e.g. 1280x720+100+50")
+      }
+      o.geometry = g
+    }
     o.paused = flag("paused")
     if let name = string("tone-mapping") {
       guard let curve = ToneMapCurve(rawValue: name) else {

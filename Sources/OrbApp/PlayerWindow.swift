@@ -118,6 +118,18 @@ final class PlayerWindow: @unchecked Sendable {
     window = gtk_application_window_new(app)
     gtk_window_set_title(cast(raw(window)), windowTitle)
     gtk_window_set_default_size(cast(raw(window)), 1280, 720)
+    if let g = options.geometry {
+      // The size asked for, kept when the video opens; the place once the window exists (X11 only).
+      gtk_window_set_default_size(cast(raw(window)), Int32(g.width), Int32(g.height))
+      sizedToVideo = true
+      if let x = g.x, let y = g.y {
+        Signals.plain(raw(window), "map") { [unowned self] in
+          if orb_move_window(self.window, Int32(x), Int32(y)) == 0 {
+            self.log("--geometry: this display places windows itself; only the size is kept")
+          }
+        }
+      }
+    }
     // The Vulkan device and the probe of a local file are made on worker threads, so the main thread never waits.
     offMainThread(
       "orb-vulkan-init", { Result { try VulkanContext() } },
@@ -134,7 +146,7 @@ final class PlayerWindow: @unchecked Sendable {
       offMainThread(
         "orb-probe", { try? MediaOpener.probe(source) },
         done: { [unowned self] info in
-          if !self.presented, let v = info?.video.first { self.size(to: v) }
+          if !self.presented, !self.sizedToVideo, let v = info?.video.first { self.size(to: v) }
           self.present()
         })
       MainLoop.after(milliseconds: Self.presentWaitMs) { [weak self] in self?.present() }
@@ -329,7 +341,7 @@ final class PlayerWindow: @unchecked Sendable {
     switch event {
     case .opened(let info, _):
       if !sizedToVideo, !options.fullscreen, let v = info.video.first { size(to: v) }
-      report.opened(paused: player?.isPaused ?? false)
+      report.opened(paused: player?.isPaused ?? false, at: player?.startsAt ?? 0)
       let asked = [options.intro, options.credits].compactMap { $0 }
       if !asked.isEmpty {
         markers = MarkerTimeline(asked, duration: player?.duration, warn: { [unowned self] in self.log($0) })

@@ -94,7 +94,7 @@ public final class Player: Sendable {
     shared = Locked(
       PlayerState(
         presentation: presentation, ring: SlotRing(width: width, height: height),
-        schedule: PresentationState(paused: paused)))
+        schedule: PresentationState(paused: paused), startsAt: start))
     self.clock = clock
     clock.setSpeed(speed)
     clock.set(start)  // while opening, the position is where playback will begin (the host's resume point)
@@ -188,6 +188,9 @@ public final class Player: Sendable {
 
   /// Moves playback to `seconds` of media time (clamped at 0).
   public func seek(to seconds: Double) { shared.change { $0.pendingSeek = max(0, seconds) } }
+
+  /// Where playback begins (media seconds): the resume point asked for, or 0 when that is past the end.
+  public var startsAt: Double { shared.withLock { $0.startsAt } }
 
   /// The subtitle tracks and the cues shown, once the media is open (nil before).
   public var subtitles: SubtitlePlayback? { shared.withLock { $0.subtitles } }

@@ -13,6 +13,8 @@ struct PlayerState {
   /// The render thread was started, and has finished (it holds nothing of the GPU any more).
   var renderStarted = false
   var renderDone = false
+  /// Where playback begins: the resume point, or 0 when that is past the end.
+  var startsAt: Double
   var pendingSeek: Double?
   /// With a pending seek: the audio track (1-based) to switch to there.
   var pendingAudioTrack: Int?
