@@ -13,6 +13,7 @@ PACKAGES=(
   ffmpeg dvdauthor
   xvfb xauth x11-utils xdotool dbus dbus-x11 libglib2.0-bin
   libgl1-mesa-dri
+  python3-gi
 )
 
 missing=()

@@ -314,11 +314,29 @@ final class PlayerWindow: @unchecked Sendable {
     MainLoop.every(milliseconds: 500) { [weak self] in
       guard let self, !self.finished, let player = self.player else { return false }
       self.updateWaiting(player, since: opening)
+      self.updateInhibit()
       return true
     }
   }
 
   private var waitingShown = false
+  /// GtkApplication's cookie while the screensaver and idle suspend are held off (0: not).
+  private var inhibitCookie: guint = 0
+
+  /// Holds off the screensaver and idle suspend while a video plays (the session manager's inhibitor, through
+  /// GtkApplication), and lets go when it pauses, ends, fails or closes.
+  private func updateInhibit() {
+    let playing = !finished && !failed && player.map { $0.state == .playing && !$0.isBuffering } ?? false
+    let wanted = playing && (player?.info.map { !$0.video.isEmpty } ?? false)
+    if wanted && inhibitCookie == 0 {
+      let flags = GtkApplicationInhibitFlags(
+        GTK_APPLICATION_INHIBIT_IDLE.rawValue | GTK_APPLICATION_INHIBIT_SUSPEND.rawValue)
+      inhibitCookie = gtk_application_inhibit(app, cast(raw(window)), flags, "Playing a video")
+    } else if !wanted && inhibitCookie != 0 {
+      gtk_application_uninhibit(app, inhibitCookie)
+      inhibitCookie = 0
+    }
+  }
 
   /// "Connecting…" while a source takes long to open, "Buffering…" while a playing one waits for data; the host
   /// hears `state: buffering` and `state: playing` around the wait.
@@ -531,6 +549,7 @@ final class PlayerWindow: @unchecked Sendable {
     guard let player else { return }
     player.togglePause()
     report.paused(player.isPaused, at: player.position)
+    updateInhibit()
     if transport.isVisible || player.isPaused { showTransport() }
   }
 
@@ -581,6 +600,7 @@ final class PlayerWindow: @unchecked Sendable {
     report.failed(error, player: player)
     exitStatus = 1
     failed = true
+    updateInhibit()
     overlays.hideMessage()
     overlays.showError("Cannot play \(error.source)\n\(error.reason)")
     video.detach()
@@ -593,6 +613,7 @@ final class PlayerWindow: @unchecked Sendable {
   private func finish(reason: String?, status: Int32) {
     guard !finished else { return }
     finished = true
+    updateInhibit()
     exitStatus = status
     if let reason, !failed {
       // Every way out but an error tells the host the last position, even before playback started.
