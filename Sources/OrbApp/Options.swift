@@ -59,6 +59,8 @@ struct Options {
   var videoOutput = VideoOutput.auto
   var paused = false
   var errorLingerMs = 6000
+  /// Lines of the config file left out, each a sentence naming the file and the line.
+  var warnings: [String] = []
 
   /// The HTTP request headers for `source`: `--header` lines, and `--auth-token` as a bearer token for http(s)
   /// sources (never for local files, where it would mean nothing).
@@ -83,9 +85,25 @@ struct Options {
 
   static let toneMappingCurves = ToneMapCurve.allCases.map(\.rawValue)
 
-  /// Parses `arguments` (argv, program name first).
-  /// - Returns: the options, or a message for the user (exit status 1).
-  static func parse(_ arguments: [String]) -> Result<Options, OptionsError> {
+  /// Parses the config file's defaults (`ConfigFile`), then `arguments` (argv, program name first) over them.
+  /// - Returns: the options, or a message for the user (exit status 1); a bad config line is only a warning.
+  static func parse(_ arguments: [String], configFile: String? = ConfigFile.path) -> Result<Options, OptionsError> {
+    guard let configFile else { return parseArguments(arguments) }
+    let (defaults, warnings) = ConfigFile.arguments(at: configFile) { argument in
+      if case .failure(let error) = parseArguments(["orb-player"] + argument) { return error.message }
+      return nil
+    }
+    let program = arguments.first.map { [$0] } ?? ["orb-player"]
+    var result = parseArguments(program + defaults + arguments.dropFirst())
+    if case .success(var options) = result {
+      options.warnings = warnings
+      result = .success(options)
+    }
+    return result
+  }
+
+  /// Parses `arguments` (argv, program name first) alone.
+  static func parseArguments(_ arguments: [String]) -> Result<Options, OptionsError> {
     let table = OptionTable()
     let context = g_option_context_new("FILE|URL")
     defer { g_option_context_free(context) }

@@ -17,6 +17,7 @@ enum OrbMain {
       say("orb-player: \(error)")
       return 1
     }
+    for warning in options.warnings { say("orb-player: \(warning)") }
     if options.version {
       print("orb-player \(version)")
       return 0

@@ -1,0 +1,60 @@
+import CGtk
+import Foundation
+
+/// Defaults a person sets once: `$XDG_CONFIG_HOME/orb-player/orb-player.conf` (else `~/.config/…`), one option a
+/// line as mpv.conf has them: `name=value` with a long option's name (`volume=80`, `tone-mapping=hable`,
+/// `sub-scale=1.3`), or a flag's name alone (`mute`; `mute=no` leaves it off); `#` starts a comment. The command
+/// line wins over the file. A line that is not an option, or whose value the option refuses, is skipped with a
+/// warning naming the file and the line; playback never fails for the file.
+/// Thread-safety: stateless.
+enum ConfigFile {
+  /// The file's place.
+  static var path: String {
+    let base =
+      ProcessInfo.processInfo.environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? String(cString: g_get_home_dir()) + "/.config"
+    return "\(base)/orb-player/orb-player.conf"
+  }
+
+  /// Options that only make sense on one command line.
+  static let notInFile: Set<String> = ["events-fd", "frame-at", "output", "probe", "benchmark", "version", "resume-ms"]
+
+  /// The file's options as command-line arguments, each checked alone by `check` (nil: fine, else why not), and
+  /// a warning for each line left out. No file: nothing.
+  static func arguments(at path: String = path, check: ([String]) -> String?) -> (
+    arguments: [String], warnings: [String]
+  ) {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return ([], []) }
+    var arguments: [String] = []
+    var warnings: [String] = []
+    for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+      let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+      let trimmed = line.trimmingCharacters(in: .whitespaces)
+      guard !trimmed.isEmpty else { continue }
+      let where_ = "\(path) line \(number + 1)"
+      let parts = trimmed.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+      let name = parts[0].hasPrefix("--") ? String(parts[0].dropFirst(2)) : parts[0]
+      if notInFile.contains(name) {
+        warnings.append("\(where_): --\(name) belongs on the command line; ignored")
+        continue
+      }
+      let argument: [String]
+      if parts.count == 2 {
+        switch parts[1].lowercased() {
+        case "yes", "true", "on": argument = ["--\(name)"]
+        case "no", "false", "off": argument = []
+        default: argument = ["--\(name)=\(parts[1])"]
+        }
+      } else {
+        argument = ["--\(name)"]
+      }
+      if argument.isEmpty { continue }
+      if let problem = check(argument) {
+        warnings.append("\(where_): \(problem); ignored")
+        continue
+      }
+      arguments += argument
+    }
+    return (arguments, warnings)
+  }
+}

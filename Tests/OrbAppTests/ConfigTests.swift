@@ -1,0 +1,48 @@
+import Foundation
+import OrbTestSupport
+import XCTest
+
+/// `orb-player.conf` sets defaults as mpv.conf does; the command line wins; a bad line is a warning, never a failure.
+final class ConfigTests: XCTestCase {
+  private func rate(_ player: BackgroundPlayer) -> Double? {
+    let positions = player.events.filter { $0["event"] as? String == "progress" }.compactMap {
+      $0["position_ms"] as? Int
+    }
+    guard positions.count >= 3 else { return nil }
+    let tail = positions.suffix(3)
+    return Double(tail.last! - tail.first!) / 2000
+  }
+
+  func testTheFileSetsDefaultsTheCommandLineWinsAndBadLinesAreWarnings() throws {
+    try Screen.requireDisplay()
+    let home = NSTemporaryDirectory() + "orb-config-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: "\(home)/orb-player", withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: home) }
+    try """
+    # defaults for this machine
+    speed=2
+    bogus=1
+    speed = 9
+    events-fd=3
+    mute
+    no-audio=no
+
+    """.write(toFile: "\(home)/orb-player/orb-player.conf", atomically: true, encoding: .utf8)
+    let clip = try MarkerAppTests.clip(seconds: 20)
+    for (args, expected) in [([String](), 2.0), (["--speed", "1"], 1.0)] {
+      let title = "config-\(UUID().uuidString.prefix(6))"
+      let player = try BackgroundPlayer(
+        ["--title", title, "--events-fd", "1"] + args + [clip], environment: ["XDG_CONFIG_HOME": home])
+      XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
+      usleep(3_600_000)
+      Screen.press("q", title: title)
+      XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+      XCTAssertEqual(rate(player) ?? 0, expected, accuracy: 0.25, "args \(args): \(player.stdout)")
+      let warnings = player.stderr.split(separator: "\n").filter { $0.contains("orb-player.conf line") }
+      XCTAssertEqual(warnings.count, 3, player.stderr)
+      XCTAssertTrue(warnings.contains { $0.contains("line 3") && $0.contains("bogus") }, "\(warnings)")
+      XCTAssertTrue(warnings.contains { $0.contains("line 4") && $0.contains("--speed") }, "\(warnings)")
+      XCTAssertTrue(warnings.contains { $0.contains("line 5") && $0.contains("command line") }, "\(warnings)")
+    }
+  }
+}
