@@ -11,6 +11,7 @@ swift build -c release --product orb-player
 bin="$PWD/.build/release/orb-player"
 
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
+  [ $# -eq 0 ] && set -- test://bars   # the player alone opens its welcome page; this command plays the pattern
   exec "$bin" "$@"
 fi
 

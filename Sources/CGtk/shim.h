@@ -29,6 +29,49 @@ static inline gboolean orb_move_window(GtkWidget *window, int x, int y) {
   return FALSE;
 }
 
+/// The URIs of what was dropped (a GFile or a GdkFileList in `value`), NULL-terminated; free with g_strfreev.
+static inline gchar **orb_dropped_uris(gconstpointer dropped) {
+  const GValue *value = dropped;
+  GSList *files = NULL;
+  gboolean own = FALSE;
+  if (G_VALUE_HOLDS(value, GDK_TYPE_FILE_LIST)) {
+    files = gdk_file_list_get_files(g_value_get_boxed(value));
+    own = TRUE;
+  } else if (G_VALUE_HOLDS(value, G_TYPE_FILE)) {
+    files = g_slist_prepend(NULL, g_value_get_object(value));
+    own = TRUE;
+  }
+  guint n = g_slist_length(files);
+  gchar **uris = g_new0(gchar *, n + 1);
+  guint i = 0;
+  for (GSList *l = files; l; l = l->next) uris[i++] = g_file_get_uri(G_FILE(l->data));
+  if (own) g_slist_free(files);
+  return uris;
+}
+
+/// A drop target on `widget` for files (a file manager's drag), calling `handler` with `data` on a drop.
+static inline gpointer orb_file_drop_target(GtkWidget *widget) {
+  GtkDropTarget *target = gtk_drop_target_new(GDK_TYPE_FILE_LIST, GDK_ACTION_COPY);
+  GType types[] = {GDK_TYPE_FILE_LIST, G_TYPE_FILE};
+  gtk_drop_target_set_gtypes(target, types, 2);
+  gtk_widget_add_controller(widget, GTK_EVENT_CONTROLLER(target));
+  return target;
+}
+
+/// The URIs chosen in a file chooser, NULL-terminated; free with g_strfreev.
+static inline gchar **orb_chosen_uris(gpointer chooser) {
+  GListModel *files = gtk_file_chooser_get_files(GTK_FILE_CHOOSER(chooser));
+  guint n = g_list_model_get_n_items(files);
+  gchar **uris = g_new0(gchar *, n + 1);
+  for (guint i = 0; i < n; i++) {
+    GFile *file = g_list_model_get_item(files, i);
+    uris[i] = g_file_get_uri(file);
+    g_object_unref(file);
+  }
+  g_object_unref(files);
+  return uris;
+}
+
 // gtk_accessible_update_property is variadic, which Swift cannot call.
 static inline void orb_set_accessible_label(GtkWidget *widget, const char *label) {
   gtk_accessible_update_property(GTK_ACCESSIBLE(widget), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);

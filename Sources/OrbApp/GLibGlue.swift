@@ -113,6 +113,49 @@ enum Signals {
     connect(controller, "motion", unsafeBitCast(fn, to: GCallback.self), SignalBox<Motion>(handler))
   }
 
+  typealias Response = (_ response: Int32) -> Void
+
+  /// GtkNativeDialog "response".
+  static func response(_ dialog: UnsafeMutableRawPointer, _ handler: @escaping Response) {
+    let fn: @convention(c) (gpointer?, Int32, gpointer?) -> Void = { _, response, data in
+      Unmanaged<SignalBox<Response>>.fromOpaque(data!).takeUnretainedValue().handler(response)
+    }
+    connect(dialog, "response", unsafeBitCast(fn, to: GCallback.self), SignalBox<Response>(handler))
+  }
+
+  typealias Drop = (_ uris: [String]) -> Void
+
+  /// Files dropped on a drop target (`orb_file_drop_target`): `handler` gets their URIs.
+  static func dropFiles(_ target: UnsafeMutableRawPointer, _ handler: @escaping Drop) {
+    let fn: @convention(c) (gpointer?, gconstpointer?, Double, Double, gpointer?) -> Void = {
+      _, value, _, _, data in
+      Unmanaged<SignalBox<Drop>>.fromOpaque(data!).takeUnretainedValue().handler(Signals.uris(value))
+    }
+    connect(target, "drop", unsafeBitCast(fn, to: GCallback.self), SignalBox<Drop>(handler))
+  }
+
+  /// What a drop carries (a GValue of a file or a file list), as URIs.
+  private static func uris(_ value: UnsafeRawPointer?) -> [String] { takeStrings(orb_dropped_uris(value)) }
+
+  /// The strings of a NULL-terminated C array that is ours to free (g_strfreev), freed.
+  static func takeStrings(_ list: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>?) -> [String] {
+    guard let list else { return [] }
+    let out = strings(list)
+    g_strfreev(list)
+    return out
+  }
+
+  /// The strings of a NULL-terminated C array.
+  static func strings(_ list: UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>) -> [String] {
+    var out: [String] = []
+    var i = 0
+    while let s = list[i] {
+      out.append(String(cString: s))
+      i += 1
+    }
+    return out
+  }
+
   /// GtkRange "change-value": the user moved the slider to `value`; return true to keep GTK from moving it itself.
   static func rangeChange(_ range: UnsafeMutableRawPointer, _ handler: @escaping RangeChange) {
     let fn: @convention(c) (gpointer?, GtkScrollType, Double, gpointer?) -> gboolean = { _, _, value, data in

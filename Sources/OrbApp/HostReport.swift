@@ -61,6 +61,11 @@ final class HostReport {
     ])
   }
 
+  /// An entry of the playlist starts: `{"event":"file","index":…,"count":…,"title":…}` (`index` from 0).
+  func file(index: Int, count: Int, title: String) {
+    events?.write(["event": "file", "index": index, "count": count, "title": title])
+  }
+
   /// A screenshot was saved: `{"event":"screenshot","path":…}`.
   func screenshot(path: String) { events?.write(["event": "screenshot", "path": path]) }
 

@@ -22,6 +22,8 @@ enum KeyCommand: Equatable {
   case screenshot
   /// `?`: the window listing every key.
   case showShortcuts
+  /// `>` / `<`: the next or previous entry of the playlist.
+  case nextFile, previousFile
   /// `j`: the next subtitle track, then none.
   case nextSubtitleTrack
   /// `z` / `x`: show subtitles this many seconds later (negative: earlier).
@@ -52,6 +54,8 @@ enum KeyCommand: Equatable {
     case GDK_KEY_comma: self = .frameStep(forward: false)
     case GDK_KEY_s: self = .screenshot
     case GDK_KEY_question: self = .showShortcuts
+    case GDK_KEY_greater: self = .nextFile
+    case GDK_KEY_less: self = .previousFile
     case GDK_KEY_j: self = .nextSubtitleTrack
     case GDK_KEY_z: self = .subtitleDelay(-0.1)
     case GDK_KEY_x: self = .subtitleDelay(0.1)

@@ -62,12 +62,17 @@ final class MPRIS {
     var quit: () -> Void
     var raise: () -> Void
     var playPause: (_ wantPlaying: Bool?) -> Void
+    /// Moves through the window's playlist: true forward.
+    var go: (_ forward: Bool) -> Void
+    /// Whether there is a next and a previous entry.
+    var canGo: () -> (next: Bool, previous: Bool)
   }
 
   private let hooks: Hooks
   private var connection: OpaquePointer?
   private var ownerID: guint = 0
   private var lastStatus = ""
+  private var lastCanGo: (next: Bool, previous: Bool)?
   /// The Volume and Rate last announced (or first seen): what the next PropertiesChanged compares with.
   private var lastVolume: Double?
   private var lastRate: Double?
@@ -173,7 +178,9 @@ final class MPRIS {
           player.seek(to: target)
         }
       }
-    default: break  // Next, Previous, OpenUri: one file per window
+    case "Next": hooks.go(true)
+    case "Previous": hooks.go(false)
+    default: break  // OpenUri: a window plays what it was given, dropped or opened
     }
     g_dbus_method_invocation_return_value(invocation, nil)
   }
@@ -204,7 +211,9 @@ final class MPRIS {
     }
     switch name {
     case "CanQuit", "CanRaise", "CanPlay", "CanPause", "CanControl": return g_variant_new_boolean(1)
-    case "HasTrackList", "CanGoNext", "CanGoPrevious": return g_variant_new_boolean(0)
+    case "HasTrackList": return g_variant_new_boolean(0)
+    case "CanGoNext": return g_variant_new_boolean(hooks.canGo().next ? 1 : 0)
+    case "CanGoPrevious": return g_variant_new_boolean(hooks.canGo().previous ? 1 : 0)
     case "CanSeek": return g_variant_new_boolean(player?.duration != nil ? 1 : 0)
     case "Identity": return g_variant_new_string("Orb Player")
     case "DesktopEntry": return g_variant_new_string("org.orb.Player")
@@ -318,11 +327,23 @@ final class MPRIS {
   /// then), Volume and Rate, whether a client, a key (`9`, `0`, `m`, `[`, `]`) or the command line changed them.
   /// Called every half second and at once after a client sets a property; nothing is sent when nothing changed.
   /// The first Volume and Rate seen are only noted: a client reads them when it starts watching.
+  /// Another entry of the playlist plays: its metadata and what Next and Previous can do are announced.
+  func changed() {
+    lastStatus = ""
+    announceChanges()
+  }
+
   private func announceChanges() {
     guard let connection else { return }
     let player = hooks.player()
     var changed: [(String, OpaquePointer?)] = []
     let status = status(player)
+    let canGo = hooks.canGo()
+    if lastCanGo.map({ $0 != canGo }) ?? true {
+      lastCanGo = canGo
+      changed.append(("CanGoNext", g_variant_new_boolean(canGo.next ? 1 : 0)))
+      changed.append(("CanGoPrevious", g_variant_new_boolean(canGo.previous ? 1 : 0)))
+    }
     if status != lastStatus {
       lastStatus = status
       changed.append(("PlaybackStatus", g_variant_new_string(status)))

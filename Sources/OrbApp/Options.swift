@@ -18,7 +18,9 @@ enum VideoOutput: String, CaseIterable {
 /// The command line, parsed with GLib's GOptionContext so `--help` reads like every GTK program's.
 /// Thread-safety: a value type, made on the main thread before anything else runs.
 struct Options {
-  var source: String?
+  /// The files and URLs given, played in order; the first is the one headless modes use.
+  var sources: [String] = []
+  var source: String? { sources.first }
   var resumeMs: Int64 = 0
   var title: String?
   var authToken: String?
@@ -271,8 +273,7 @@ private final class OptionTable {
     var o = Options()
     func fail(_ m: String) -> Result<Options, OptionsError> { .failure(OptionsError(message: m)) }
     let rest = strings("")
-    if rest.count > 1 { return fail("give one FILE or URL, not \(rest.count)") }
-    o.source = rest.first
+    o.sources = rest
     if given("resume-ms") {
       o.resumeMs = int64("resume-ms")
       if o.resumeMs < 0 || o.resumeMs > 1_000_000_000_000 { return fail("--resume-ms must be 0 to 10^12") }

@@ -23,6 +23,11 @@ enum OrbMain {
       return 0
     }
     let source = options.source ?? defaultSource
+    let headless = options.probe || options.frameAt != nil || options.benchmark
+    if headless && options.sources.count > 1 {
+      say("orb-player: --probe, --frame-at and --benchmark take one FILE or URL, not \(options.sources.count)")
+      return 1
+    }
     do {
       if options.probe {
         print(try MediaOpener.probe(source, headers: options.requestHeaders(for: source)).json())
@@ -63,7 +68,7 @@ enum OrbMain {
       say("orb-player: cannot open a window: no display (DISPLAY and WAYLAND_DISPLAY are unset)")
       return 1
     }
-    return PlayerWindow(options: options, source: source).run()
+    return PlayerWindow(options: options, sources: options.sources).run()
   }
 
   static func say(_ line: String) {

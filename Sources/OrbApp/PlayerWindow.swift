@@ -11,7 +11,15 @@ import OrbRender
 /// Thread-safety: main thread only; the player's events are posted here with `MainLoop.post`.
 final class PlayerWindow: @unchecked Sendable {
   private let options: Options
-  private let source: String
+  /// The entries played in order; `source` is the one playing.
+  private var playlist: Playlist
+  private var source: String
+  /// Counts the entries started, so the timers of an entry that has gone stop.
+  private var entrySerial = 0
+  /// The host's launch (the entries as given) is what markers and the resume point belong to; a drop or an Open
+  /// is a person's own choice.
+  private var playingLaunch = true
+  private var welcome: WelcomePage?
   private let report: HostReport
   private var app: UnsafeMutablePointer<GtkApplication>!
   private var window: UnsafeMutablePointer<GtkWidget>!
@@ -38,9 +46,10 @@ final class PlayerWindow: @unchecked Sendable {
   private var sizedToVideo = false
   private(set) var exitStatus: Int32 = 0
 
-  init(options: Options, source: String) {
+  init(options: Options, sources: [String]) {
     self.options = options
-    self.source = source
+    playlist = Playlist(sources)
+    source = sources.first ?? ""
     report = HostReport(eventsFd: options.eventsFd, resumeMs: Int64(options.resumeMs))
   }
 
@@ -140,7 +149,9 @@ final class PlayerWindow: @unchecked Sendable {
     // A local file or built-in pattern is probed first (milliseconds), so the window opens at the video's size
     // instead of resizing once it plays; a probe that takes longer than `presentWaitMs` does not hold the window
     // back. Network sources size the window when they open.
-    let probesFirst = !source.contains("://") || TestPatternSource.isTestURL(source) || source.hasPrefix("file://")
+    let probesFirst =
+      !source.isEmpty
+      && (!source.contains("://") || TestPatternSource.isTestURL(source) || source.hasPrefix("file://"))
     if probesFirst {
       let source = self.source
       offMainThread(
@@ -223,9 +234,13 @@ final class PlayerWindow: @unchecked Sendable {
       return false
     }
     Signals.plain(raw(video.picture), "realize") { [unowned self] in self.startPlayback() }
-    video.onEnded = { [unowned self] in self.finish(reason: "eof", status: 0) }
+    video.onEnded = { [unowned self] in
+      if self.playlist.next() { self.playEntry() } else { self.finish(reason: "eof", status: 0) }
+    }
     if options.fullscreen { gtk_window_fullscreen(cast(raw(window))) }
     if !probesFirst { present() }
+    installDrop()
+    if playlist.current == nil { showWelcome() }
     let mpris = MPRIS(
       hooks: MPRIS.Hooks(
         player: { [unowned self] in self.player },
@@ -235,9 +250,70 @@ final class PlayerWindow: @unchecked Sendable {
         playPause: { [unowned self] wantPlaying in
           guard let player = self.player else { return }
           if wantPlaying == nil || wantPlaying == player.isPaused { self.togglePause() }
-        }))
+        },
+        go: { [unowned self] forward in self.go(forward: forward) },
+        canGo: { [unowned self] in (self.playlist.canGoNext, self.playlist.canGoPrevious) }))
     mpris.start()
     self.mpris = mpris
+  }
+
+  /// Plays the playlist's current entry: the one playing stops (its render thread lets go of the GPU, which the next
+  /// one's needs to itself), then the next starts in the same window.
+  private func playEntry() {
+    guard let next = playlist.current, !finished else { return }
+    welcome?.hide()
+    let old = player
+    player = nil
+    entrySerial += 1
+    video.detach()
+    subtitleView.clear()
+    skipButton.show(nil)
+    markers = nil
+    source = next
+    gtk_window_set_title(cast(raw(window)), windowTitle)
+    mpris?.changed()
+    let start = { [weak self] in
+      guard let self, !self.finished else { return }
+      self.startPlayback()
+    }
+    guard let old else { return start() }
+    MainLoop.every(milliseconds: 20) {
+      guard old.waitUntilStopped(timeout: 0) else { return true }
+      start()
+      return false
+    }
+  }
+
+  /// Moves through the playlist (`>`/`<`, MPRIS Next/Previous).
+  private func go(forward: Bool) {
+    guard forward ? playlist.next() : playlist.previous() else {
+      overlays.showMessage(forward ? "This is the last file" : "This is the first file")
+      return
+    }
+    playEntry()
+  }
+
+  /// Files or URLs dropped on the window, or chosen with Open: they play from the first, instead of what played.
+  private func play(_ entries: [String]) {
+    guard !entries.isEmpty else { return }
+    playingLaunch = false
+    playlist.replace(with: entries)
+    playEntry()
+  }
+
+  private func installDrop() {
+    guard let target = orb_file_drop_target(window) else { return }
+    Signals.dropFiles(target) { [unowned self] uris in self.play(uris) }
+  }
+
+  /// No file given (started from the app grid): a page with an Open button, and drops welcome.
+  private func showWelcome() {
+    let page = WelcomePage(over: overlay)
+    page.onOpen = { [unowned self] in
+      FileChooser.open(over: self.window) { [weak self] uris in self?.play(uris) }
+    }
+    welcome = page
+    present()
   }
 
   /// Milliseconds the window waits for the probe of a local file before it opens at the default size.
@@ -248,7 +324,9 @@ final class PlayerWindow: @unchecked Sendable {
     presented = true
     gtk_window_present(cast(raw(window)))
     MainLoop.after(milliseconds: Self.openingNoticeMs) { [weak self] in
-      guard let self, !self.finished, !self.failed, self.player.map({ $0.state == .loading }) ?? true else { return }
+      guard let self, !self.finished, !self.failed, self.playlist.current != nil,
+        self.player.map({ $0.state == .loading }) ?? true
+      else { return }
       self.overlays.showMessage("Opening…", keep: true)
       self.waitingShown = true
     }
@@ -259,16 +337,16 @@ final class PlayerWindow: @unchecked Sendable {
 
   private var windowTitle: String {
     if let title = options.title, !title.isEmpty { return title }
+    if source.isEmpty { return "Orb Player" }
     if TestPatternSource.isTestURL(source) { return "Orb Player — \(source)" }
-    let name =
-      URL(string: source).flatMap { $0.scheme != nil ? $0.lastPathComponent : nil }
+    // A URL's last component comes decoded once; a path is its own name.
+    return URL(string: source).flatMap { $0.scheme != nil ? $0.lastPathComponent : nil }
       ?? (source as NSString).lastPathComponent
-    return name.removingPercentEncoding ?? name
   }
 
   /// The window's surface exists now: choose the presentation path and start the engine.
   private func startPlayback() {
-    guard player == nil, !finished else { return }
+    guard player == nil, !finished, !source.isEmpty else { return }
     guard let made = self.vulkan else {
       startWhenVulkanReady = true
       return
@@ -288,7 +366,8 @@ final class PlayerWindow: @unchecked Sendable {
     presentationText = presentation == .zeroCopy ? "zero-copy GL import" : "memory copies (\(why))"
     let (w, h) = video.pixelSize
     let player = Player(
-      source: source, headers: options.requestHeaders(for: source), start: Double(options.resumeMs) / 1000,
+      source: source, headers: options.requestHeaders(for: source),
+      start: playingLaunch && playlist.index == 0 ? Double(options.resumeMs) / 1000 : 0,
       paused: options.paused,
       speed: options.speed, presentation: presentation, width: max(w, 16), height: max(h, 16),
       renderContext: vulkan,
@@ -305,16 +384,20 @@ final class PlayerWindow: @unchecked Sendable {
     self.player = player
     video.attach(player)
     player.start()
+    entrySerial += 1
+    let entry = entrySerial
+    report.file(index: playlist.index ?? 0, count: playlist.count, title: windowTitle)
     MainLoop.every(milliseconds: 1000) { [weak self] in
-      guard let self, !self.finished else { return false }
+      guard let self, !self.finished, self.entrySerial == entry else { return false }
       if let player = self.player { self.report.progress(player) }
       return true
     }
     let opening = Date()
     MainLoop.every(milliseconds: 500) { [weak self] in
-      guard let self, !self.finished, let player = self.player else { return false }
+      guard let self, !self.finished, self.entrySerial == entry, let player = self.player else { return false }
       self.updateWaiting(player, since: opening)
       self.updateInhibit()
+      if player.stats.presented > 0 || player.position > 0.5 { self.playlist.played() }
       return true
     }
   }
@@ -360,7 +443,7 @@ final class PlayerWindow: @unchecked Sendable {
     case .opened(let info, _):
       if !sizedToVideo, !options.fullscreen, let v = info.video.first { size(to: v) }
       report.opened(paused: player?.isPaused ?? false, at: player?.startsAt ?? 0)
-      let asked = [options.intro, options.credits].compactMap { $0 }
+      let asked = playingLaunch && playlist.index == 0 ? [options.intro, options.credits].compactMap { $0 } : []
       if !asked.isEmpty {
         markers = MarkerTimeline(asked, duration: player?.duration, warn: { [unowned self] in self.log($0) })
       }
@@ -445,6 +528,8 @@ final class PlayerWindow: @unchecked Sendable {
     case .quit, .quitOrLeaveFullscreen: finish(reason: "user-quit", status: exitStatus)
     case .toggleStats: toggleStats()
     case .toggleFullscreen: toggleFullscreen()
+    case .nextFile: go(forward: true)
+    case .previousFile: go(forward: false)
     case .showShortcuts: ShortcutsWindow.present(over: window)
     case .screenshot: takeScreenshot()
     case .nextAudioTrack, .frameStep, .slower, .faster, .normalSpeed, .toggleMute, .volume, .seek, .nextSubtitleTrack,
@@ -592,9 +677,17 @@ final class PlayerWindow: @unchecked Sendable {
     if isFullscreen { gtk_window_unfullscreen(cast(raw(window))) } else { gtk_window_fullscreen(cast(raw(window))) }
   }
 
-  /// Shows the error over the video, tells the host, and closes after `--error-linger-ms` with status 1.
+  /// Shows the error over the video, tells the host, and closes after `--error-linger-ms` with status 1; in a
+  /// playlist, the entry is skipped with its error event unless it was the last or the third failure in a row.
   private func fail(_ error: MediaError) {
     guard !finished else { return }
+    if playlist.count > 1, playlist.failed() {
+      log("\(error); skipped")
+      report.failed(error, player: player)
+      overlays.showMessage("Skipped \(error.source): \(error.reason)")
+      playEntry()
+      return
+    }
     let line = "orb-player: \(error)"
     FileHandle.standardError.write(Data((line + "\n").utf8))
     report.failed(error, player: player)
@@ -641,6 +734,8 @@ final class PlayerWindow: @unchecked Sendable {
                                    -1px 1px 2px black; }
       .orb-skip { color: white; background: rgba(0,0,0,0.7); border: 2px solid rgba(255,255,255,0.85);
                   border-radius: 6px; padding: 8px 18px; font-size: 13pt; font-weight: bold; }
+      .orb-welcome { color: white; }
+      .orb-welcome-title { font-size: 26pt; font-weight: bold; }
       .orb-error { color: white; background: rgba(0,0,0,0.75); padding: 18px 24px; border-radius: 8px;
                    font-size: 16pt; }
       """
