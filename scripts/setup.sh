@@ -11,7 +11,7 @@ PACKAGES=(
   libpipewire-0.3-dev pipewire pipewire-bin wireplumber
   libuchardet-dev
   ffmpeg dvdauthor
-  xvfb xauth x11-utils xdotool dbus dbus-x11 libglib2.0-bin
+  xvfb xauth x11-utils xdotool dbus dbus-x11 libglib2.0-bin desktop-file-utils
   libgl1-mesa-dri
   python3-gi
 )
