@@ -15,6 +15,16 @@ enum VideoOutput: String, CaseIterable {
   case memory
 }
 
+/// What `--resume` does where a person left off a local file.
+enum ResumeMode: String {
+  /// Offer "Resume from 12:34" for a few seconds.
+  case ask
+  /// Resume at once.
+  case auto
+  /// Neither read nor remember.
+  case no
+}
+
 /// The command line, parsed with GLib's GOptionContext so `--help` reads like every GTK program's.
 /// Thread-safety: a value type, made on the main thread before anything else runs.
 struct Options {
@@ -22,6 +32,8 @@ struct Options {
   var sources: [String] = []
   var source: String? { sources.first }
   var resumeMs: Int64 = 0
+  /// `--resume`: what to do where a person left off in a local file (`ResumeMemory`).
+  var resume = ResumeMode.ask
   var title: String?
   var authToken: String?
   var headers: [String] = []
@@ -148,6 +160,9 @@ private final class OptionTable {
 
   let specs: [Spec] = [
     Spec(name: "resume-ms", kind: .int64, help: "Start at this position", argHelp: "MS"),
+    Spec(
+      name: "resume", kind: .string, help: "Where you left off a local file: ask (offer it), auto, or no (forget)",
+      argHelp: "ask|auto|no"),
     Spec(name: "title", kind: .string, help: "Window title (default: the file name)", argHelp: "TEXT"),
     Spec(
       name: "auth-token", kind: .string, help: "Sent as 'Authorization: Bearer', only to the media's host",
@@ -274,6 +289,10 @@ private final class OptionTable {
     func fail(_ m: String) -> Result<Options, OptionsError> { .failure(OptionsError(message: m)) }
     let rest = strings("")
     o.sources = rest
+    if let mode = string("resume") {
+      guard let parsed = ResumeMode(rawValue: mode) else { return fail("--resume must be ask, auto or no") }
+      o.resume = parsed
+    }
     if given("resume-ms") {
       o.resumeMs = int64("resume-ms")
       if o.resumeMs < 0 || o.resumeMs > 1_000_000_000_000 { return fail("--resume-ms must be 0 to 10^12") }

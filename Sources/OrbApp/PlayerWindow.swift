@@ -20,6 +20,11 @@ final class PlayerWindow: @unchecked Sendable {
   /// is a person's own choice.
   private var playingLaunch = true
   private var welcome: WelcomePage?
+  /// Where a person left off their own files (not read or written with `--resume no`).
+  private var memory = ResumeMemory()
+  /// The remembered place of the entry playing, offered or used at its start.
+  private var remembered: ResumeMemory.Entry?
+  private var resumeOffer: ResumeOffer?
   private let report: HostReport
   private var app: UnsafeMutablePointer<GtkApplication>!
   private var window: UnsafeMutablePointer<GtkWidget>!
@@ -257,11 +262,56 @@ final class PlayerWindow: @unchecked Sendable {
     self.mpris = mpris
   }
 
+  /// Where the entry starts: the host's resume point for the launch's first entry, else where the person left off
+  /// the file (`--resume auto`; `ask` offers it once the video plays), else the beginning.
+  private func startPosition() -> Double {
+    let hostGave = playingLaunch && playlist.index == 0 && options.resumeMs > 0
+    remembered = hostGave || options.resume == .no ? nil : memory.entry(for: source)
+    if hostGave { return Double(options.resumeMs) / 1000 }
+    return options.resume == .auto ? remembered?.position ?? 0 : 0
+  }
+
+  /// Remembers where the entry playing was left (or forgets it, played to its end or hardly at all).
+  private func rememberPlace() {
+    guard options.resume != .no, let player, player.state != .loading, player.state != .error else { return }
+    let audio = player.audioTracks.current
+    let subtitles = player.subtitles.map { $0.current ?? 0 }
+    memory.left(
+      source, at: .init(position: player.position, audioTrack: audio, subtitleTrack: subtitles),
+      duration: player.duration)
+  }
+
+  /// The remembered place's tracks, once the media is open; with `ask`, the offer to go back there.
+  private func applyRemembered(_ player: Player) {
+    guard let place = remembered else { return }
+    if options.resume == .auto { restoreTracks(place, player) }
+    guard options.resume == .ask else { return }
+    let offer = ResumeOffer(over: overlay, at: place.position)
+    offer.onAccept = { [unowned self] in
+      guard let player = self.player else { return }
+      player.seek(to: place.position)
+      self.restoreTracks(place, player)
+      self.log("resumed at \(StatsText.clock(place.position))")
+    }
+    resumeOffer = offer
+  }
+
+  private func restoreTracks(_ place: ResumeMemory.Entry, _ player: Player) {
+    if let audio = place.audioTrack, audio != player.audioTracks.current, audio <= player.audioTracks.count {
+      player.switchAudioTrack(audio)
+    }
+    if let subtitles = place.subtitleTrack, let list = player.subtitles, subtitles != (list.current ?? 0) {
+      list.select(subtitles == 0 ? nil : subtitles)
+    }
+  }
+
   /// Plays the playlist's current entry: the one playing stops (its render thread lets go of the GPU, which the next
   /// one's needs to itself), then the next starts in the same window.
   private func playEntry() {
     guard let next = playlist.current, !finished else { return }
     welcome?.hide()
+    rememberPlace()
+    resumeOffer?.dismiss()
     let old = player
     player = nil
     entrySerial += 1
@@ -366,8 +416,7 @@ final class PlayerWindow: @unchecked Sendable {
     presentationText = presentation == .zeroCopy ? "zero-copy GL import" : "memory copies (\(why))"
     let (w, h) = video.pixelSize
     let player = Player(
-      source: source, headers: options.requestHeaders(for: source),
-      start: playingLaunch && playlist.index == 0 ? Double(options.resumeMs) / 1000 : 0,
+      source: source, headers: options.requestHeaders(for: source), start: startPosition(),
       paused: options.paused,
       speed: options.speed, presentation: presentation, width: max(w, 16), height: max(h, 16),
       renderContext: vulkan,
@@ -443,6 +492,7 @@ final class PlayerWindow: @unchecked Sendable {
     case .opened(let info, _):
       if !sizedToVideo, !options.fullscreen, let v = info.video.first { size(to: v) }
       report.opened(paused: player?.isPaused ?? false, at: player?.startsAt ?? 0)
+      if let player { applyRemembered(player) }
       let asked = playingLaunch && playlist.index == 0 ? [options.intro, options.credits].compactMap { $0 } : []
       if !asked.isEmpty {
         markers = MarkerTimeline(asked, duration: player?.duration, warn: { [unowned self] in self.log($0) })
@@ -705,6 +755,7 @@ final class PlayerWindow: @unchecked Sendable {
   /// Ends playback: the `ended` event (unless the run ended in an error), then the window and the loop.
   private func finish(reason: String?, status: Int32) {
     guard !finished else { return }
+    rememberPlace()
     finished = true
     updateInhibit()
     exitStatus = status
@@ -736,6 +787,8 @@ final class PlayerWindow: @unchecked Sendable {
                   border-radius: 6px; padding: 8px 18px; font-size: 13pt; font-weight: bold; }
       .orb-welcome { color: white; }
       .orb-welcome-title { font-size: 26pt; font-weight: bold; }
+      .orb-resume { color: white; background: rgba(0,0,0,0.7); border: 2px solid rgba(255,255,255,0.85);
+                    border-radius: 6px; padding: 8px 18px; font-size: 13pt; }
       .orb-error { color: white; background: rgba(0,0,0,0.75); padding: 18px 24px; border-radius: 8px;
                    font-size: 16pt; }
       """

@@ -52,6 +52,8 @@ final class TransportBar {
         icon.map { gtk_button_new_from_icon_name($0) } ?? gtk_button_new_with_label(label ?? "")
       gtk_widget_set_tooltip_text(made, tip)
       orb_set_accessible_label(made, name)
+      // A click leaves the keyboard where it was (Space keeps pausing); Tab still reaches the button.
+      gtk_widget_set_focus_on_click(made, 0)
       return made
     }
     playButton = button(icon: "media-playback-pause-symbolic", tip: "Play / pause (Space)", name: "Play or pause")

@@ -1,0 +1,95 @@
+import Foundation
+
+/// Where a person left off in their own local files: a file played for more than a minute and left before its last
+/// minutes is remembered (the position, the audio and subtitle tracks), keyed by its path and size, in
+/// `$XDG_STATE_HOME/orb-player/resume.json` (else `~/.local/state/…`); playing it to the end forgets it. Hosts give
+/// their own resume point (`--resume-ms`), which always wins.
+/// Thread-safety: Unsafe; one owner (the window, on the main thread) reads and writes its file.
+public struct ResumeMemory {
+  /// What is remembered of one file.
+  /// Thread-safety: a value type.
+  public struct Entry: Codable, Equatable, Sendable {
+    /// Media seconds.
+    public var position: Double
+    /// 1-based audio track, subtitle track (0: none), when known.
+    public var audioTrack: Int?
+    public var subtitleTrack: Int?
+
+    public init(position: Double, audioTrack: Int? = nil, subtitleTrack: Int? = nil) {
+      self.position = position
+      self.audioTrack = audioTrack
+      self.subtitleTrack = subtitleTrack
+    }
+  }
+
+  /// Played less than this (seconds), nothing is remembered.
+  public static let leastPlayed = 60.0
+  /// Left with less than this to go (seconds), the file counts as watched and is forgotten.
+  public static let finishedWithin = 180.0
+  /// The most files remembered (the oldest go first).
+  static let capacity = 500
+
+  public let file: String
+  private var entries: [String: Entry]
+  private var order: [String]
+
+  private struct Stored: Codable {
+    var entries: [String: Entry]
+    var order: [String]
+  }
+
+  /// The memory kept in `file` (default: the XDG state folder's), empty when there is none or it cannot be read.
+  public init(file: String = ResumeMemory.defaultFile) {
+    self.file = file
+    let stored = (try? Data(contentsOf: URL(fileURLWithPath: file))).flatMap {
+      try? JSONDecoder().decode(Stored.self, from: $0)
+    }
+    entries = stored?.entries ?? [:]
+    order = stored?.order ?? []
+  }
+
+  public static var defaultFile: String {
+    let environment = ProcessInfo.processInfo.environment
+    let base =
+      environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+      ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
+    return "\(base)/orb-player/resume.json"
+  }
+
+  /// The key of a local file: its absolute path and size (a file replaced by another cut is another file); nil for
+  /// a URL or a file that is not there.
+  public static func key(for source: String) -> String? {
+    guard !source.contains("://") || source.hasPrefix("file://") else { return nil }
+    let path = source.hasPrefix("file://") ? (URL(string: source)?.path ?? source) : source
+    let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
+    guard let size = (try? FileManager.default.attributesOfItem(atPath: absolute))?[.size] as? NSNumber else {
+      return nil
+    }
+    return "\(absolute)|\(size)"
+  }
+
+  public func entry(for source: String) -> Entry? { Self.key(for: source).flatMap { entries[$0] } }
+
+  /// Playback of `source` stopped at `entry.position` of `duration`: remembered when it played long enough and is
+  /// not near its end, else forgotten. Written at once.
+  public mutating func left(_ source: String, at entry: Entry, duration: Double?) {
+    guard let key = Self.key(for: source) else { return }
+    let finished = duration.map { entry.position > $0 - Self.finishedWithin } ?? false
+    order.removeAll { $0 == key }
+    if entry.position < Self.leastPlayed || finished {
+      entries[key] = nil
+    } else {
+      entries[key] = entry
+      order.append(key)
+      while order.count > Self.capacity { entries[order.removeFirst()] = nil }
+    }
+    save()
+  }
+
+  private func save() {
+    guard let data = try? JSONEncoder().encode(Stored(entries: entries, order: order)) else { return }
+    let url = URL(fileURLWithPath: file)
+    try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    try? data.write(to: url, options: .atomic)
+  }
+}

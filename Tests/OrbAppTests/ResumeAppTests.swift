@@ -1,0 +1,70 @@
+import Foundation
+import OrbTestSupport
+import XCTest
+
+/// A person's own file, left midway, opens again where they left it: offered (`--resume ask`, the default), at
+/// once (`auto`), or not at all (`no`); a host's `--resume-ms` always wins.
+final class ResumeAppTests: XCTestCase {
+  /// Five minutes (long enough to be left midway), small and slow, so it is quick to make.
+  static func longClip() throws -> String {
+    try TestMedia.path(
+      "plain-300s.mkv",
+      [
+        "-f", "lavfi", "-i", "color=c=0x203040:size=320x180:rate=5:duration=300", "-c:v", "libx264", "-preset",
+        "ultrafast", "-pix_fmt", "yuv420p",
+      ])
+  }
+
+  private func run(
+    _ args: [String], state: String, then act: (String, BackgroundPlayer) -> Void
+  ) throws -> BackgroundPlayer {
+    let title = "resume-\(UUID().uuidString.prefix(6))"
+    let player = try BackgroundPlayer(
+      ["--title", title, "--events-fd", "1"] + args, environment: ["XDG_STATE_HOME": state])
+    XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
+    usleep(800_000)
+    act(title, player)
+    Screen.press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+    return player
+  }
+
+  private func firstPosition(_ player: BackgroundPlayer) -> Int? {
+    player.events.first { $0["event"] as? String == "state" }?["position_ms"] as? Int
+  }
+
+  private func lastPosition(_ player: BackgroundPlayer) -> Int? {
+    player.events.last { $0["event"] as? String == "ended" }?["position_ms"] as? Int
+  }
+
+  func testALeftFileResumesWhereItWasLeft() throws {
+    try Screen.requireDisplay()
+    let state = NSTemporaryDirectory() + "orb-state-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    let clip = try Self.longClip()
+    // Watched to a minute in (Up is 60 s on), then left, well before the last three minutes.
+    let first = try run([clip], state: state) { title, _ in
+      Screen.press("Up", title: title)
+      usleep(1_000_000)
+    }
+    let left = try XCTUnwrap(lastPosition(first), first.stdout)
+    XCTAssertGreaterThan(left, 60_000)
+    // auto: at once.
+    let auto = try run(["--resume", "auto", clip], state: state) { _, _ in }
+    XCTAssertEqual(Double(firstPosition(auto) ?? 0), Double(left), accuracy: 1000, auto.stdout)
+    // ask: from the start, with the offer; Enter takes it.
+    let ask = try run([clip], state: state) { title, _ in
+      Screen.press("Return", title: title)
+      usleep(1_200_000)
+    }
+    XCTAssertEqual(firstPosition(ask), 0, ask.stdout)
+    XCTAssertTrue(ask.stderr.contains("resumed at"), ask.stderr)
+    XCTAssertGreaterThan(lastPosition(ask) ?? 0, left - 1000, "Enter went back to where it was left")
+    // A host's resume point wins; no: neither read nor written.
+    let host = try run(["--resume-ms", "5000", "--resume", "auto", clip], state: state) { _, _ in }
+    XCTAssertEqual(firstPosition(host), 5000)
+    let none = try run(["--resume", "no", clip], state: state) { _, _ in }
+    XCTAssertEqual(firstPosition(none), 0)
+    XCTAssertFalse(none.stderr.contains("resumed at"))
+  }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import OrbPlayer
+import XCTest
+
+/// What is remembered of where a person left off, and when it is forgotten.
+final class ResumeMemoryTests: XCTestCase {
+  func testALongPlayLeftMidwayIsRememberedAndAnEndForgetsIt() throws {
+    let dir = NSTemporaryDirectory() + "orb-resume-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let film = "\(dir)/film.mkv"
+    try Data(repeating: 1, count: 1000).write(to: URL(fileURLWithPath: film))
+    let store = "\(dir)/state/resume.json"
+    var memory = ResumeMemory(file: store)
+    memory.left(film, at: .init(position: 754, audioTrack: 2, subtitleTrack: 0), duration: 5400)
+    XCTAssertEqual(
+      ResumeMemory(file: store).entry(for: film), .init(position: 754, audioTrack: 2, subtitleTrack: 0),
+      "read back from the file")
+    XCTAssertEqual(ResumeMemory(file: store).entry(for: "file://" + film)?.position, 754, "as a file:// URL too")
+    memory.left(film, at: .init(position: 30), duration: 5400)
+    XCTAssertNil(ResumeMemory(file: store).entry(for: film), "under a minute: nothing to remember")
+    memory.left(film, at: .init(position: 900), duration: 5400)
+    memory.left(film, at: .init(position: 5300), duration: 5400)
+    XCTAssertNil(ResumeMemory(file: store).entry(for: film), "near the end: watched")
+    memory.left(film, at: .init(position: 900), duration: 5400)
+    try Data(repeating: 1, count: 2000).write(to: URL(fileURLWithPath: film))
+    XCTAssertNil(ResumeMemory(file: store).entry(for: film), "another file at the same path")
+    memory.left("https://example.com/film.mkv", at: .init(position: 900), duration: 5400)
+    XCTAssertNil(ResumeMemory(file: store).entry(for: "https://example.com/film.mkv"), "streams are the host's")
+  }
+}
