@@ -497,6 +497,7 @@ final class PlayerWindow: @unchecked Sendable {
       if !asked.isEmpty {
         markers = MarkerTimeline(asked, duration: player?.duration, warn: { [unowned self] in self.log($0) })
       }
+      transport.mark(markers.map { timeline in timeline.markers.map { ($0, timeline.end(of: $0)) } } ?? [])
       transport.showAudio(tracks: info.audio.count)
       if let subtitles = player?.subtitles {
         transport.showSubtitles(tracks: subtitles.tracks.count, on: subtitles.current != nil)

@@ -40,6 +40,8 @@ final class TransportBar {
   /// The bar hid by itself (the pointer can hide too).
   var onHidden: (() -> Void)?
   private var speed = 1.0
+  /// The length shown on the slider, seconds (0: unknown).
+  private var length = 0.0
 
   init() {
     widget = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2)
@@ -102,10 +104,33 @@ final class TransportBar {
       self.onSeek?(value)
       return false
     }
+    let hovering = gtk_event_controller_motion_new()!
+    Signals.motion(raw(hovering)) { [unowned self] x, _ in self.hover(at: x) }
+    gtk_widget_add_controller(slider, hovering)
     Signals.rangeChange(raw(volumeSlider)) { [unowned self] value in
       self.onVolume?(min(150, max(0, value)))
       return false
     }
+  }
+
+  /// Marks the marker windows on the slider (their start and end, named), as a viewer sees where the intro and the
+  /// credits are.
+  func mark(_ windows: [(Marker, end: Double)]) {
+    gtk_scale_clear_marks(cast(raw(slider)))
+    for (marker, end) in windows {
+      let name = marker.kind == .intro ? "Intro" : "Credits"
+      gtk_scale_add_mark(cast(raw(slider)), marker.start, GTK_POS_TOP, name)
+      if end.isFinite { gtk_scale_add_mark(cast(raw(slider)), end, GTK_POS_TOP, nil) }
+    }
+  }
+
+  /// The time under the pointer over the slider, as its tooltip.
+  private func hover(at x: Double) {
+    guard length > 0 else { return }
+    let width = Double(gtk_widget_get_width(slider))
+    guard width > 0 else { return }
+    let time = min(max(0, x / width), 1) * length
+    gtk_widget_set_tooltip_text(slider, "\(StatsText.clock(time)) (Left/Right 5 s, Up/Down 60 s)")
   }
 
   /// The speed after `now` on the button: the next step up, after the last the first.
@@ -167,7 +192,7 @@ final class TransportBar {
   func update(position: Double, duration: Double?, paused: Bool, speed: Double, volume: Double, muted: Bool) {
     gtk_button_set_icon_name(
       cast(raw(playButton)), paused ? "media-playback-start-symbolic" : "media-playback-pause-symbolic")
-    let length = duration ?? 0
+    length = duration ?? 0
     gtk_label_set_text(opaque(positionLabel), StatsText.clock(position))
     gtk_label_set_text(opaque(durationLabel), duration.map(StatsText.clock) ?? "–")
     gtk_widget_set_sensitive(slider, length > 0 ? 1 : 0)
