@@ -54,6 +54,55 @@ final class KeyTests: XCTestCase {
     XCTAssertEqual(player.wait(timeout: 10), 0)
   }
 
+  /// ffmpeg's own decode of the clip at `seconds` (an exact seek), as the window shows it (640x360).
+  private func reference(_ clip: String, at seconds: Double) throws -> RGBImage {
+    let png = NSTemporaryDirectory() + "orb-ref-\(UUID().uuidString).png"
+    defer { try? FileManager.default.removeItem(atPath: png) }
+    let made = Tool.run(
+      "ffmpeg", ["-hide_banner", "-loglevel", "error", "-y", "-ss", "\(seconds)", "-i", clip, "-frames:v", "1", png])
+    XCTAssertTrue(made.succeeded, made.stderr)
+    return try RGBImage(png: png)
+  }
+
+  /// Mean difference of two same-sized pictures over a grid, 0-255.
+  private func difference(_ a: RGBImage, _ b: RGBImage) -> Double {
+    var total = 0
+    var n = 0
+    for y in stride(from: 4, to: min(a.height, b.height) - 4, by: 6) {
+      for x in stride(from: 4, to: min(a.width, b.width) - 4, by: 6) {
+        total += a.pixel(x: x, y: y).distance(to: b.pixel(x: x, y: y))
+        n += 1
+      }
+    }
+    return Double(total) / Double(max(n, 1))
+  }
+
+  /// Which of the frames around `seconds` (30 fps) the screenshot is: -1, 0 or +1 frames off; nil when it is none of
+  /// them (a picture from elsewhere, as a key-frame seek would show).
+  private func frameOffset(_ shot: RGBImage, _ clip: String, at seconds: Double) throws -> Int? {
+    let candidates = try [-1, 0, 1].map { ($0, difference(shot, try reference(clip, at: seconds + Double($0) / 30))) }
+    let best = candidates.min { $0.1 < $1.1 }!
+    return best.1 < 8 ? best.0 : nil
+  }
+
+  /// A resume and an exact seek show the very frame ffmpeg decodes at that time, not one near it. (At a frame's
+  /// start the two agree by definition; between two starts the player shows the frame on screen at that moment of
+  /// playback, the one that covers it, where `ffmpeg -ss` gives the next.)
+  func testResumeAndSeekShowTheExactFrame() throws {
+    let clip = try Clips.moving(seconds: 12)
+    let title = "exact-\(UUID().uuidString.prefix(6))"
+    _ = Tool.run("xdotool", ["mousemove", "1270", "710"])
+    let player = try start(["--paused", "--resume-ms", "3300", clip], title: title)
+    defer { _ = player.wait(timeout: 1) }
+    usleep(1_200_000)
+    XCTAssertEqual(try frameOffset(try Screen.grab(title: title), clip, at: 3.3), 0, "the resume point's frame")
+    Screen.press("shift+Right", title: title)
+    usleep(1_000_000)
+    XCTAssertEqual(try frameOffset(try Screen.grab(title: title), clip, at: 4.3), 0, "a second on, exactly")
+    Screen.press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 10), 0)
+  }
+
   /// `s` writes the picture as shown, subtitles included and controls left out, into the Pictures folder, says
   /// where in an event, and a second one does not overwrite the first.
   func testScreenshotSavesThePictureWithItsSubtitles() throws {
