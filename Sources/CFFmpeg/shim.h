@@ -2,6 +2,9 @@
 // function-like macros (AVERROR, MKTAG) and constants defined through them.
 #ifndef ORB_CFFMPEG_SHIM_H
 #define ORB_CFFMPEG_SHIM_H
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
 #include <libavutil/avutil.h>
@@ -94,6 +97,42 @@ static inline void orb_install_interrupt(AVFormatContext *ctx, int *flag) {
 static inline void orb_fill_interrupt(AVIOInterruptCB *cb, int *flag) {
   cb->callback = orb_interrupt_check;
   cb->opaque = flag;
+}
+// Credentials stay with their origin: every resource a demuxer opens beside the first (HLS playlists, keys and
+// segments) goes through this io_open, which drops the request headers and cookies when the resource's origin
+// (scheme, host, port) is not the media's. The media's origin lives in ctx->opaque (owned: freed by
+// orb_origin_guard_free when the context closes).
+static inline void orb_origin_of(const char *url, char *out, size_t size) {
+  char proto[16] = "", host[256] = "";
+  int port = -1;
+  av_url_split(proto, sizeof proto, NULL, 0, host, sizeof host, &port, NULL, 0, url);
+  for (char *c = proto; *c; c++) *c = (char)tolower((unsigned char)*c);
+  for (char *c = host; *c; c++) *c = (char)tolower((unsigned char)*c);
+  if (port < 0) port = strcmp(proto, "https") == 0 ? 443 : strcmp(proto, "http") == 0 ? 80 : 0;
+  snprintf(out, size, "%s://%s:%d", proto, host, port);
+}
+static inline int orb_guarded_io_open(AVFormatContext *s, AVIOContext **pb, const char *url, int flags,
+                                      AVDictionary **options) {
+  const char *origin = s->opaque;
+  char here[320];
+  orb_origin_of(url, here, sizeof here);
+  if (!origin || strcmp(origin, here) != 0) {
+    av_dict_set(options, "headers", NULL, 0);
+    av_dict_set(options, "cookies", NULL, 0);
+  }
+  // What FFmpeg's own io_open keeps: the protocols this context may use.
+  if (s->protocol_whitelist) av_dict_set(options, "protocol_whitelist", s->protocol_whitelist, 0);
+  if (s->protocol_blacklist) av_dict_set(options, "protocol_blacklist", s->protocol_blacklist, 0);
+  return avio_open2(pb, url, flags, &s->interrupt_callback, options);
+}
+static inline void orb_install_origin_guard(AVFormatContext *ctx, const char *url) {
+  char origin[320];
+  orb_origin_of(url, origin, sizeof origin);
+  ctx->opaque = av_strdup(origin);
+  ctx->io_open = orb_guarded_io_open;
+}
+static inline void orb_origin_guard_free(AVFormatContext *ctx) {
+  av_freep(&ctx->opaque);
 }
 static inline int orb_averror_exit(void) { return AVERROR_EXIT; }
 // Whether a demuxer gives no timestamps of its own (raw elementary streams): times come from the frame rate.

@@ -53,7 +53,8 @@ enum HTTPDiagnosis {
     return "too many redirects (more than \(maxRedirects))"
   }
 
-  private static func origin(_ url: URL) -> String {
+  /// "scheme://host:port", what credentials belong to.
+  static func origin(_ url: URL) -> String {
     "\(url.scheme?.lowercased() ?? "")://\(url.host?.lowercased() ?? ""):\(port(url))"
   }
 

@@ -13,6 +13,7 @@ final class FormatContext: @unchecked Sendable {
     self.cancellation = cancellation
   }
   deinit {
+    orb_origin_guard_free(pointer)
     var c: UnsafeMutablePointer<AVFormatContext>? = pointer
     avformat_close_input(&c)
   }
@@ -60,9 +61,25 @@ public final class MediaSource: @unchecked Sendable {
       throw MediaError(.unplayable, source: source, reason: "out of memory")
     }
     cancellation.install(on: allocated)
+    // Credentials go to the media's origin only: redirects are resolved first (`RedirectCheck`), and what the
+    // demuxer opens beside the first resource loses them when it lies elsewhere (the origin guard).
+    var target = source
+    var sendHeaders = !headers.isEmpty
+    if isURL {
+      do {
+        let resolved = try RedirectCheck.resolve(source, headers: headers, cancellation: cancellation)
+        target = resolved.url
+        sendHeaders = sendHeaders && resolved.sameOrigin
+      } catch {
+        avformat_free_context(allocated)
+        throw error
+      }
+      orb_install_origin_guard(allocated, source)
+    }
+    let guardCopy = allocated.pointee.opaque
     var ctx: UnsafeMutablePointer<AVFormatContext>? = allocated
     var options: OpaquePointer? = nil
-    if !headers.isEmpty {
+    if sendHeaders {
       av_dict_set(&options, "headers", headers.map { $0 + "\r\n" }.joined(), 0)
     }
     if isURL {
@@ -82,8 +99,9 @@ public final class MediaSource: @unchecked Sendable {
     }
     defer { av_dict_free(&options) }
     // On failure FFmpeg frees the context it was given; on success `FormatContext` owns it from the next line.
-    let openCode = avformat_open_input(&ctx, source, nil, &options)
+    let openCode = avformat_open_input(&ctx, target, nil, &options)
     guard openCode >= 0, let opened = ctx else {
+      av_free(guardCopy)  // FFmpeg freed the context, not what it pointed at
       if cancellation.isCancelled { throw MediaError(.unplayable, source: source, reason: "cancelled") }
       if !isURL, let problem = MediaError.headerProblem(source) {
         throw MediaError(.unplayable, source: source, reason: problem)

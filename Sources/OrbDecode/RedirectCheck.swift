@@ -1,0 +1,61 @@
+import CFFmpeg
+import Foundation
+
+/// Keeps credentials with their origin before FFmpeg opens an HTTP(S) source. FFmpeg's http protocol follows
+/// redirects itself and sends its `headers` option (the bearer token, `--header` lines) to wherever a redirect
+/// points; so the player first asks the server itself (two bytes, following no redirect on its own, credentials only
+/// to the origin the user named) and opens the address the redirects end at:
+/// - with a token (a launch by the media server), a redirect to another origin is `sign-in` and is not followed: it is
+///   how a sign-in service turns a request away, and the family's other players treat it so;
+/// - without one, redirects are followed, and the credentials stay behind once they leave the origin;
+/// - a web page (`text/html`) where media was expected is `sign-in` with credentials, else `unplayable`.
+/// A server that cannot be asked (down, timing out) is left to FFmpeg, which reports it in its own words.
+/// Resources a demuxer opens beside the first (HLS playlists and segments) are guarded in C
+/// (`orb_install_origin_guard`): their request loses the headers when its origin is not the media's.
+/// Thread-safety: stateless; safe from any thread.
+enum RedirectCheck {
+  /// The address to open for `url`, and whether the credentials may go with it.
+  /// - Throws: `MediaError` `sign-in` or `unplayable` as above.
+  static func resolve(_ url: String, headers: [String], cancellation: Cancellation) throws -> (
+    url: String, sameOrigin: Bool
+  ) {
+    guard let start = URL(string: url), ["http", "https"].contains(start.scheme?.lowercased() ?? "") else {
+      return (url, true)
+    }
+    let origin = HTTPDiagnosis.origin(start)
+    let hasToken = headers.contains { $0.lowercased().hasPrefix("authorization:") }
+    let deadline = Date(timeIntervalSinceNow: HTTPDiagnosis.deadlineSeconds)
+    var current = start
+    for _ in 0...HTTPDiagnosis.maxRedirects {
+      let sameOrigin = HTTPDiagnosis.origin(current) == origin
+      guard
+        let answer = HTTPDiagnosis.ask(
+          current, headers: sameOrigin ? headers : [], cancellation: cancellation, deadline: deadline)
+      else { return (current.absoluteString, sameOrigin) }
+      switch answer.status {
+      case 301, 302, 303, 307, 308:
+        guard let location = answer.headers["location"],
+          let next = URL(string: location, relativeTo: current)?
+            .absoluteURL
+        else { return (current.absoluteString, sameOrigin) }
+        if hasToken && HTTPDiagnosis.origin(next) != origin {
+          throw MediaError(
+            .signIn, source: url,
+            reason: "the server sent the request on to \(next.host ?? "another host"), as a sign-in page does; "
+              + "it is not followed with the credentials")
+        }
+        current = next
+      case 200, 206:
+        if answer.headers["content-type"]?.lowercased().hasPrefix("text/html") == true {
+          throw MediaError(
+            headers.isEmpty || !sameOrigin ? .unplayable : .signIn, source: url,
+            reason: "the server sent a web page, not a video")
+        }
+        return (current.absoluteString, sameOrigin)
+      default:
+        return (current.absoluteString, sameOrigin)
+      }
+    }
+    return (current.absoluteString, HTTPDiagnosis.origin(current) == origin)
+  }
+}
