@@ -70,9 +70,10 @@ final class HostReport {
   func screenshot(path: String) { events?.write(["event": "screenshot", "path": path]) }
 
   func progress(_ player: Player) {
+    let now = Date()
     events?.progress(
       positionMs: ms(player.position), durationMs: player.duration.map(ms),
-      state: buffering ? "buffering" : player.state.rawValue)
+      state: buffering ? "buffering" : player.state.rawValue, speed: player.isPaused ? 0 : player.speed, at: now)
   }
 
   /// The error, with the position once something played, so the host can resume there.

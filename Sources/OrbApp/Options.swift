@@ -37,6 +37,8 @@ struct Options {
   var title: String?
   var authToken: String?
   var headers: [String] = []
+  /// `--cookies-file`: cookies sent to the hosts and paths they name.
+  var cookies: CookieFile?
   /// `--intro START-END` and `--credits START[-END]`, read as markers.
   var intro: Marker?
   var credits: Marker?
@@ -80,9 +82,11 @@ struct Options {
   /// sources (never for local files, where it would mean nothing).
   func requestHeaders(for source: String) -> [String] {
     var headers = self.headers
-    if let token = authToken, source.hasPrefix("http://") || source.hasPrefix("https://") {
+    let http = source.hasPrefix("http://") || source.hasPrefix("https://")
+    if let token = authToken, http {
       headers.append("Authorization: Bearer \(token)")
     }
+    if http, let cookie = cookies?.header(for: source) { headers.append(cookie) }
     return headers
   }
 
@@ -110,7 +114,7 @@ struct Options {
     let program = arguments.first.map { [$0] } ?? ["orb-player"]
     var result = parseArguments(program + defaults + arguments.dropFirst())
     if case .success(var options) = result {
-      options.warnings = warnings
+      options.warnings = warnings + options.warnings
       result = .success(options)
     }
     return result
@@ -167,6 +171,10 @@ private final class OptionTable {
     Spec(
       name: "auth-token", kind: .string, help: "Sent as 'Authorization: Bearer', only to the media's host",
       argHelp: "TOKEN"),
+    Spec(
+      name: "cookies-file", kind: .filename,
+      help: "Cookies (Netscape format, as curl and mpv read) for the media's host",
+      argHelp: "FILE"),
     Spec(name: "header", kind: .strings, help: "Extra HTTP request header (repeatable)", argHelp: "'NAME: VALUE'"),
     Spec(name: "intro", kind: .string, help: "Intro marker window, milliseconds", argHelp: "START-END"),
     Spec(name: "credits", kind: .string, help: "Credits marker, milliseconds", argHelp: "START[-END]"),
@@ -300,6 +308,18 @@ private final class OptionTable {
     o.title = string("title")
     o.authToken = string("auth-token")
     o.headers = strings("header")
+    if let path = string("cookies-file") {
+      do {
+        let file = try CookieFile(path: path)
+        if !file.badLines.isEmpty {
+          o.warnings.append(
+            "\(path): lines \(file.badLines.map(String.init).joined(separator: ", ")) are not cookies; ignored")
+        }
+        o.cookies = file
+      } catch {
+        return fail("--cookies-file \(path): cannot be read")
+      }
+    }
     for h in o.headers where !h.contains(":") { return fail("--header must look like 'Name: value', not '\(h)'") }
     for (name, endOptional) in [("intro", false), ("credits", true)] {
       guard let text = string(name) else { continue }

@@ -25,10 +25,15 @@ public final class EventWriter: Sendable {
     signal(SIGPIPE, SIG_IGN)
   }
 
-  /// `{"event":"progress","position_ms":…,"duration_ms":…,"state":…}`
-  public func progress(positionMs: Int64, durationMs: Int64?, state: String) {
-    var fields: [String: Any] = ["event": "progress", "position_ms": positionMs, "state": state]
-    fields["duration_ms"] = durationMs ?? NSNull()
+  /// `{"event":"progress","position_ms":…,"duration_ms":…,"state":…,"speed":…,"at":…}`: `at` is the Unix time in
+  /// milliseconds the position was read at, so a host can count on from it at `speed` between events.
+  public func progress(
+    positionMs: Int64, durationMs: Int64?, state: String, speed: Double = 1, at: Date = Date()
+  ) {
+    let fields: [String: Any] = [
+      "event": "progress", "position_ms": positionMs, "duration_ms": durationMs ?? NSNull(), "state": state,
+      "speed": speed, "at": Int64((at.timeIntervalSince1970 * 1000).rounded()),
+    ]
     write(fields)
   }
 

@@ -122,6 +122,19 @@ final class CredentialTests: XCTestCase {
     XCTAssertTrue(segments.allSatisfy { header($0, "Authorization") == nil }, "the token went to \(segments)")
   }
 
+  /// Cookies from `--cookies-file` reach the host they name and stay behind when a redirect leaves it.
+  func testCookiesGoToTheirHostOnly() throws {
+    let cookies = "\(folder)/cookies.txt"
+    try "# Netscape HTTP Cookie File\n127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\torb-cookie\n"
+      .write(toFile: cookies, atomically: true, encoding: .utf8)
+    let r = probe(["--cookies-file", cookies, origin.url("/go-elsewhere")])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    XCTAssertEqual(header(requests("origin.log").first ?? [:], "Cookie"), "session=orb-cookie")
+    let there = requests("elsewhere.log")
+    XCTAssertFalse(there.isEmpty)
+    XCTAssertTrue(there.allSatisfy { header($0, "Cookie") == nil }, "the cookie left its host: \(there)")
+  }
+
   func testAWebPageWhereMediaWasExpectedIsSignInWithCredentials() {
     XCTAssertEqual(probe(["--auth-token", "orb-secret", origin.url("/page")]).kind, "sign-in")
     let plain = probe([origin.url("/page")])

@@ -24,7 +24,9 @@ final class EventWriterTests: XCTestCase {
     stats.dropped = 2
     let events = try lines { w in
       w.state("playing", positionMs: 0)
-      w.progress(positionMs: 1000, durationMs: 5000, state: "playing")
+      w.progress(
+        positionMs: 1000, durationMs: 5000, state: "playing", speed: 1.5,
+        at: Date(timeIntervalSince1970: 1_700_000_000.25))
       w.progress(positionMs: 2000, durationMs: nil, state: "paused")
       w.error(kind: "network", message: "cannot open 'http://x/a.mkv': connection reset", positionMs: 3000)
       w.ended(positionMs: 4990, reason: "eof", stats: stats)
@@ -32,6 +34,8 @@ final class EventWriterTests: XCTestCase {
     XCTAssertEqual(events.map { $0["event"] as? String }, ["state", "progress", "progress", "error", "ended"])
     XCTAssertEqual(events[1]["position_ms"] as? Int, 1000)
     XCTAssertEqual(events[1]["duration_ms"] as? Int, 5000)
+    XCTAssertEqual(events[1]["speed"] as? Double, 1.5, "a host counts on at this speed")
+    XCTAssertEqual(events[1]["at"] as? Int64, 1_700_000_000_250, "from this Unix time in ms")
     XCTAssertTrue(events[2]["duration_ms"] is NSNull, "unknown duration is null, not missing")
     XCTAssertEqual(events[3]["kind"] as? String, "network")
     XCTAssertEqual(events[3]["position_ms"] as? Int, 3000, "the host learns where a failed stream was")
