@@ -66,6 +66,11 @@ final class HostReport {
     events?.write(["event": "file", "index": index, "count": count, "title": title])
   }
 
+  /// A network source is tried again: `{"event":"retry","attempt":…,"of":…,"in_ms":…,"reason":…}`.
+  func retry(attempt: Int, of: Int, delay: Double, reason: String) {
+    events?.write(["event": "retry", "attempt": attempt, "of": of, "in_ms": ms(delay), "reason": reason])
+  }
+
   /// A screenshot was saved: `{"event":"screenshot","path":…}`.
   func screenshot(path: String) { events?.write(["event": "screenshot", "path": path]) }
 

@@ -37,6 +37,8 @@ struct Options {
   var title: String?
   var authToken: String?
   var headers: [String] = []
+  /// `--retry-for`: seconds of waiting between tries to open a network source that failed (0: none).
+  var retryFor = RetrySchedule.fiveMinutes
   /// `--cookies-file`: cookies sent to the hosts and paths they name.
   var cookies: CookieFile?
   /// `--intro START-END` and `--credits START[-END]`, read as markers.
@@ -171,6 +173,9 @@ private final class OptionTable {
     Spec(
       name: "auth-token", kind: .string, help: "Sent as 'Authorization: Bearer', only to the media's host",
       argHelp: "TOKEN"),
+    Spec(
+      name: "retry-for", kind: .double, help: "How long to keep trying a server that fails (default 300, 0: never)",
+      argHelp: "SECONDS"),
     Spec(
       name: "cookies-file", kind: .filename,
       help: "Cookies (Netscape format, as curl and mpv read) for the media's host",
@@ -308,6 +313,10 @@ private final class OptionTable {
     o.title = string("title")
     o.authToken = string("auth-token")
     o.headers = strings("header")
+    if given("retry-for") {
+      o.retryFor = double("retry-for")
+      if !(0...86400).contains(o.retryFor) { return fail("--retry-for must be 0 to 86400 seconds") }
+    }
     if let path = string("cookies-file") {
       do {
         let file = try CookieFile(path: path)

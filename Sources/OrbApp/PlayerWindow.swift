@@ -426,7 +426,7 @@ final class PlayerWindow: @unchecked Sendable {
         remap: options.remap, volumePercent: Double(options.volume),
         isMuted: options.mute),
       toneMapping: options.toneMapping, subtitleFiles: options.subtitleFiles, subtitles: options.subtitles,
-      subtitleDelay: options.subtitleDelay,
+      subtitleDelay: options.subtitleDelay, retryFor: options.retryFor,
       onEvent: { [unowned self] event in
         MainLoop.post { [unowned self] in self.handle(event) }
       })
@@ -477,7 +477,9 @@ final class PlayerWindow: @unchecked Sendable {
     let connecting = loading && Date().timeIntervalSince(opening) > 1.5
     let nowBuffering = player.isBuffering
     report.buffering(nowBuffering, at: player.position)
-    if connecting || nowBuffering {
+    if player.isRetrying {
+      waitingShown = true  // "Reconnecting… (try 3 of 14)" stays up until the source opens
+    } else if connecting || nowBuffering {
       overlays.showMessage(
         connecting ? (source.contains("://") ? "Connecting…" : "Opening…") : "Buffering…", keep: true)
       waitingShown = true
@@ -489,6 +491,13 @@ final class PlayerWindow: @unchecked Sendable {
 
   private func handle(_ event: Player.Event) {
     switch event {
+    case .retry(let attempt, let of, let delay, let reason):
+      let text = "Reconnecting… (try \(attempt) of \(of))\n\(reason)"
+      overlays.showMessage(text, keep: true)
+      waitingShown = true
+      log("\(source): \(reason); trying again in \(Int(delay)) s (try \(attempt) of \(of))")
+      if let player { report.buffering(true, at: player.position) }
+      report.retry(attempt: attempt, of: of, delay: delay, reason: reason)
     case .opened(let info, _):
       if !sizedToVideo, !options.fullscreen, let v = info.video.first { size(to: v) }
       report.opened(paused: player?.isPaused ?? false, at: player?.startsAt ?? 0)

@@ -8,7 +8,8 @@ import Foundation
 /// - with a token (a launch by the media server), a redirect to another origin is `sign-in` and is not followed: it is
 ///   how a sign-in service turns a request away, and the family's other players treat it so;
 /// - without one, redirects are followed, and the credentials stay behind once they leave the origin;
-/// - a web page (`text/html`) where media was expected is `sign-in` with credentials, else `unplayable`.
+/// - a web page (`text/html`) where media was expected is `sign-in` with credentials, else `unplayable`;
+/// - a 5xx is `network`, for the player's retry rule (FFmpeg would retry it on its own, silently).
 /// A server that cannot be asked (down, timing out) is left to FFmpeg, which reports it in its own words.
 /// Resources a demuxer opens beside the first (HLS playlists and segments) are guarded in C
 /// (`orb_install_origin_guard`): their request loses the headers when its origin is not the media's.
@@ -45,6 +46,9 @@ enum RedirectCheck {
               + "it is not followed with the credentials")
         }
         current = next
+      case 500...599:
+        // Worth trying again (a server restarting, a gateway timing out): the player's retry rule decides when.
+        throw MediaError(.network, source: url, reason: "server returned \(answer.status)")
       case 200, 206:
         if answer.headers["content-type"]?.lowercased().hasPrefix("text/html") == true {
           throw MediaError(

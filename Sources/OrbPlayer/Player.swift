@@ -32,6 +32,8 @@ public final class Player: Sendable {
     case failed(MediaError)
     /// Something the user should hear about once, playback going on (e.g. "no audio output").
     case notice(String)
+    /// A network source failed to open: try `attempt` of `of` comes in `delay` seconds, for `reason`.
+    case retry(attempt: Int, of: Int, delay: Double, reason: String)
   }
 
   /// What the display should do at this refresh.
@@ -60,6 +62,8 @@ public final class Player: Sendable {
   let subtitleFiles: [String]
   let subtitleRequest: SubtitleRequest
   let subtitleDelay: Double
+  /// Seconds of waiting between tries to open a network source that failed (`RetrySchedule`).
+  let retryFor: Double
   /// Cancels the source's blocking I/O on `stop`, also while it is still opening (a server that never answers).
   let cancellation = Cancellation()
   let shared: Locked<PlayerState>
@@ -75,8 +79,9 @@ public final class Player: Sendable {
     audioSettings: DSPSettings = DSPSettings(), audioProcessor: (@Sendable () -> AudioProcessing)? = nil,
     toneMapping: ToneMapping = ToneMapping(), subtitleFiles: [String] = [],
     subtitles subtitleRequest: SubtitleRequest = .automatic, subtitleDelay: Double = 0,
-    onEvent: (@Sendable (Event) -> Void)? = nil
+    retryFor: Double = RetrySchedule.fiveMinutes, onEvent: (@Sendable (Event) -> Void)? = nil
   ) {
+    self.retryFor = retryFor
     self.subtitleFiles = subtitleFiles
     self.subtitleRequest = subtitleRequest
     self.subtitleDelay = subtitleDelay
@@ -149,7 +154,10 @@ public final class Player: Sendable {
   /// ran dry while a picture or sound was due, so the clock is held until a second of media is in hand again (as
   /// mpv's cache pause does). The window says "Buffering…" and the host hears `state: buffering`. Never a pause, a
   /// seek, or decoding more slowly than real time.
-  public var isBuffering: Bool { shared.withLock { $0.schedule.isBuffering } }
+  public var isBuffering: Bool { shared.withLock { $0.schedule.isBuffering || $0.retrying } }
+
+  /// Waiting to try a network source again (it failed to open).
+  public var isRetrying: Bool { shared.withLock { $0.retrying } }
 
   public var stats: PlaybackStats {
     let (value, playback) = shared.withLock { ($0.stats, $0.audio) }
@@ -164,7 +172,8 @@ public final class Player: Sendable {
   public func togglePause() {
     // PipeWire is told after the lock is let go: its loop lock is not one to wait on while holding ours.
     let clock = clock
-    let change: (AudioPlayback, Bool)? = shared.withLock { s in
+    // A change: a render thread waiting to retry a source hears a pause (it stops trying) and a play (it tries now).
+    let change: (AudioPlayback, Bool)? = shared.change { s in
       guard let (runs, soundHeld) = s.schedule.togglePause() else { return nil }
       if s.schedule.userPaused { clock.pause() } else if runs { clock.play() }
       return s.audio.map { ($0, soundHeld) }

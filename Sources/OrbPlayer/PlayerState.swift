@@ -28,5 +28,7 @@ struct PlayerState {
   /// No output could be opened for the sound: its audio is not decoded, so it cannot show that it played.
   var soundDiscarded = false
   var stats = PlaybackStats()
+  /// Waiting to try a network source that failed to open again.
+  var retrying = false
   var shownFrame: VideoFrame?
 }

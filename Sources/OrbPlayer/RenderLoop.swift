@@ -24,18 +24,7 @@ struct RenderLoop {
       player.fail(MediaError(.unplayable, source: source, reason: "no usable Vulkan device (\(error))"))
       return
     }
-    let opened: FrameSource
-    do {
-      opened = try MediaOpener.open(
-        source, headers: player.headers, start: player.startPosition, audio: player.audioRequest,
-        cancellation: player.cancellation, limit: PictureLimit.forDevice(maxSide: renderer.context.maxImageSize))
-    } catch let error as MediaError {
-      if !shared.withLock({ $0.stopped }) { player.fail(error) }
-      return
-    } catch {
-      player.fail(MediaError(.unplayable, source: source, reason: "\(error)"))
-      return
-    }
+    guard let opened = open(renderer) else { return }
     let clock = player.clock
     let onEvent = player.onEvent
     let subtitles = SubtitlePlayback(
@@ -68,6 +57,54 @@ struct RenderLoop {
     SoundAttachment(player: player).attach(opened)
     drawLoop(renderer, opened)
     opened.close()
+  }
+
+  /// Opens the source; a network source that fails for a reason worth trying again (a 5xx, a refused or reset
+  /// connection, a timeout) is tried again on the `RetrySchedule`, each try an event. Nil when it failed for good or
+  /// playback was stopped (the failure is reported).
+  private func open(_ renderer: Renderer) -> FrameSource? {
+    var schedule = RetrySchedule(budget: player.retryFor)
+    while true {
+      do {
+        let opened = try MediaOpener.open(
+          source, headers: player.headers, start: player.startPosition, audio: player.audioRequest,
+          cancellation: player.cancellation, limit: PictureLimit.forDevice(maxSide: renderer.context.maxImageSize))
+        shared.change { $0.retrying = false }
+        return opened
+      } catch let error as MediaError {
+        if shared.withLock({ $0.stopped }) { return nil }
+        guard error.kind == .network, let (attempt, delay) = schedule.next() else {
+          shared.withLock { $0.retrying = false }
+          player.fail(error)
+          return nil
+        }
+        shared.withLock { $0.retrying = true }
+        player.onEvent?(.retry(attempt: attempt, of: schedule.count, delay: delay, reason: error.reason))
+        if !waitBeforeRetry(delay) { return nil }
+      } catch {
+        player.fail(MediaError(.unplayable, source: source, reason: "\(error)"))
+        return nil
+      }
+    }
+  }
+
+  /// Waits `delay` seconds before the next try. Paused meanwhile, it stops trying (and says nothing) until play, which
+  /// tries at once. False when playback was stopped.
+  private func waitBeforeRetry(_ delay: Double) -> Bool {
+    let deadline = Date(timeIntervalSinceNow: delay)
+    var paused = shared.withLock { $0.schedule.userPaused }
+    while true {
+      let before = paused
+      let (stopped, nowPaused) = shared.wait(
+        until: { s in s.stopped || s.schedule.userPaused != before }, deadline: before ? nil : deadline,
+        then: { s, _ in (s.stopped, s.schedule.userPaused) })
+      if stopped { return false }
+      if nowPaused {
+        paused = true
+        continue
+      }
+      if before || Date() >= deadline { return true }  // played after a pause: now; else the wait is over
+    }
   }
 
   /// What the render thread does next, decided under the player's lock.
