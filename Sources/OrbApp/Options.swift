@@ -37,6 +37,8 @@ struct Options {
   var title: String?
   var authToken: String?
   var headers: [String] = []
+  /// `--hls-bitrate`: which variant of an HLS master playlist plays.
+  var variant = VariantChoice.highest
   /// `--retry-for`: seconds of waiting between tries to open a network source that failed (0: none).
   var retryFor = RetrySchedule.fiveMinutes
   /// `--cookies-file`: cookies sent to the hosts and paths they name.
@@ -173,6 +175,9 @@ private final class OptionTable {
     Spec(
       name: "auth-token", kind: .string, help: "Sent as 'Authorization: Bearer', only to the media's host",
       argHelp: "TOKEN"),
+    Spec(
+      name: "hls-bitrate", kind: .string, help: "HLS variant: max (default), min, or the most bits/s (e.g. 3M)",
+      argHelp: "max|min|N"),
     Spec(
       name: "retry-for", kind: .double, help: "How long to keep trying a server that fails (default 300, 0: never)",
       argHelp: "SECONDS"),
@@ -313,6 +318,10 @@ private final class OptionTable {
     o.title = string("title")
     o.authToken = string("auth-token")
     o.headers = strings("header")
+    if let text = string("hls-bitrate") {
+      guard let choice = VariantChoice(text) else { return fail("--hls-bitrate must be max, min or bits/s (3M, 800k)") }
+      o.variant = choice
+    }
     if given("retry-for") {
       o.retryFor = double("retry-for")
       if !(0...86400).contains(o.retryFor) { return fail("--retry-for must be 0 to 86400 seconds") }

@@ -36,7 +36,8 @@ enum OrbMain {
       if let seconds = options.frameAt, let output = options.output {
         try FrameGrab.write(
           source: source, at: seconds, size: options.size, output: output, headers: options.requestHeaders(for: source),
-          toneMapping: options.toneMapping, subtitles: options.subtitles, subtitleFiles: options.subtitleFiles)
+          toneMapping: options.toneMapping, subtitles: options.subtitles, subtitleFiles: options.subtitleFiles,
+          variant: options.variant)
         return 0
       }
       if options.benchmark {

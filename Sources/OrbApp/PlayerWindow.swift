@@ -426,7 +426,7 @@ final class PlayerWindow: @unchecked Sendable {
         remap: options.remap, volumePercent: Double(options.volume),
         isMuted: options.mute),
       toneMapping: options.toneMapping, subtitleFiles: options.subtitleFiles, subtitles: options.subtitles,
-      subtitleDelay: options.subtitleDelay, retryFor: options.retryFor,
+      subtitleDelay: options.subtitleDelay, retryFor: options.retryFor, variant: options.variant,
       onEvent: { [unowned self] event in
         MainLoop.post { [unowned self] in self.handle(event) }
       })

@@ -58,6 +58,8 @@ public struct VideoStreamInfo: Sendable, Encodable {
   public var maxFall: Int?
   public var frameCount: Int64?
   public var isDefault: Bool
+  /// An HLS variant's advertised bandwidth (bits/s), for a stream of a master playlist.
+  public var variantBitrate: Int64? = nil
 
   public struct EffectiveColor: Sendable, Encodable {
     public var matrix: String
@@ -78,7 +80,7 @@ public struct VideoStreamInfo: Sendable, Encodable {
     sampleAspectRatio: String, rotation: Int, displayWidth: Int, displayHeight: Int, pixelFormat: String,
     bitDepth: Int, colorPrimaries: String, colorTransfer: String, colorMatrix: String, colorRange: String,
     effectiveColor: EffectiveColor, mastering: HDRMetadata.Mastering?, maxCll: Int?, maxFall: Int?,
-    frameCount: Int64?, isDefault: Bool
+    frameCount: Int64?, isDefault: Bool, variantBitrate: Int64? = nil
   ) {
     self.index = index
     self.codec = codec
@@ -102,6 +104,7 @@ public struct VideoStreamInfo: Sendable, Encodable {
     self.maxFall = maxFall
     self.frameCount = frameCount
     self.isDefault = isDefault
+    self.variantBitrate = variantBitrate
   }
 }
 
@@ -116,6 +119,8 @@ public struct AudioStreamInfo: Sendable, Encodable {
   public var language: String?
   public var title: String?
   public var isDefault: Bool
+  /// An HLS variant's advertised bandwidth (bits/s), for a stream of a master playlist.
+  public var variantBitrate: Int64? = nil
 }
 
 /// One subtitle stream.
@@ -128,4 +133,27 @@ public struct SubtitleStreamInfo: Sendable, Encodable {
   public var isForced: Bool
   /// Text subtitles can be styled by the player; bitmap ones (PGS, DVD) are pictures.
   public var isText: Bool
+}
+
+/// Which variant of an HLS master playlist plays (`--hls-bitrate`, as mpv's): the highest, the lowest, or the highest
+/// within a bandwidth in bits per second (the lowest when none is).
+/// Thread-safety: a value type.
+public enum VariantChoice: Sendable, Equatable {
+  case highest
+  case lowest
+  case atMost(Int64)
+
+  /// Reads `max`, `min` or a number of bits per second (`3000000`, `3M`, `800k`); nil for anything else.
+  public init?(_ text: String) {
+    switch text.lowercased() {
+    case "max": self = .highest
+    case "min": self = .lowest
+    default:
+      let lower = text.lowercased()
+      let scale: Double = lower.hasSuffix("m") ? 1e6 : lower.hasSuffix("k") ? 1e3 : 1
+      let digits = scale == 1 ? lower : String(lower.dropLast())
+      guard let value = Double(digits), value > 0 else { return nil }
+      self = .atMost(Int64(value * scale))
+    }
+  }
 }

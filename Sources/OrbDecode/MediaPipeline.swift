@@ -37,15 +37,17 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
   /// - Throws: `MediaError` when the source cannot be opened or has nothing decodable.
   public convenience init(
     source: String, headers: [String] = [], start: Double = 0, audio: AudioRequest? = nil, reconnect: Bool = true,
-    cancellation: Cancellation = Cancellation(), limit: PictureLimit = .standard
+    cancellation: Cancellation = Cancellation(), limit: PictureLimit = .standard, variant: VariantChoice = .highest
   ) throws {
     try self.init(
       media: MediaSource(source, headers: headers, reconnect: reconnect, cancellation: cancellation, limit: limit),
-      start: start, audio: audio)
+      start: start, audio: audio, variant: variant)
   }
 
-  public init(media: MediaSource, start: Double = 0, audio: AudioRequest? = nil) throws {
-    let choice = try TrackChoice(media: media, audio: audio)
+  public init(media: MediaSource, start: Double = 0, audio: AudioRequest? = nil, variant: VariantChoice = .highest)
+    throws
+  {
+    let choice = try TrackChoice(media: media, audio: audio, variant: variant)
     let video = choice.video
     notices = choice.notices
     core = PipelineCore(

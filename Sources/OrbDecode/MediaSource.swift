@@ -157,8 +157,19 @@ public final class MediaSource: @unchecked Sendable {
   func stream(_ index: Int) -> UnsafeMutablePointer<AVStream> { context.pointee.streams[index]! }
 
   /// The video stream to play: the default one, else the first with a known size.
-  public var bestVideoStream: VideoStreamInfo? {
-    info.video.first(where: { $0.isDefault }) ?? info.video.first
+  public var bestVideoStream: VideoStreamInfo? { videoStream(for: .highest) }
+
+  /// The video stream to decode: for an HLS master playlist the variant `choice` asks for (only its segments are then
+  /// read: the demuxer skips playlists whose streams are all discarded), else the default stream, else the first.
+  public func videoStream(for choice: VariantChoice) -> VideoStreamInfo? {
+    let variants = info.video.filter { $0.variantBitrate != nil }
+    guard variants.count > 1 else { return info.video.first(where: { $0.isDefault }) ?? info.video.first }
+    let sorted = variants.sorted { ($0.variantBitrate!, $0.width) < ($1.variantBitrate!, $1.width) }
+    switch choice {
+    case .lowest: return sorted.first
+    case .highest: return sorted.last
+    case .atMost(let bits): return sorted.last { $0.variantBitrate! <= bits } ?? sorted.first
+    }
   }
 
   private static func describe(
@@ -191,7 +202,8 @@ public final class MediaSource: @unchecked Sendable {
           AudioStreamInfo(
             index: i, codec: codec, profile: profile, channels: Int(par.ch_layout.nb_channels),
             channelLayout: describeCode > 0 ? cString(layout) : nil, sampleRate: Int(par.sample_rate),
-            language: tag(st, "language"), title: tag(st, "title"), isDefault: isDefault))
+            language: tag(st, "language"), title: tag(st, "title"), isDefault: isDefault,
+            variantBitrate: tag(st, "variant_bitrate").flatMap { Int64($0) }))
       case AVMEDIA_TYPE_SUBTITLE:
         let descriptor = avcodec_descriptor_get(par.codec_id)
         let isText = descriptor.map { ($0.pointee.props & AV_CODEC_PROP_TEXT_SUB) != 0 } ?? false
@@ -239,6 +251,7 @@ public final class MediaSource: @unchecked Sendable {
       if light == nil, let hdr = fromFrame, hdr.maxCLL > 0 || hdr.maxFALL > 0 { light = (hdr.maxCLL, hdr.maxFALL) }
     }
     let depth = av_pix_fmt_desc_get(format).map { Int($0.pointee.comp.0.depth) } ?? 8
+    let variant = tag(st, "variant_bitrate").flatMap { Int64($0) }
     return VideoStreamInfo(
       index: index, codec: codec, profile: profile, width: Int(par.width), height: Int(par.height),
       frameRate: rate.num > 0 && rate.den > 0 ? Double(rate.num) / Double(rate.den) : nil,
@@ -253,7 +266,8 @@ public final class MediaSource: @unchecked Sendable {
         matrix: color.matrix.rawValue, range: color.range.rawValue, primaries: color.primaries.rawValue,
         transfer: color.transfer.rawValue),
       mastering: mastering, maxCll: light?.0, maxFall: light?.1,
-      frameCount: st.pointee.nb_frames > 0 ? st.pointee.nb_frames : nil, isDefault: isDefault)
+      frameCount: st.pointee.nb_frames > 0 ? st.pointee.nb_frames : nil, isDefault: isDefault,
+      variantBitrate: variant)
   }
 
   /// FFmpeg's counter-clockwise display-matrix angle as degrees clockwise, snapped to a quarter turn.

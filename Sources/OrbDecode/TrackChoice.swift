@@ -12,7 +12,13 @@ struct TrackChoice {
   private(set) var notices: [String] = []
 
   /// - Throws: `MediaError` (`unplayable`) when nothing in `media` can be decoded as asked.
-  init(media: MediaSource, audio request: MediaPipeline.AudioRequest?) throws {
+  init(media: MediaSource, audio request: MediaPipeline.AudioRequest?, variant: VariantChoice = .highest) throws {
+    let chosenVideo = media.videoStream(for: variant)
+    // In an HLS master playlist each variant carries its own audio: the one of the chosen picture's variant, so one
+    // variant is read, not two.
+    let sameVariant = media.info.audio.filter {
+      $0.variantBitrate != nil && $0.variantBitrate == chosenVideo?.variantBitrate
+    }
     let tracks = media.info.audio
     if let request {
       if let track = request.track, track >= 1 && track <= tracks.count {
@@ -22,10 +28,10 @@ struct TrackChoice {
         if let track = request.track {
           notices.append("no audio track \(track) (it has \(tracks.count)); playing the default one")
         }
-        audio = tracks.first(where: { $0.isDefault }) ?? tracks.first
+        audio = sameVariant.first ?? tracks.first(where: { $0.isDefault }) ?? tracks.first
       }
     }
-    video = media.bestVideoStream
+    video = chosenVideo
     if video == nil && audio == nil {
       throw MediaError(.unplayable, source: media.source, reason: "no video stream in it")
     }

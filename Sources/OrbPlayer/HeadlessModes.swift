@@ -12,12 +12,13 @@ public enum FrameGrab {
   @discardableResult
   public static func write(
     source: String, at seconds: Double, size: (Int, Int)?, output: String, headers: [String] = [],
-    toneMapping: ToneMapping = ToneMapping(), subtitles: SubtitleRequest = .automatic, subtitleFiles: [String] = []
+    toneMapping: ToneMapping = ToneMapping(), subtitles: SubtitleRequest = .automatic, subtitleFiles: [String] = [],
+    variant: VariantChoice = .highest
   ) throws -> (Int, Int) {
     let renderer = try Renderer()
     let media = try MediaOpener.open(
       source, headers: headers, start: seconds, reconnect: false,
-      limit: PictureLimit.forDevice(maxSide: renderer.context.maxImageSize))
+      limit: PictureLimit.forDevice(maxSide: renderer.context.maxImageSize), variant: variant)
     defer { media.close() }
     guard let frame = media.nextFrame() else { throw media.noPictureError(source: source, at: seconds) }
     let (w, h) =

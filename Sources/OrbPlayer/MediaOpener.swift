@@ -13,7 +13,8 @@ public enum MediaOpener {
   ///   - limit: the largest picture the renderer's device can take; larger ones are refused before decoding.
   public static func open(
     _ source: String, headers: [String] = [], start: Double = 0, audio: MediaPipeline.AudioRequest? = nil,
-    reconnect: Bool = true, cancellation: Cancellation = Cancellation(), limit: PictureLimit = .standard
+    reconnect: Bool = true, cancellation: Cancellation = Cancellation(), limit: PictureLimit = .standard,
+    variant: VariantChoice = .highest
   ) throws -> FrameSource {
     if TestPatternSource.isTestURL(source) {
       let pattern = try TestPatternSource(url: source)
@@ -22,7 +23,7 @@ public enum MediaOpener {
     }
     return try MediaPipeline(
       source: source, headers: headers, start: start, audio: audio, reconnect: reconnect,
-      cancellation: cancellation, limit: limit)
+      cancellation: cancellation, limit: limit, variant: variant)
   }
 
   /// The stream description for `--probe`, without starting any decode thread.

@@ -64,6 +64,8 @@ public final class Player: Sendable {
   let subtitleDelay: Double
   /// Seconds of waiting between tries to open a network source that failed (`RetrySchedule`).
   let retryFor: Double
+  /// The HLS variant to play (`--hls-bitrate`).
+  let variant: VariantChoice
   /// Cancels the source's blocking I/O on `stop`, also while it is still opening (a server that never answers).
   let cancellation = Cancellation()
   let shared: Locked<PlayerState>
@@ -79,9 +81,11 @@ public final class Player: Sendable {
     audioSettings: DSPSettings = DSPSettings(), audioProcessor: (@Sendable () -> AudioProcessing)? = nil,
     toneMapping: ToneMapping = ToneMapping(), subtitleFiles: [String] = [],
     subtitles subtitleRequest: SubtitleRequest = .automatic, subtitleDelay: Double = 0,
-    retryFor: Double = RetrySchedule.fiveMinutes, onEvent: (@Sendable (Event) -> Void)? = nil
+    retryFor: Double = RetrySchedule.fiveMinutes, variant: VariantChoice = .highest,
+    onEvent: (@Sendable (Event) -> Void)? = nil
   ) {
     self.retryFor = retryFor
+    self.variant = variant
     self.subtitleFiles = subtitleFiles
     self.subtitleRequest = subtitleRequest
     self.subtitleDelay = subtitleDelay

@@ -68,7 +68,8 @@ struct RenderLoop {
       do {
         let opened = try MediaOpener.open(
           source, headers: player.headers, start: player.startPosition, audio: player.audioRequest,
-          cancellation: player.cancellation, limit: PictureLimit.forDevice(maxSide: renderer.context.maxImageSize))
+          cancellation: player.cancellation, limit: PictureLimit.forDevice(maxSide: renderer.context.maxImageSize),
+          variant: player.variant)
         shared.change { $0.retrying = false }
         return opened
       } catch let error as MediaError {
