@@ -103,7 +103,8 @@ enum Signals {
   }
 
   typealias Motion = (_ x: Double, _ y: Double) -> Void
-  typealias RangeChange = (_ value: Double) -> Bool
+  /// `jump`: the pointer put the slider there (a click or a drag), not a key.
+  typealias RangeChange = (_ value: Double, _ jump: Bool) -> Bool
 
   /// GtkEventControllerMotion "motion", with the pointer's place in the widget.
   static func motion(_ controller: UnsafeMutableRawPointer, _ handler: @escaping Motion) {
@@ -158,8 +159,10 @@ enum Signals {
 
   /// GtkRange "change-value": the user moved the slider to `value`; return true to keep GTK from moving it itself.
   static func rangeChange(_ range: UnsafeMutableRawPointer, _ handler: @escaping RangeChange) {
-    let fn: @convention(c) (gpointer?, GtkScrollType, Double, gpointer?) -> gboolean = { _, _, value, data in
-      Unmanaged<SignalBox<RangeChange>>.fromOpaque(data!).takeUnretainedValue().handler(value) ? 1 : 0
+    let fn: @convention(c) (gpointer?, GtkScrollType, Double, gpointer?) -> gboolean = { _, scroll, value, data in
+      Unmanaged<SignalBox<RangeChange>>.fromOpaque(data!).takeUnretainedValue().handler(
+        value, scroll == GTK_SCROLL_JUMP)
+        ? 1 : 0
     }
     connect(range, "change-value", unsafeBitCast(fn, to: GCallback.self), SignalBox<RangeChange>(handler))
   }

@@ -205,7 +205,7 @@ final class PlayerWindow: @unchecked Sendable {
     gtk_overlay_add_overlay(opaque(overlay), transport.widget)
     transport.onSubtitles = { [unowned self] in self.perform(.nextSubtitleTrack) }
     transport.onPlayPause = { [unowned self] in self.togglePause() }
-    transport.onSeek = { [unowned self] seconds in self.player?.seek(to: seconds) }
+    transport.onSeek = { [unowned self] seconds, exact in self.player?.seek(to: seconds, exact: exact) }
     transport.onFullscreen = { [unowned self] in self.toggleFullscreen() }
     transport.onAudio = { [unowned self] in self.perform(.nextAudioTrack) }
     transport.onMute = { [unowned self] in self.perform(.toggleMute) }

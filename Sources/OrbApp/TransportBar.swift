@@ -27,7 +27,8 @@ final class TransportBar {
   static let speeds = [0.5, 0.75, 1, 1.25, 1.5, 2]
 
   var onPlayPause: (() -> Void)?
-  var onSeek: ((Double) -> Void)?
+  /// A seek to a time: `exact`, or a quick one to the key frame before it (while the slider is dragged).
+  var onSeek: ((_ seconds: Double, _ exact: Bool) -> Void)?
   var onFullscreen: (() -> Void)?
   var onSubtitles: (() -> Void)?
   var onAudio: (() -> Void)?
@@ -100,14 +101,14 @@ final class TransportBar {
     Signals.plain(raw(muteButton), "clicked") { [unowned self] in self.onMute?() }
     Signals.plain(raw(closeButton), "clicked") { [unowned self] in self.onClose?() }
     Signals.plain(raw(speedButton), "clicked") { [unowned self] in self.onSpeed?(Self.speed(after: self.speed)) }
-    Signals.rangeChange(raw(slider)) { [unowned self] value in
-      self.onSeek?(value)
+    Signals.rangeChange(raw(slider)) { [unowned self] value, jump in
+      self.scrub(to: value, jump: jump)
       return false
     }
     let hovering = gtk_event_controller_motion_new()!
     Signals.motion(raw(hovering)) { [unowned self] x, _ in self.hover(at: x) }
     gtk_widget_add_controller(slider, hovering)
-    Signals.rangeChange(raw(volumeSlider)) { [unowned self] value in
+    Signals.rangeChange(raw(volumeSlider)) { [unowned self] value, _ in
       self.onVolume?(min(150, max(0, value)))
       return false
     }
@@ -133,6 +134,22 @@ final class TransportBar {
     gtk_widget_set_tooltip_text(slider, "\(StatsText.clock(time)) (Left/Right 5 s, Up/Down 60 s)")
   }
 
+  /// The slider moved to `value`. Keys seek exactly; the pointer previews at once with key-frame seeks and, once it
+  /// has rested for `settleMs`, seeks exactly where it stopped (a click is both).
+  private func scrub(to value: Double, jump: Bool) {
+    guard jump else { return onSeek?(value, true) ?? () }
+    onSeek?(value, false)
+    scrubSerial += 1
+    let serial = scrubSerial
+    MainLoop.after(milliseconds: Self.settleMs) { [weak self] in
+      guard let self, self.scrubSerial == serial else { return }
+      self.onSeek?(value, true)
+    }
+  }
+  private var scrubSerial = 0
+  /// Milliseconds without slider movement after which a drag's preview becomes an exact seek.
+  static let settleMs: UInt32 = 250
+
   /// The speed after `now` on the button: the next step up, after the last the first.
   static func speed(after now: Double) -> Double { speeds.first { $0 > now + 0.001 } ?? speeds[0] }
 
@@ -147,6 +164,8 @@ final class TransportBar {
     let serial = hideSerial
     MainLoop.after(milliseconds: Self.hideAfterMs) { [weak self] in
       guard let self, self.hideSerial == serial else { return }
+      // A keyboard user working the controls (Tab to a button) keeps them up.
+      if self.hasFocus { return self.reveal(keep: false) }
       self.hide()
     }
   }
@@ -158,6 +177,12 @@ final class TransportBar {
   }
 
   var isVisible: Bool { gtk_widget_get_visible(widget) != 0 }
+
+  /// Whether the keyboard focus is on one of the controls.
+  var hasFocus: Bool {
+    guard let root = gtk_widget_get_root(widget), let focus = gtk_root_get_focus(root) else { return false }
+    return gtk_widget_is_ancestor(focus, widget) != 0
+  }
 
   /// The bar's height in logical pixels while it is shown, else 0.
   var shownHeight: Int { isVisible ? Int(gtk_widget_get_height(widget)) : 0 }

@@ -15,7 +15,7 @@ struct Demuxer {
     while true {
       enum Next {
         case stop
-        case seek(target: Double, generation: Int, audio: Int?)
+        case seek(target: Double, exact: Bool, generation: Int, audio: Int?)
         case read(generation: Int)
       }
       let idle = atEnd
@@ -30,12 +30,14 @@ struct Demuxer {
           s.demuxAtEnd = false
           s.readFailureCode = nil  // a failure before the seek is not one after it
           core.media.cancellation.resume()
-          return .seek(target: target, generation: s.generation, audio: (s.switchedAudio ?? s.currentAudio)?.index)
+          return .seek(
+            target: target, exact: s.pendingSeekExact, generation: s.generation,
+            audio: (s.switchedAudio ?? s.currentAudio)?.index)
         })
       switch next {
       case .stop:
         return
-      case .seek(let target, let generation, let wantedAudio):
+      case .seek(let target, let exact, let generation, let wantedAudio):
         if wantedAudio != routedAudio {
           // A track switch: read the new stream from here on, skip the old one cheaply.
           if let old = routedAudio { core.media.stream(old).pointee.discard = AVDISCARD_ALL }
@@ -44,8 +46,10 @@ struct Demuxer {
         }
         seek(ctx, to: target)
         atEnd = false
-        core.videoPackets.push(.flush(generation: generation, target: target), cost: 0)
-        core.audioPackets.push(.flush(generation: generation, target: target), cost: 0)
+        // Not exact: the decoders let out what comes first from the key frame the demuxer went back to.
+        let from = exact ? target : -Double.infinity
+        core.videoPackets.push(.flush(generation: generation, target: from), cost: 0)
+        core.audioPackets.push(.flush(generation: generation, target: from), cost: 0)
       case .read(let generation):
         atEnd = read(ctx, generation: generation, videoIndex: videoIndex, audioIndex: routedAudio.map(Int32.init))
       }

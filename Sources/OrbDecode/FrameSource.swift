@@ -13,6 +13,9 @@ public protocol FrameSource: AnyObject, Sendable {
   func nextFrame(timeout: Double) -> FrameWait
   /// Restarts output at the frame that covers `seconds` (media time).
   func seek(to seconds: Double)
+  /// Restarts output at `seconds`: exactly (the frame that covers it), or, not `exact`, at the key frame before it,
+  /// which shows at once (a preview while the slider is dragged).
+  func seek(to seconds: Double, exact: Bool)
   /// Stops all work; `nextFrame` returns nil from now on.
   func close()
 
@@ -98,6 +101,7 @@ extension FrameSource {
 }
 
 extension FrameSource {
+  public func seek(to seconds: Double, exact: Bool) { seek(to: seconds) }
   public func nextFrame(timeout: Double) -> FrameWait { nextFrame().map(FrameWait.frame) ?? .end }
   public var hasVideo: Bool { true }
   public func stopVideo() {}

@@ -235,11 +235,14 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
   /// The seek generation now current (frames and chunks carry the one they were decoded in).
   public var currentGeneration: Int { state.withLock { $0.generation } }
 
-  public func seek(to seconds: Double) {
+  public func seek(to seconds: Double) { seek(to: seconds, exact: true) }
+
+  public func seek(to seconds: Double, exact: Bool) {
     let core = core
     state.change { s in
       s.generation += 1
       s.pendingSeek = max(0, seconds)
+      s.pendingSeekExact = exact
       // A read blocked on a stalled server returns now, so the demux thread can take the seek.
       core.media.cancellation.interrupt()
       // Cleared under the state's lock, before the demux thread can wake and queue the new generation's flush:

@@ -39,6 +39,8 @@ enum AudioItem: Sendable {
 struct PipelineState {
   var generation = 0
   var pendingSeek: Double?
+  /// The pending seek shows the frame at its target (else the key frame before it).
+  var pendingSeekExact = true
   var stopped = false
   var endedVideoGeneration = -1
   var endedAudioGeneration = -1

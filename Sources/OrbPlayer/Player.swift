@@ -199,8 +199,14 @@ public final class Player: Sendable {
   /// Changes the audio chain's settings (volume, mute, EQ, night mode, remap) from any thread.
   public func updateAudio(_ change: (inout DSPSettings) -> Void) { dsp.updateSettings(change) }
 
-  /// Moves playback to `seconds` of media time (clamped at 0).
-  public func seek(to seconds: Double) { shared.change { $0.pendingSeek = max(0, seconds) } }
+  /// Moves playback to `seconds` of media time (clamped at 0): exactly, or (not `exact`) to the key frame before it,
+  /// which shows sooner (a preview while the slider is dragged; the release seeks exactly).
+  public func seek(to seconds: Double, exact: Bool = true) {
+    shared.change { s in
+      s.pendingSeek = max(0, seconds)
+      s.pendingSeekExact = exact
+    }
+  }
 
   /// Where playback begins (media seconds): the resume point asked for, or 0 when that is past the end.
   public var startsAt: Double { shared.withLock { $0.startsAt } }
@@ -225,6 +231,7 @@ public final class Player: Sendable {
     let here = clock.time()
     shared.change { s in
       s.pendingSeek = here
+      s.pendingSeekExact = true
       s.pendingAudioTrack = track
     }
   }

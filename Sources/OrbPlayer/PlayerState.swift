@@ -16,6 +16,8 @@ struct PlayerState {
   /// Where playback begins: the resume point, or 0 when that is past the end.
   var startsAt: Double
   var pendingSeek: Double?
+  /// The pending seek shows the frame at its target (else the key frame before it, at once).
+  var pendingSeekExact = true
   /// With a pending seek: the audio track (1-based) to switch to there.
   var pendingAudioTrack: Int?
   var info: MediaInfo?

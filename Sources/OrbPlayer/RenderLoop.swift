@@ -111,7 +111,7 @@ struct RenderLoop {
   /// What the render thread does next, decided under the player's lock.
   private enum Step {
     case stop
-    case seek(target: Double, track: Int?, resumeSound: Bool)
+    case seek(target: Double, exact: Bool, track: Int?, resumeSound: Bool)
     case rebuild(redraw: [VideoFrame], width: Int, height: Int)
     case decode
     case draw(VideoFrame)
@@ -135,7 +135,9 @@ struct RenderLoop {
             s.pendingAudioTrack = nil
             s.ring.freeReady()
             // Without a picture to wait for, sound restarts the clock by itself.
-            return .seek(target: target, track: track, resumeSound: s.schedule.seeked(hasVideo: s.hasVideo))
+            return .seek(
+              target: target, exact: s.pendingSeekExact, track: track,
+              resumeSound: s.schedule.seeked(hasVideo: s.hasVideo))
           }
           if s.ring.needsRebuild {
             return .rebuild(
@@ -147,9 +149,9 @@ struct RenderLoop {
       switch step {
       case .stop:
         return
-      case .seek(let target, let track, let resumeSound):
+      case .seek(let target, let exact, let track, let resumeSound):
         pending = nil
-        seek(opened, to: target, track: track, resumeSound: resumeSound)
+        seek(opened, to: target, exact: exact, track: track, resumeSound: resumeSound)
       case .rebuild(let redraw, let w, let h):
         do {
           try rebuildRing(renderer, width: w, height: h, redraw: redraw)
@@ -193,7 +195,7 @@ struct RenderLoop {
     }
   }
 
-  private func seek(_ opened: FrameSource, to target: Double, track: Int?, resumeSound: Bool) {
+  private func seek(_ opened: FrameSource, to target: Double, exact: Bool, track: Int?, resumeSound: Bool) {
     if let track, let sound = opened.sound {
       do {
         try sound.switchAudio(track: track, at: target)
@@ -202,7 +204,7 @@ struct RenderLoop {
         opened.seek(to: target)
       }
     } else {
-      opened.seek(to: target)
+      opened.seek(to: target, exact: exact)
     }
     let (audio, subtitles) = shared.withLock { ($0.audio, $0.subtitles) }
     subtitles?.seek(to: target)

@@ -19,6 +19,21 @@ final class SeekTests: XCTestCase {
     }
   }
 
+  /// A quick seek (dragging the slider) shows the key frame before the target, without decoding up to it; the sound
+  /// starts there too, so picture and sound stay together.
+  func testAQuickSeekShowsTheKeyFrameBeforeTheTarget() throws {
+    let path = try Media.h264()
+    let pipeline = try MediaPipeline(source: path, audio: MediaPipeline.AudioRequest())
+    defer { pipeline.close() }
+    pipeline.seek(to: 1.9, exact: false)
+    let quick = try XCTUnwrap(firstFrame(pipeline))
+    XCTAssertEqual(quick.time, 1.2, accuracy: 0.001, "the key frame at 1.2 s, not the frame at 1.9 s")
+    let sound = try XCTUnwrap(pipeline.nextAudio(timeout: 5))
+    XCTAssertLessThan(sound.time, 1.3, "the sound starts with the picture, at \(sound.time) s")
+    pipeline.seek(to: 1.9, exact: true)
+    XCTAssertEqual(try XCTUnwrap(firstFrame(pipeline)).time, 1.88, accuracy: 0.001, "an exact seek still is")
+  }
+
   func testRepeatedSeeksEachDeliverTheCoveringFrame() throws {
     // Seeking again and again, as a user dragging the slider does, forwards and back, from wherever the
     // pipeline is (often at the end of the file, where the demuxer waits).
