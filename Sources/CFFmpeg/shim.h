@@ -104,6 +104,9 @@ static inline void orb_fill_interrupt(AVIOInterruptCB *cb, int *flag) {
 // orb_origin_guard_free when the context closes).
 static inline void orb_origin_of(const char *url, char *out, size_t size) {
   char proto[16] = "", host[256] = "";
+  // HLS opens AES-128 segments as crypto+https://… (or crypto:https://…): the origin is the inner URL's.
+  if (strncmp(url, "crypto+", 7) == 0) url += 7;
+  else if (strncmp(url, "crypto:", 7) == 0) url += 7;
   int port = -1;
   av_url_split(proto, sizeof proto, NULL, 0, host, sizeof host, &port, NULL, 0, url);
   for (char *c = proto; *c; c++) *c = (char)tolower((unsigned char)*c);

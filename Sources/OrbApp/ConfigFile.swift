@@ -4,7 +4,8 @@ import Foundation
 /// Defaults a person sets once: `$XDG_CONFIG_HOME/orb-player/orb-player.conf` (else `~/.config/…`), one option a
 /// line as mpv.conf has them: `name=value` with a long option's name (`volume=80`, `tone-mapping=hable`,
 /// `sub-scale=1.3`), or a flag's name alone (`mute`; `mute=no` leaves it off); `#` starts a comment. The command
-/// line wins over the file. A line that is not an option, or whose value the option refuses, is skipped with a
+/// line wins over the file for options with a value (a flag the file sets stays set: GLib's options have no
+/// `--no-` forms). A line that is not an option, or whose value the option refuses, is skipped with a
 /// warning naming the file and the line; playback never fails for the file.
 /// Thread-safety: stateless.
 enum ConfigFile {
@@ -38,20 +39,23 @@ enum ConfigFile {
         warnings.append("\(where_): --\(name) belongs on the command line; ignored")
         continue
       }
-      let argument: [String]
-      if parts.count == 2 {
-        switch parts[1].lowercased() {
-        case "yes", "true", "on": argument = ["--\(name)"]
-        case "no", "false", "off": argument = []
-        default: argument = ["--\(name)=\(parts[1])"]
-        }
-      } else {
-        argument = ["--\(name)"]
-      }
-      if argument.isEmpty { continue }
-      if let problem = check(argument) {
-        warnings.append("\(where_): \(problem); ignored")
+      let flag = ["--\(name)"]
+      guard parts.count == 2 else {
+        if let problem = check(flag) { warnings.append("\(where_): \(problem); ignored") } else { arguments += flag }
         continue
+      }
+      // The value as the option takes it (`sid=no`, `resume=no`); for a flag, yes/no turn it on or leave it off.
+      let valued = ["--\(name)=\(parts[1])"]
+      let word = parts[1].lowercased()
+      let argument: [String]
+      if let problem = check(valued) {
+        guard check(flag) == nil, ["yes", "true", "on", "no", "false", "off"].contains(word) else {
+          warnings.append("\(where_): \(problem); ignored")
+          continue
+        }
+        argument = ["yes", "true", "on"].contains(word) ? flag : []
+      } else {
+        argument = valued
       }
       arguments += argument
     }

@@ -25,6 +25,8 @@ final class PlayerWindow: @unchecked Sendable {
   /// The remembered place of the entry playing, offered or used at its start.
   private var remembered: ResumeMemory.Entry?
   private var resumeOffer: ResumeOffer?
+  /// The entry's engine that is letting go of the GPU while the next one waits (the process waits for it too).
+  private var stopping: Player?
   private let report: HostReport
   private var app: UnsafeMutablePointer<GtkApplication>!
   private var window: UnsafeMutablePointer<GtkWidget>!
@@ -74,6 +76,7 @@ final class PlayerWindow: @unchecked Sendable {
     g_object_unref(raw(app))
     // The window is gone: now, off the UI, wait for the engine to let go of the GPU before the process exits.
     player?.waitUntilStopped(timeout: 2)
+    stopping?.waitUntilStopped(timeout: 2)
     _ = workers.wait(timeout: .now() + 2)  // a Vulkan init or probe still running must not see the process go
     report.flush()
     return status != 0 ? status : exitStatus
@@ -313,6 +316,7 @@ final class PlayerWindow: @unchecked Sendable {
     rememberPlace()
     resumeOffer?.dismiss()
     let old = player
+    stopping = old ?? stopping
     player = nil
     entrySerial += 1
     video.detach()
@@ -327,8 +331,9 @@ final class PlayerWindow: @unchecked Sendable {
       self.startPlayback()
     }
     guard let old else { return start() }
-    MainLoop.every(milliseconds: 20) {
+    MainLoop.every(milliseconds: 20) { [weak self] in
       guard old.waitUntilStopped(timeout: 0) else { return true }
+      if self?.stopping === old { self?.stopping = nil }
       start()
       return false
     }
@@ -408,6 +413,8 @@ final class PlayerWindow: @unchecked Sendable {
       fail(MediaError(.unplayable, source: source, reason: "no usable Vulkan device (\(error))"))
       return
     }
+    entrySerial += 1
+    let entry = entrySerial
     let (presentation, why) = video.choosePresentation(requested: options.videoOutput, vulkan: vulkan)
     if options.videoOutput == .zeroCopy && presentation != .zeroCopy {
       log("zero-copy presentation unavailable: \(why); using memory copies")
@@ -416,7 +423,8 @@ final class PlayerWindow: @unchecked Sendable {
     presentationText = presentation == .zeroCopy ? "zero-copy GL import" : "memory copies (\(why))"
     let (w, h) = video.pixelSize
     let player = Player(
-      source: source, headers: options.requestHeaders(for: source), start: startPosition(),
+      // The host's credentials are for what the host launched, never for a file or link a person drops or opens.
+      source: source, headers: playingLaunch ? options.requestHeaders(for: source) : [], start: startPosition(),
       paused: options.paused,
       speed: options.speed, presentation: presentation, width: max(w, 16), height: max(h, 16),
       renderContext: vulkan,
@@ -428,13 +436,12 @@ final class PlayerWindow: @unchecked Sendable {
       toneMapping: options.toneMapping, subtitleFiles: options.subtitleFiles, subtitles: options.subtitles,
       subtitleDelay: options.subtitleDelay, retryFor: options.retryFor, variant: options.variant,
       onEvent: { [unowned self] event in
-        MainLoop.post { [unowned self] in self.handle(event) }
+        // An entry that has gone may still speak (a failure as the next one starts): only the current one is heard.
+        MainLoop.post { [unowned self] in if self.entrySerial == entry { self.handle(event) } }
       })
     self.player = player
     video.attach(player)
     player.start()
-    entrySerial += 1
-    let entry = entrySerial
     report.file(index: playlist.index ?? 0, count: playlist.count, title: windowTitle)
     MainLoop.every(milliseconds: 1000) { [weak self] in
       guard let self, !self.finished, self.entrySerial == entry else { return false }
@@ -446,7 +453,7 @@ final class PlayerWindow: @unchecked Sendable {
       guard let self, !self.finished, self.entrySerial == entry, let player = self.player else { return false }
       self.updateWaiting(player, since: opening)
       self.updateInhibit()
-      if player.stats.presented > 0 || player.position > 0.5 { self.playlist.played() }
+      if player.stats.presented > 0 { self.playlist.played() }
       return true
     }
   }
@@ -574,6 +581,10 @@ final class PlayerWindow: @unchecked Sendable {
   }
 
   private func key(_ keyval: guint, _ state: GdkModifierType) -> Bool {
+    if let offer = resumeOffer, offer.isShown, keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter {
+      offer.accept()
+      return true
+    }
     let shift = (state.rawValue & GDK_SHIFT_MASK.rawValue) != 0
     guard let command = KeyCommand(keyval: keyval, shift: shift) else { return false }
     perform(command)

@@ -2,8 +2,8 @@ import CGtk
 import Foundation
 import OrbPlayer
 
-/// "Resume from 12:34" at the bottom left for a few seconds when a person opens a file they left midway; it has the
-/// keyboard focus, so Enter takes it. Gone after `shownSeconds`, or once used.
+/// "Resume from 12:34" at the bottom left for a few seconds when a person opens a file they left midway; a click or
+/// Enter (the window passes it on) takes it, Space still pauses. Gone after `shownSeconds`, or once used.
 /// Thread-safety: main thread only.
 final class ResumeOffer {
   private let button: UnsafeMutablePointer<GtkWidget>
@@ -22,13 +22,20 @@ final class ResumeOffer {
     gtk_widget_set_margin_start(button, 24)
     gtk_widget_set_margin_bottom(button, 130)
     gtk_widget_set_tooltip_text(button, "Go back to where you left off (Enter)")
+    gtk_widget_set_focus_on_click(button, 0)
     gtk_overlay_add_overlay(opaque(overlay), button)
-    gtk_widget_grab_focus(button)
-    Signals.plain(raw(button), "clicked") { [unowned self] in
-      self.onAccept?()
-      self.dismiss()
-    }
+    Signals.plain(raw(button), "clicked") { [unowned self] in self.accept() }
     MainLoop.after(milliseconds: Self.shownSeconds * 1000) { [weak self] in self?.dismiss() }
+  }
+
+  /// Whether it is on screen.
+  var isShown: Bool { !gone }
+
+  /// Goes back to the remembered place.
+  func accept() {
+    guard !gone else { return }
+    onAccept?()
+    dismiss()
   }
 
   func dismiss() {

@@ -66,6 +66,8 @@ final class TransportBar {
     slider = gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 0, 1, 1)
     gtk_scale_set_draw_value(cast(raw(slider)), 0)
     gtk_widget_set_hexpand(slider, 1)
+    // Clicks leave the keyboard where it was: the arrows keep seeking 5 s, and the controls still hide.
+    gtk_widget_set_focus_on_click(slider, 0)
     gtk_widget_set_tooltip_text(slider, "Position (Left/Right 5 s, Up/Down 60 s)")
     orb_set_accessible_label(slider, "Position")
     speedButton = button(label: "1×", tip: "Speed ([ and ], Backspace: normal)", name: "Speed")
@@ -75,6 +77,7 @@ final class TransportBar {
     volumeSlider = gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 0, 150, 5)
     gtk_scale_set_draw_value(cast(raw(volumeSlider)), 0)
     gtk_widget_set_size_request(volumeSlider, 90, -1)
+    gtk_widget_set_focus_on_click(volumeSlider, 0)
     gtk_widget_set_tooltip_text(volumeSlider, "Volume (9 and 0)")
     orb_set_accessible_label(volumeSlider, "Volume")
     fullscreenButton = button(icon: "view-fullscreen-symbolic", tip: "Fullscreen (f)", name: "Fullscreen")

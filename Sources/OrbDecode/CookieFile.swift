@@ -58,9 +58,12 @@ public struct CookieFile: Sendable, Equatable {
 
   /// The `Cookie` header line for a request of `url` at `now`, or nil when no cookie matches.
   public func header(for url: String, now: Date = Date()) -> String? {
-    guard let parts = URL(string: url), let host = parts.host?.lowercased() else { return nil }
+    guard let parts = URL(string: url), let host = parts.host?.lowercased(),
+      let components = URLComponents(url: parts, resolvingAgainstBaseURL: true)
+    else { return nil }
     let https = parts.scheme?.lowercased() == "https"
-    let path = parts.path.isEmpty ? "/" : parts.path
+    // As the URL spells it: a trailing slash and escapes kept, as the cookie's path is compared.
+    let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
     let time = Int64(now.timeIntervalSince1970)
     let matching = cookies.filter { c in
       let bare = c.domain.hasPrefix(".") ? String(c.domain.dropFirst()) : c.domain

@@ -62,10 +62,27 @@ enum HTTPDiagnosis {
 
   /// One `GET` with `Range: bytes=0-1`; the status and headers of the answer, or nil past `deadline`.
   static func ask(_ url: URL, headers: [String], cancellation: Cancellation, deadline: Date) -> Answer? {
+    if case .answer(let answer) = request(url, headers: headers, cancellation: cancellation, deadline: deadline) {
+      return answer
+    }
+    return nil
+  }
+
+  /// What one request came to.
+  enum Reply {
+    case answer(Answer)
+    /// Connected, but no answer that could be read (a server too slow, a reset, not HTTP).
+    case noAnswer
+    /// No connection: FFmpeg's code (refused, a name that does not resolve, a timeout).
+    case cannotConnect(Int32)
+  }
+
+  /// One `GET` with `Range: bytes=0-1` of `url`, credentials as given in `headers`.
+  static func request(_ url: URL, headers: [String], cancellation: Cancellation, deadline: Date) -> Reply {
     guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host,
       let parts = URLComponents(url: url, resolvingAgainstBaseURL: true)
     else {
-      return nil
+      return .noAnswer
     }
     // An IPv6 literal goes in brackets, in the transport URL and in the Host header.
     let hostName = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
@@ -78,9 +95,8 @@ enum HTTPDiagnosis {
     av_dict_set(&options, "timeout", "5000000", 0)
     defer { av_dict_free(&options) }
     var opened: UnsafeMutablePointer<AVIOContext>?
-    guard avio_open2(&opened, transport, AVIO_FLAG_READ_WRITE, &interrupt, &options) >= 0, let io = opened else {
-      return nil
-    }
+    let connected = avio_open2(&opened, transport, AVIO_FLAG_READ_WRITE, &interrupt, &options)
+    guard connected >= 0, let io = opened else { return .cannotConnect(connected < 0 ? connected : orb_averror(EIO)) }
     defer { avio_closep(&opened) }
     // As the URL spells it: escapes kept, a trailing slash kept.
     let path = parts.percentEncodedPath.isEmpty ? "/" : parts.percentEncodedPath
@@ -110,7 +126,7 @@ enum HTTPDiagnosis {
     let lines = text.components(separatedBy: "\r\n")
     let statusParts = lines.first?.split(separator: " ") ?? []
     guard statusParts.count >= 2, statusParts[0].hasPrefix("HTTP/"), let status = Int(statusParts[1]) else {
-      return nil
+      return .noAnswer
     }
     var fields: [String: String] = [:]
     for line in lines.dropFirst() {
@@ -118,6 +134,6 @@ enum HTTPDiagnosis {
       guard let colon = line.firstIndex(of: ":") else { continue }
       fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     }
-    return Answer(status: status, headers: fields)
+    return .answer(Answer(status: status, headers: fields))
   }
 }

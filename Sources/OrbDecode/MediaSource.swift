@@ -81,6 +81,9 @@ public final class MediaSource: @unchecked Sendable {
     var options: OpaquePointer? = nil
     if sendHeaders {
       av_dict_set(&options, "headers", headers.map { $0 + "\r\n" }.joined(), 0)
+      // HLS keeps connections alive and sends the next segment on one with its copied options, headers included,
+      // around the origin guard: with credentials, each request opens afresh.
+      av_dict_set(&options, "http_persistent", "0", 0)
     }
     if isURL {
       // A stalled connection becomes an error after 15 s instead of a read that never returns (microseconds).

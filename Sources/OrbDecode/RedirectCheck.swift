@@ -25,20 +25,38 @@ enum RedirectCheck {
     }
     let origin = HTTPDiagnosis.origin(start)
     let hasToken = headers.contains { $0.lowercased().hasPrefix("authorization:") }
+    let hasCredentials = !headers.isEmpty
     let deadline = Date(timeIntervalSinceNow: HTTPDiagnosis.deadlineSeconds)
     var current = start
     for _ in 0...HTTPDiagnosis.maxRedirects {
       let sameOrigin = HTTPDiagnosis.origin(current) == origin
-      guard
-        let answer = HTTPDiagnosis.ask(
-          current, headers: sameOrigin ? headers : [], cancellation: cancellation, deadline: deadline)
-      else { return (current.absoluteString, sameOrigin) }
+      let answer: HTTPDiagnosis.Answer
+      switch HTTPDiagnosis.request(
+        current, headers: sameOrigin ? headers : [], cancellation: cancellation, deadline: deadline)
+      {
+      case .answer(let a): answer = a
+      case .cannotConnect(let code):
+        // Refused, unresolvable, timed out: the player's retry rule decides (FFmpeg would retry some silently).
+        let error = MediaError.fromOpen(code, source: url)
+        throw error.kind == .unplayable ? MediaError(.network, source: url, reason: error.reason) : error
+      case .noAnswer:
+        // Not known where this leads: with credentials FFmpeg must not be let follow it (it would take them along).
+        guard !hasCredentials else {
+          throw MediaError(.network, source: url, reason: "the server gave no answer that could be read")
+        }
+        return (current.absoluteString, sameOrigin)
+      }
       switch answer.status {
       case 301, 302, 303, 307, 308:
         guard let location = answer.headers["location"],
-          let next = URL(string: location, relativeTo: current)?
-            .absoluteURL
-        else { return (current.absoluteString, sameOrigin) }
+          let next = URL(string: location, relativeTo: current)?.absoluteURL
+        else {
+          if hasCredentials {
+            throw MediaError(
+              .unplayable, source: url, reason: "the server redirects to an address that cannot be read")
+          }
+          return (current.absoluteString, sameOrigin)
+        }
         if hasToken && HTTPDiagnosis.origin(next) != origin {
           throw MediaError(
             .signIn, source: url,
@@ -60,6 +78,6 @@ enum RedirectCheck {
         return (current.absoluteString, sameOrigin)
       }
     }
-    return (current.absoluteString, HTTPDiagnosis.origin(current) == origin)
+    throw MediaError(.unplayable, source: url, reason: "too many redirects (more than \(HTTPDiagnosis.maxRedirects))")
   }
 }

@@ -25,6 +25,17 @@ struct RenderLoop {
       return
     }
     guard let opened = open(renderer) else { return }
+    // Before the subtitles start reading: they begin where playback does.
+    if player.startPosition > 0, let length = opened.duration, length > 0, player.startPosition >= length {
+      // A resume point past the end (a stale bookmark, another cut of the film): from the beginning, said once.
+      opened.seek(to: 0)
+      player.clock.set(0)
+      shared.withLock { $0.startsAt = 0 }
+      player.onEvent?(
+        .notice(
+          "the resume point \(StatsText.clock(player.startPosition)) is past the end "
+            + "(\(StatsText.clock(length))); starting from the beginning"))
+    }
     let clock = player.clock
     let onEvent = player.onEvent
     let subtitles = SubtitlePlayback(
@@ -41,16 +52,6 @@ struct RenderLoop {
       subtitles.close()
       opened.close()
       return
-    }
-    if player.startPosition > 0, let length = opened.duration, length > 0, player.startPosition >= length {
-      // A resume point past the end (a stale bookmark, another cut of the film): from the beginning, said once.
-      opened.seek(to: 0)
-      player.clock.set(0)
-      shared.withLock { $0.startsAt = 0 }
-      player.onEvent?(
-        .notice(
-          "the resume point \(StatsText.clock(player.startPosition)) is past the end "
-            + "(\(StatsText.clock(length))); starting from the beginning"))
     }
     player.onEvent?(.opened(opened.info, device: renderer.context.deviceName))
     for notice in opened.notices { player.onEvent?(.notice(notice)) }

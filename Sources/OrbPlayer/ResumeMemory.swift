@@ -71,12 +71,14 @@ public struct ResumeMemory {
   public func entry(for source: String) -> Entry? { Self.key(for: source).flatMap { entries[$0] } }
 
   /// Playback of `source` stopped at `entry.position` of `duration`: remembered when it played long enough and is
-  /// not near its end, else forgotten. Written at once.
+  /// not near its end, forgotten near its end, left as it was when it hardly played. Written at once.
   public mutating func left(_ source: String, at entry: Entry, duration: Double?) {
     guard let key = Self.key(for: source) else { return }
     let finished = duration.map { entry.position > $0 - Self.finishedWithin } ?? false
+    // Hardly played (opened and closed again, the offer not taken): what was remembered stays.
+    if entry.position < Self.leastPlayed && !finished { return }
     order.removeAll { $0 == key }
-    if entry.position < Self.leastPlayed || finished {
+    if finished {
       entries[key] = nil
     } else {
       entries[key] = entry

@@ -36,8 +36,13 @@ struct SoundAttachment {
         player.onEvent?(.notice("audio: PipeWire is back"))
         player.seek(to: player.clock.time())  // refill from here, so sound and picture start together
       })
-    let soundRuns = player.shared.withLock { s -> Bool? in
+    let attached = player.shared.withLock { s -> Bool in
+      guard !s.stopped else { return false }
       s.audio = playback
+      return true
+    }
+    guard attached else { return }  // stopped while the output opened: it goes with `playback`
+    let soundRuns = player.shared.withLock { s -> Bool? in
       guard !opened.hasVideo else { return nil }
       // Nothing to wait for: sound starts the clock.
       let runs = s.schedule.soundAlone(videoGivenUp: false)

@@ -23,6 +23,8 @@ public final class SubtitlePlayback: Sendable {
     var reader: SubtitleReader?
     /// Bumped at each switch, so a file read for a track no longer chosen is dropped.
     var choice = 0
+    /// `close` was called: nothing reads any more, whatever is asked.
+    var closed = false
   }
   private let state = Mutex(State())
 
@@ -50,17 +52,17 @@ public final class SubtitlePlayback: Sendable {
   /// Shows track `track` (1-based; nil or out of range: none).
   public func select(_ track: Int?) {
     let chosen = track.flatMap { $0 >= 1 && $0 <= tracks.count ? $0 : nil }
-    let (old, choice) = state.withLock { s -> (SubtitleReader?, Int) in
+    let (old, choice, closed) = state.withLock { s -> (SubtitleReader?, Int, Bool) in
       defer {
-        s.current = chosen
+        if !s.closed { s.current = chosen }
         s.reader = nil
         s.choice += 1
       }
-      return (s.reader, s.choice + 1)
+      return (s.reader, s.choice + 1, s.closed)
     }
     old?.close()
     store.clear()
-    guard let chosen else { return }
+    guard let chosen, !closed else { return }
     switch tracks[chosen - 1].origin {
     case .embedded(let index):
       let reader = SubtitleReader(
@@ -120,6 +122,12 @@ public final class SubtitlePlayback: Sendable {
     set { store.delay = newValue }
   }
 
-  /// Stops reading.
-  public func close() { state.withLock { $0.reader }?.close() }
+  /// Stops reading, for good.
+  public func close() {
+    state.withLock { s -> SubtitleReader? in
+      s.closed = true
+      defer { s.reader = nil }
+      return s.reader
+    }?.close()
+  }
 }

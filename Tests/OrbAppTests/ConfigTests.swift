@@ -26,6 +26,7 @@ final class ConfigTests: XCTestCase {
     events-fd=3
     mute
     no-audio=no
+    sid=no
 
     """.write(toFile: "\(home)/orb-player/orb-player.conf", atomically: true, encoding: .utf8)
     let clip = try MarkerAppTests.clip(seconds: 20)

@@ -27,5 +27,8 @@ final class CookieFileTests: XCTestCase {
     XCTAssertNil(file.header(for: "https://cdn.example.com/other/a.ts"), "outside the cookie's path")
     XCTAssertNil(file.header(for: "https://evil.com/videos/"), "another site gets nothing")
     XCTAssertNil(file.header(for: "https://example.com.evil.com/videos/"))
+    let folder = CookieFile(text: "a.example\tFALSE\t/media/\tFALSE\t0\tk\tv\n")
+    XCTAssertEqual(folder.header(for: "https://a.example/media/"), "Cookie: k=v", "a path with its slash")
+    XCTAssertNil(folder.header(for: "https://a.example/mediafiles/x"))
   }
 }

@@ -17,6 +17,8 @@ public final class SubtitleReader: Sendable {
   private struct State {
     var seekTarget: Double?
     var stopped = false
+    /// The source is open: a seek may break a read blocked on it (before, it would break the opening).
+    var opened = false
   }
 
   private let state: Locked<State>
@@ -40,8 +42,12 @@ public final class SubtitleReader: Sendable {
 
   /// Reads again around `seconds` (media time).
   public func seek(to seconds: Double) {
-    state.change { $0.seekTarget = max(0, seconds) }
-    cancellation.interrupt()
+    let opened = state.change { s in
+      s.seekTarget = max(0, seconds)
+      return s.opened
+    }
+    // While it opens, the seek waits: the opening reads it first thing.
+    if opened { cancellation.interrupt() }
   }
 
   /// Stops reading for good.
@@ -71,6 +77,7 @@ public final class SubtitleReader: Sendable {
         if !cancellation.isCancelled { warn("subtitles: \(error)") }
         return
       }
+      state.withLock { $0.opened = true }
       var readUntil = -Double.infinity
       var atEnd = false
       var failures = 0
