@@ -283,13 +283,7 @@ private final class OptionTable {
     guard let list = cell(name).1.load(as: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?.self) else {
       return []
     }
-    var out: [String] = []
-    var i = 0
-    while let s = list[i] {
-      out.append(String(cString: s))
-      i += 1
-    }
-    return out
+    return Signals.strings(list)
   }
   /// Whether the option was given at all.
   private func given(_ name: String) -> Bool {
