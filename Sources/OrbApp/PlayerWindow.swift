@@ -5,52 +5,54 @@ import OrbDecode
 import OrbPlayer
 import OrbRender
 
-/// The GtkApplication and its one window: its life (start-up off the main thread, the error and exit policy), the
-/// video, the controls and what keys ask for. Text over the video is `Overlays`; what the host hears is
-/// `HostReport`; the key map is `KeyCommand`.
+/// The GtkApplication and its one window: its life (start-up off the main thread, the engine for each entry, the
+/// error and exit policy) and the widgets it is made of. What keys and controls ask for is in PlayerWindow+Keys, the
+/// playlist and welcome page in PlayerWindow+Playlist, where a person left off in PlayerWindow+Resume, the host's
+/// markers in PlayerWindow+Markers. Text over the video is `Overlays`, subtitles `SubtitleView`; what the host hears
+/// is `HostReport`; the key map is `KeyCommand`.
 /// Thread-safety: main thread only; the player's events are posted here with `MainLoop.post`.
 final class PlayerWindow: @unchecked Sendable {
-  private let options: Options
+  let options: Options
   /// The entries played in order; `source` is the one playing.
-  private var playlist: Playlist
-  private var source: String
+  var playlist: Playlist
+  var source: String
   /// Counts the entries started, so the timers of an entry that has gone stop.
-  private var entrySerial = 0
+  var entrySerial = 0
   /// The host's launch (the entries as given) is what markers and the resume point belong to; a drop or an Open
   /// is a person's own choice.
-  private var playingLaunch = true
-  private var welcome: WelcomePage?
+  var playingLaunch = true
+  var welcome: WelcomePage?
   /// Where a person left off their own files (not read or written with `--resume no`).
-  private var memory = ResumeMemory()
+  var memory = ResumeMemory()
   /// The remembered place of the entry playing, offered or used at its start.
-  private var remembered: ResumeMemory.Entry?
-  private var resumeOffer: ResumeOffer?
+  var remembered: ResumeMemory.Entry?
+  var resumeOffer: ResumeOffer?
   /// The entry's engine that is letting go of the GPU while the next one waits (the process waits for it too).
-  private var stopping: Player?
-  private let report: HostReport
-  private var app: UnsafeMutablePointer<GtkApplication>!
-  private var window: UnsafeMutablePointer<GtkWidget>!
-  private var overlay: UnsafeMutablePointer<GtkWidget>!
+  var stopping: Player?
+  let report: HostReport
+  var app: UnsafeMutablePointer<GtkApplication>!
+  var window: UnsafeMutablePointer<GtkWidget>!
+  var overlay: UnsafeMutablePointer<GtkWidget>!
   /// The picture and its subtitles, under the controls: what a screenshot shows.
-  private var pictureLayer: UnsafeMutablePointer<GtkWidget>!
-  private var overlays: Overlays!
-  private var presentationText = "starting"
-  private var audioText: String?
+  var pictureLayer: UnsafeMutablePointer<GtkWidget>!
+  var overlays: Overlays!
+  var presentationText = "starting"
+  var audioText: String?
   /// Made in `activate`: GTK widgets exist only after GTK's start-up.
-  private var video: VideoView!
-  private var transport: TransportBar!
-  private var subtitleView: SubtitleView!
-  private var skipButton: SkipButton!
+  var video: VideoView!
+  var transport: TransportBar!
+  var subtitleView: SubtitleView!
+  var skipButton: SkipButton!
   /// Where the pointer was last seen over the window.
-  private var pointer: (x: Double, y: Double)?
+  var pointer: (x: Double, y: Double)?
   /// The host's marker windows, checked against the duration once the media is open.
-  private var markers: MarkerTimeline?
-  private var mpris: MPRIS?
-  private var player: Player?
-  private var finished = false
+  var markers: MarkerTimeline?
+  var mpris: MPRIS?
+  var player: Player?
+  var finished = false
   /// An error was reported: the run ends with it, not with an `ended` event.
-  private var failed = false
-  private var sizedToVideo = false
+  var failed = false
+  var sizedToVideo = false
   private(set) var exitStatus: Int32 = 0
 
   init(options: Options, sources: [String]) {
@@ -84,7 +86,7 @@ final class PlayerWindow: @unchecked Sendable {
 
   /// Connects GTK to the display. A display that is up but busy (a loaded X server with a full listen queue) can
   /// refuse a connection for a moment, so it is asked again for up to a second before the player gives up.
-  private static func connectDisplay() -> Bool {
+  static func connectDisplay() -> Bool {
     if gtk_init_check() != 0 { return true }
     for _ in 0..<10 {
       usleep(100_000)
@@ -97,16 +99,16 @@ final class PlayerWindow: @unchecked Sendable {
   }
 
   /// The Vulkan device, made on a worker thread while the window opens (nil until it is there).
-  private var vulkan: Result<VulkanContext, Error>?
+  var vulkan: Result<VulkanContext, Error>?
   /// The surface is realized but the device was not ready yet: playback starts when it is.
-  private var startWhenVulkanReady = false
-  private var presented = false
+  var startWhenVulkanReady = false
+  var presented = false
 
   /// The worker threads still running (the process waits for them before it exits).
-  private let workers = DispatchGroup()
+  let workers = DispatchGroup()
 
   /// Work that would block the main thread runs on a worker; `done` gets the result on the main thread.
-  private func offMainThread<T>(
+  func offMainThread<T>(
     _ name: String, _ work: @escaping @Sendable () -> T, done: @escaping (T) -> Void
   ) {
     nonisolated(unsafe) let deliver = done
@@ -122,7 +124,7 @@ final class PlayerWindow: @unchecked Sendable {
     t.start()
   }
 
-  private func activate() {
+  func activate() {
     // A session logging out or a host stopping the player (SIGTERM, SIGHUP), or Ctrl-C in a terminal (SIGINT):
     // the host still hears where playback was.
     for number in [SIGTERM, SIGINT, SIGHUP] {
@@ -265,116 +267,10 @@ final class PlayerWindow: @unchecked Sendable {
     self.mpris = mpris
   }
 
-  /// Where the entry starts: the host's resume point for the launch's first entry, else where the person left off
-  /// the file (`--resume auto`; `ask` offers it once the video plays), else the beginning.
-  private func startPosition() -> Double {
-    let hostGave = playingLaunch && playlist.index == 0 && options.resumeMs > 0
-    remembered = hostGave || options.resume == .no ? nil : memory.entry(for: source)
-    if hostGave { return Double(options.resumeMs) / 1000 }
-    return options.resume == .auto ? remembered?.position ?? 0 : 0
-  }
-
-  /// Remembers where the entry playing was left (or forgets it, played to its end or hardly at all).
-  private func rememberPlace() {
-    guard options.resume != .no, let player, player.state != .loading, player.state != .error else { return }
-    let audio = player.audioTracks.current
-    let subtitles = player.subtitles.map { $0.current ?? 0 }
-    memory.left(
-      source, at: .init(position: player.position, audioTrack: audio, subtitleTrack: subtitles),
-      duration: player.duration)
-  }
-
-  /// The remembered place's tracks, once the media is open; with `ask`, the offer to go back there.
-  private func applyRemembered(_ player: Player) {
-    guard let place = remembered else { return }
-    if options.resume == .auto { restoreTracks(place, player) }
-    guard options.resume == .ask else { return }
-    let offer = ResumeOffer(over: overlay, at: place.position)
-    offer.onAccept = { [unowned self] in
-      guard let player = self.player else { return }
-      player.seek(to: place.position)
-      self.restoreTracks(place, player)
-      self.log("resumed at \(StatsText.clock(place.position))")
-    }
-    resumeOffer = offer
-  }
-
-  private func restoreTracks(_ place: ResumeMemory.Entry, _ player: Player) {
-    if let audio = place.audioTrack, audio != player.audioTracks.current, audio <= player.audioTracks.count {
-      player.switchAudioTrack(audio)
-    }
-    if let subtitles = place.subtitleTrack, let list = player.subtitles, subtitles != (list.current ?? 0) {
-      list.select(subtitles == 0 ? nil : subtitles)
-    }
-  }
-
-  /// Plays the playlist's current entry: the one playing stops (its render thread lets go of the GPU, which the next
-  /// one's needs to itself), then the next starts in the same window.
-  private func playEntry() {
-    guard let next = playlist.current, !finished else { return }
-    welcome?.hide()
-    rememberPlace()
-    resumeOffer?.dismiss()
-    let old = player
-    stopping = old ?? stopping
-    player = nil
-    entrySerial += 1
-    video.detach()
-    subtitleView.clear()
-    skipButton.show(nil)
-    markers = nil
-    source = next
-    gtk_window_set_title(cast(raw(window)), windowTitle)
-    mpris?.changed()
-    let start = { [weak self] in
-      guard let self, !self.finished else { return }
-      self.startPlayback()
-    }
-    guard let old else { return start() }
-    MainLoop.every(milliseconds: 20) { [weak self] in
-      guard old.waitUntilStopped(timeout: 0) else { return true }
-      if self?.stopping === old { self?.stopping = nil }
-      start()
-      return false
-    }
-  }
-
-  /// Moves through the playlist (`>`/`<`, MPRIS Next/Previous).
-  private func go(forward: Bool) {
-    guard forward ? playlist.next() : playlist.previous() else {
-      overlays.showMessage(forward ? "This is the last file" : "This is the first file")
-      return
-    }
-    playEntry()
-  }
-
-  /// Files or URLs dropped on the window, or chosen with Open: they play from the first, instead of what played.
-  private func play(_ entries: [String]) {
-    guard !entries.isEmpty else { return }
-    playingLaunch = false
-    playlist.replace(with: entries)
-    playEntry()
-  }
-
-  private func installDrop() {
-    guard let target = orb_file_drop_target(window) else { return }
-    Signals.dropFiles(target) { [unowned self] uris in self.play(uris) }
-  }
-
-  /// No file given (started from the app grid): a page with an Open button, and drops welcome.
-  private func showWelcome() {
-    let page = WelcomePage(over: overlay)
-    page.onOpen = { [unowned self] in
-      FileChooser.open(over: self.window) { [weak self] uris in self?.play(uris) }
-    }
-    welcome = page
-    present()
-  }
-
   /// Milliseconds the window waits for the probe of a local file before it opens at the default size.
   static let presentWaitMs: UInt32 = 250
 
-  private func present() {
+  func present() {
     guard !presented, !finished else { return }
     presented = true
     gtk_window_present(cast(raw(window)))
@@ -390,7 +286,7 @@ final class PlayerWindow: @unchecked Sendable {
   /// Milliseconds of opening before the window says "Opening…" (a local file shows its picture before then).
   static let openingNoticeMs: UInt32 = 300
 
-  private var windowTitle: String {
+  var windowTitle: String {
     if let title = options.title, !title.isEmpty { return title }
     if source.isEmpty { return "Orb Player" }
     if TestPatternSource.isTestURL(source) { return "Orb Player — \(source)" }
@@ -400,7 +296,7 @@ final class PlayerWindow: @unchecked Sendable {
   }
 
   /// The window's surface exists now: choose the presentation path and start the engine.
-  private func startPlayback() {
+  func startPlayback() {
     guard player == nil, !finished, !source.isEmpty else { return }
     guard let made = self.vulkan else {
       startWhenVulkanReady = true
@@ -458,13 +354,13 @@ final class PlayerWindow: @unchecked Sendable {
     }
   }
 
-  private var waitingShown = false
+  var waitingShown = false
   /// GtkApplication's cookie while the screensaver and idle suspend are held off (0: not).
-  private var inhibitCookie: guint = 0
+  var inhibitCookie: guint = 0
 
   /// Holds off the screensaver and idle suspend while a video plays (the session manager's inhibitor, through
   /// GtkApplication), and lets go when it pauses, ends, fails or closes.
-  private func updateInhibit() {
+  func updateInhibit() {
     let playing = !finished && !failed && player.map { $0.state == .playing && !$0.isBuffering } ?? false
     let wanted = playing && (player?.info.map { !$0.video.isEmpty } ?? false)
     if wanted && inhibitCookie == 0 {
@@ -479,7 +375,7 @@ final class PlayerWindow: @unchecked Sendable {
 
   /// "Connecting…" while a source takes long to open, "Buffering…" while a playing one waits for data; the host
   /// hears `state: buffering` and `state: playing` around the wait.
-  private func updateWaiting(_ player: Player, since opening: Date) {
+  func updateWaiting(_ player: Player, since opening: Date) {
     let loading = player.state == .loading
     let connecting = loading && Date().timeIntervalSince(opening) > 1.5
     let nowBuffering = player.isBuffering
@@ -496,7 +392,7 @@ final class PlayerWindow: @unchecked Sendable {
     }
   }
 
-  private func handle(_ event: Player.Event) {
+  func handle(_ event: Player.Event) {
     switch event {
     case .retry(let attempt, let of, let delay, let reason):
       let text = "Reconnecting… (try \(attempt) of \(of))\n\(reason)"
@@ -531,36 +427,8 @@ final class PlayerWindow: @unchecked Sendable {
     }
   }
 
-  /// Shows and hides the skip button as the play head enters and leaves a marker's window (by playing or seeking),
-  /// telling the host each time.
-  private func followMarkers(_ player: Player) {
-    guard var timeline = markers, player.state != .loading else { return }
-    let position = player.position
-    let (left, entered) = timeline.update(position: position)
-    markers = timeline
-    if let left { report.marker(left, shown: false, end: timeline.end(of: left), at: position) }
-    if let entered { report.marker(entered, shown: true, end: timeline.end(of: entered), at: position) }
-    if left != nil || entered != nil { skipButton.show(entered) }
-    skipButton.layout(controlsShown: transport.isVisible, barHeight: transport.naturalHeight)
-  }
-
-  /// The viewer skipped `marker`: to its end, or for credits that run to the end, the end of playback (`ended`
-  /// with reason `credits`, so the host can go on to the next episode).
-  private func skip(_ marker: Marker) {
-    guard let player, let timeline = markers else { return }
-    let from = player.position
-    switch timeline.skip(marker) {
-    case .seek(let to):
-      report.skip(marker.kind, from: from, to: to)
-      player.seek(to: to)
-    case .end:
-      report.skip(marker.kind, from: from, to: player.duration ?? from)
-      finish(reason: "credits", status: 0)
-    }
-  }
-
   /// Opens the window at the video's own size (see `initialWindowSize`).
-  private func size(to video: VideoStreamInfo) {
+  func size(to video: VideoStreamInfo) {
     let (w, h) = Self.initialWindowSize(displayWidth: video.displayWidth, displayHeight: video.displayHeight)
     gtk_window_set_default_size(cast(raw(window)), Int32(w), Int32(h))
     sizedToVideo = true
@@ -580,177 +448,9 @@ final class PlayerWindow: @unchecked Sendable {
     return (Int(w.rounded()), Int(h.rounded()))
   }
 
-  private func key(_ keyval: guint, _ state: GdkModifierType) -> Bool {
-    if let offer = resumeOffer, offer.isShown, keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter {
-      offer.accept()
-      return true
-    }
-    let shift = (state.rawValue & GDK_SHIFT_MASK.rawValue) != 0
-    guard let command = KeyCommand(keyval: keyval, shift: shift) else { return false }
-    perform(command)
-    return true
-  }
-
-  /// Carries out what a key asked for.
-  private func perform(_ command: KeyCommand) {
-    switch command {
-    case .togglePause: togglePause()
-    case .quitOrLeaveFullscreen where isFullscreen: gtk_window_unfullscreen(cast(raw(window)))
-    case .quit, .quitOrLeaveFullscreen: finish(reason: "user-quit", status: exitStatus)
-    case .toggleStats: toggleStats()
-    case .toggleFullscreen: toggleFullscreen()
-    case .nextFile: go(forward: true)
-    case .previousFile: go(forward: false)
-    case .showShortcuts: ShortcutsWindow.present(over: window)
-    case .screenshot: takeScreenshot()
-    case .nextAudioTrack, .frameStep, .slower, .faster, .normalSpeed, .toggleMute, .volume, .seek, .nextSubtitleTrack,
-      .subtitleDelay:
-      guard let player else { return }
-      performOnPlayer(command, player)
-    }
-  }
-
-  private func performOnPlayer(_ command: KeyCommand, _ player: Player) {
-    switch command {
-    case .nextAudioTrack:
-      let (count, current) = player.audioTracks
-      guard count > 1, let current else {
-        log(count > 1 ? "no sound to switch" : "only one audio track")
-        return
-      }
-      let next = current % count + 1
-      player.switchAudioTrack(next)
-      let text = "Audio: \(next)/\(count) \(Self.audioTrackName(player.info?.audio[next - 1]))"
-      overlays.showMessage(text)
-      log(text)
-    case .slower, .faster, .normalSpeed:
-      let next = command.speed(after: player.speed)
-      player.setSpeed(next)
-      overlays.showMessage(String(format: "Speed %g×", next))
-    case .toggleMute:
-      player.updateAudio { $0.isMuted.toggle() }
-      overlays.showMessage(player.dsp.settings.isMuted ? "Muted" : "Sound on")
-    case .volume(let step):
-      player.updateAudio {
-        $0.volumePercent = min(150, max(0, $0.volumePercent + step))
-        $0.isMuted = false
-      }
-      overlays.showMessage("Volume \(Int(player.dsp.settings.volumePercent))%")
-    case .seek(let seconds):
-      player.seek(to: player.position + seconds)
-    case .frameStep(let forward):
-      if !player.isPaused { togglePause() }
-      guard let frame = player.shownFrame else { return }
-      // An exact seek shows the picture that starts at or before its target: the next one's start, or just
-      // before this one's.
-      player.seek(to: forward ? frame.time + frame.duration + 0.0005 : max(0, frame.time - 0.0005))
-    case .nextSubtitleTrack:
-      guard let subtitles = player.subtitles else { return }
-      subtitles.cycle()
-      transport.showSubtitles(tracks: subtitles.tracks.count, on: subtitles.current != nil)
-      overlays.showMessage(subtitles.description)
-      log(subtitles.description)
-    case .subtitleDelay(let step):
-      guard let subtitles = player.subtitles else { return }
-      subtitles.delay = ((subtitles.delay + step) * 1000).rounded() / 1000
-      overlays.showMessage(String(format: "Subtitle delay %+.0f ms", subtitles.delay * 1000))
-    default:
-      break
-    }
-  }
-
-  /// Saves the picture as shown (with its subtitles, without the controls) and says where.
-  private func takeScreenshot() {
-    let name = windowTitle
-    switch Screenshot.save(pictureLayer, name: name, position: player?.position ?? 0) {
-    case .success(let path):
-      overlays.showMessage("Screenshot: \(path)")
-      log("screenshot saved to \(path)")
-      report.screenshot(path: path)
-    case .failure(let error):
-      overlays.showMessage("No screenshot: \(error)")
-      log("screenshot failed: \(error)")
-    }
-  }
-
-  /// Shows or hides the stats overlay; while shown it is refreshed twice a second.
-  private func toggleStats() {
-    overlays.toggleStats { [weak self] in
-      guard let self, !self.finished, let player = self.player else { return nil }
-      let frame = player.shownFrame.map {
-        (width: $0.width, height: $0.height, pixelFormat: $0.pixelFormatName, color: $0.color, hdr: $0.hdr)
-      }
-      return StatsText(
-        info: player.info, frame: frame, stats: player.stats, presentation: self.presentationText,
-        device: player.deviceName, toneMapping: self.toneMappingText(player.shownFrame), audio: self.audioText,
-        subtitles: player.subtitles.flatMap { s in
-          s.tracks.isEmpty
-            ? nil
-            : (s.current.map { "\($0)/\(s.tracks.count) \(s.tracks[$0 - 1].displayName)" } ?? "off")
-              + (s.delay != 0 ? String(format: ", delay %+.1f s", s.delay) : "")
-        }, position: player.position, duration: player.duration
-      ).lines.joined(separator: "\n")
-    }
-  }
-
-  /// The tone-mapping line: only HDR sources are tone-mapped; the source peak is the one the renderer uses.
-  private func toneMappingText(_ frame: VideoFrame?) -> String? {
-    guard let frame, frame.color.isHDR else { return nil }
-    let settings = options.toneMapping
-    return "\(settings.curve.rawValue), source \(Int(settings.sourcePeak(for: frame))) nits, "
-      + "target \(Int(settings.targetPeak)) nits"
-  }
-
-  private func togglePause() {
-    guard let player else { return }
-    player.togglePause()
-    report.paused(player.isPaused, at: player.position)
-    updateInhibit()
-    if transport.isVisible || player.isPaused { showTransport() }
-  }
-
-  /// Shows the controls (kept up while paused) and the pointer, and keeps them current while they are up.
-  private func showTransport() {
-    guard player != nil, !finished else { return }
-    gtk_widget_set_cursor_from_name(window, "default")
-    let wasVisible = transport.isVisible
-    transport.reveal(keep: player?.isPaused ?? false)
-    updateTransport()
-    guard !wasVisible else { return }
-    MainLoop.every(milliseconds: 250) { [weak self] in
-      guard let self, !self.finished, self.player != nil, self.transport.isVisible else { return false }
-      self.updateTransport()
-      return true
-    }
-  }
-
-  private func updateTransport() {
-    guard let player else { return }
-    let sound = player.dsp.settings
-    transport.update(
-      position: player.position, duration: player.duration, paused: player.isPaused, speed: player.speed,
-      volume: sound.volumePercent, muted: sound.isMuted)
-  }
-
-  /// "French (AC-3 5.1)", "English (AAC stereo)", "Commentary (Opus stereo)".
-  static func audioTrackName(_ track: AudioStreamInfo?) -> String {
-    guard let track else { return "" }
-    let name = track.language.map(SubtitleLanguage.displayName) ?? track.title ?? "Track"
-    let codec =
-      ["ac3": "AC-3", "eac3": "E-AC-3", "aac": "AAC", "opus": "Opus", "dts": "DTS", "mp3": "MP3"][
-        track.codec] ?? track.codec.uppercased()
-    return "\(name) (\(codec) \(track.channelLayout ?? "\(track.channels) channels"))"
-  }
-
-  private var isFullscreen: Bool { gtk_window_is_fullscreen(cast(raw(window))) != 0 }
-
-  private func toggleFullscreen() {
-    if isFullscreen { gtk_window_unfullscreen(cast(raw(window))) } else { gtk_window_fullscreen(cast(raw(window))) }
-  }
-
   /// Shows the error over the video, tells the host, and closes after `--error-linger-ms` with status 1; in a
   /// playlist, the entry is skipped with its error event unless it was the last or the third failure in a row.
-  private func fail(_ error: MediaError) {
+  func fail(_ error: MediaError) {
     guard !finished else { return }
     if playlist.count > 1, playlist.failed() {
       log("\(error); skipped")
@@ -774,7 +474,7 @@ final class PlayerWindow: @unchecked Sendable {
   }
 
   /// Ends playback: the `ended` event (unless the run ended in an error), then the window and the loop.
-  private func finish(reason: String?, status: Int32) {
+  func finish(reason: String?, status: Int32) {
     guard !finished else { return }
     rememberPlace()
     finished = true
@@ -789,7 +489,7 @@ final class PlayerWindow: @unchecked Sendable {
     g_application_quit(cast(raw(app)))
   }
 
-  private func installCSS() {
+  func installCSS() {
     let provider = gtk_css_provider_new()
     let css = """
       .orb-video-window { background: black; }
@@ -818,7 +518,7 @@ final class PlayerWindow: @unchecked Sendable {
       gdk_display_get_default(), OpaquePointer(provider), guint(GTK_STYLE_PROVIDER_PRIORITY_APPLICATION))
   }
 
-  private func log(_ message: String) {
+  func log(_ message: String) {
     FileHandle.standardError.write(Data("orb-player: \(message)\n".utf8))
   }
 }

@@ -1,0 +1,177 @@
+import CGtk
+import Foundation
+import OrbDecode
+import OrbPlayer
+import OrbRender
+
+/// What keys and the controls ask for, carried out: the key map's commands, the controls kept current, the stats
+/// overlay, the screenshot.
+extension PlayerWindow {
+  func key(_ keyval: guint, _ state: GdkModifierType) -> Bool {
+    if let offer = resumeOffer, offer.isShown, keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter {
+      offer.accept()
+      return true
+    }
+    let shift = (state.rawValue & GDK_SHIFT_MASK.rawValue) != 0
+    guard let command = KeyCommand(keyval: keyval, shift: shift) else { return false }
+    perform(command)
+    return true
+  }
+
+  /// Carries out what a key asked for.
+  func perform(_ command: KeyCommand) {
+    switch command {
+    case .togglePause: togglePause()
+    case .quitOrLeaveFullscreen where isFullscreen: gtk_window_unfullscreen(cast(raw(window)))
+    case .quit, .quitOrLeaveFullscreen: finish(reason: "user-quit", status: exitStatus)
+    case .toggleStats: toggleStats()
+    case .toggleFullscreen: toggleFullscreen()
+    case .nextFile: go(forward: true)
+    case .previousFile: go(forward: false)
+    case .showShortcuts: ShortcutsWindow.present(over: window)
+    case .screenshot: takeScreenshot()
+    case .nextAudioTrack, .frameStep, .slower, .faster, .normalSpeed, .toggleMute, .volume, .seek, .nextSubtitleTrack,
+      .subtitleDelay:
+      guard let player else { return }
+      performOnPlayer(command, player)
+    }
+  }
+
+  func performOnPlayer(_ command: KeyCommand, _ player: Player) {
+    switch command {
+    case .nextAudioTrack:
+      let (count, current) = player.audioTracks
+      guard count > 1, let current else {
+        log(count > 1 ? "no sound to switch" : "only one audio track")
+        return
+      }
+      let next = current % count + 1
+      player.switchAudioTrack(next)
+      let text = "Audio: \(next)/\(count) \(Self.audioTrackName(player.info?.audio[next - 1]))"
+      overlays.showMessage(text)
+      log(text)
+    case .slower, .faster, .normalSpeed:
+      let next = command.speed(after: player.speed)
+      player.setSpeed(next)
+      overlays.showMessage(String(format: "Speed %g×", next))
+    case .toggleMute:
+      player.updateAudio { $0.isMuted.toggle() }
+      overlays.showMessage(player.dsp.settings.isMuted ? "Muted" : "Sound on")
+    case .volume(let step):
+      player.updateAudio {
+        $0.volumePercent = min(150, max(0, $0.volumePercent + step))
+        $0.isMuted = false
+      }
+      overlays.showMessage("Volume \(Int(player.dsp.settings.volumePercent))%")
+    case .seek(let seconds):
+      player.seek(to: player.position + seconds)
+    case .frameStep(let forward):
+      if !player.isPaused { togglePause() }
+      guard let frame = player.shownFrame else { return }
+      // An exact seek shows the picture that starts at or before its target: the next one's start, or just
+      // before this one's.
+      player.seek(to: forward ? frame.time + frame.duration + 0.0005 : max(0, frame.time - 0.0005))
+    case .nextSubtitleTrack:
+      guard let subtitles = player.subtitles else { return }
+      subtitles.cycle()
+      transport.showSubtitles(tracks: subtitles.tracks.count, on: subtitles.current != nil)
+      overlays.showMessage(subtitles.description)
+      log(subtitles.description)
+    case .subtitleDelay(let step):
+      guard let subtitles = player.subtitles else { return }
+      subtitles.delay = ((subtitles.delay + step) * 1000).rounded() / 1000
+      overlays.showMessage(String(format: "Subtitle delay %+.0f ms", subtitles.delay * 1000))
+    default:
+      break
+    }
+  }
+
+  /// Saves the picture as shown (with its subtitles, without the controls) and says where.
+  func takeScreenshot() {
+    let name = windowTitle
+    switch Screenshot.save(pictureLayer, name: name, position: player?.position ?? 0) {
+    case .success(let path):
+      overlays.showMessage("Screenshot: \(path)")
+      log("screenshot saved to \(path)")
+      report.screenshot(path: path)
+    case .failure(let error):
+      overlays.showMessage("No screenshot: \(error)")
+      log("screenshot failed: \(error)")
+    }
+  }
+
+  /// Shows or hides the stats overlay; while shown it is refreshed twice a second.
+  func toggleStats() {
+    overlays.toggleStats { [weak self] in
+      guard let self, !self.finished, let player = self.player else { return nil }
+      let frame = player.shownFrame.map {
+        (width: $0.width, height: $0.height, pixelFormat: $0.pixelFormatName, color: $0.color, hdr: $0.hdr)
+      }
+      return StatsText(
+        info: player.info, frame: frame, stats: player.stats, presentation: self.presentationText,
+        device: player.deviceName, toneMapping: self.toneMappingText(player.shownFrame), audio: self.audioText,
+        subtitles: player.subtitles.flatMap { s in
+          s.tracks.isEmpty
+            ? nil
+            : (s.current.map { "\($0)/\(s.tracks.count) \(s.tracks[$0 - 1].displayName)" } ?? "off")
+              + (s.delay != 0 ? String(format: ", delay %+.1f s", s.delay) : "")
+        }, position: player.position, duration: player.duration
+      ).lines.joined(separator: "\n")
+    }
+  }
+
+  /// The tone-mapping line: only HDR sources are tone-mapped; the source peak is the one the renderer uses.
+  func toneMappingText(_ frame: VideoFrame?) -> String? {
+    guard let frame, frame.color.isHDR else { return nil }
+    let settings = options.toneMapping
+    return "\(settings.curve.rawValue), source \(Int(settings.sourcePeak(for: frame))) nits, "
+      + "target \(Int(settings.targetPeak)) nits"
+  }
+
+  func togglePause() {
+    guard let player else { return }
+    player.togglePause()
+    report.paused(player.isPaused, at: player.position)
+    updateInhibit()
+    if transport.isVisible || player.isPaused { showTransport() }
+  }
+
+  /// Shows the controls (kept up while paused) and the pointer, and keeps them current while they are up.
+  func showTransport() {
+    guard player != nil, !finished else { return }
+    gtk_widget_set_cursor_from_name(window, "default")
+    let wasVisible = transport.isVisible
+    transport.reveal(keep: player?.isPaused ?? false)
+    updateTransport()
+    guard !wasVisible else { return }
+    MainLoop.every(milliseconds: 250) { [weak self] in
+      guard let self, !self.finished, self.player != nil, self.transport.isVisible else { return false }
+      self.updateTransport()
+      return true
+    }
+  }
+
+  func updateTransport() {
+    guard let player else { return }
+    let sound = player.dsp.settings
+    transport.update(
+      position: player.position, duration: player.duration, paused: player.isPaused, speed: player.speed,
+      volume: sound.volumePercent, muted: sound.isMuted)
+  }
+
+  /// "French (AC-3 5.1)", "English (AAC stereo)", "Commentary (Opus stereo)".
+  static func audioTrackName(_ track: AudioStreamInfo?) -> String {
+    guard let track else { return "" }
+    let name = track.language.map(SubtitleLanguage.displayName) ?? track.title ?? "Track"
+    let codec =
+      ["ac3": "AC-3", "eac3": "E-AC-3", "aac": "AAC", "opus": "Opus", "dts": "DTS", "mp3": "MP3"][
+        track.codec] ?? track.codec.uppercased()
+    return "\(name) (\(codec) \(track.channelLayout ?? "\(track.channels) channels"))"
+  }
+
+  var isFullscreen: Bool { gtk_window_is_fullscreen(cast(raw(window))) != 0 }
+
+  func toggleFullscreen() {
+    if isFullscreen { gtk_window_unfullscreen(cast(raw(window))) } else { gtk_window_fullscreen(cast(raw(window))) }
+  }
+}

@@ -1,0 +1,72 @@
+import CGtk
+import Foundation
+import OrbDecode
+import OrbPlayer
+import OrbRender
+
+/// The window's playlist: moving between entries (each one's engine stops before the next starts), files dropped
+/// or opened, and the welcome page when there is nothing to play.
+extension PlayerWindow {
+  /// Plays the playlist's current entry: the one playing stops (its render thread lets go of the GPU, which the next
+  /// one's needs to itself), then the next starts in the same window.
+  func playEntry() {
+    guard let next = playlist.current, !finished else { return }
+    welcome?.hide()
+    rememberPlace()
+    resumeOffer?.dismiss()
+    let old = player
+    stopping = old ?? stopping
+    player = nil
+    entrySerial += 1
+    video.detach()
+    subtitleView.clear()
+    skipButton.show(nil)
+    markers = nil
+    source = next
+    gtk_window_set_title(cast(raw(window)), windowTitle)
+    mpris?.changed()
+    let start = { [weak self] in
+      guard let self, !self.finished else { return }
+      self.startPlayback()
+    }
+    guard let old else { return start() }
+    MainLoop.every(milliseconds: 20) { [weak self] in
+      guard old.waitUntilStopped(timeout: 0) else { return true }
+      if self?.stopping === old { self?.stopping = nil }
+      start()
+      return false
+    }
+  }
+
+  /// Moves through the playlist (`>`/`<`, MPRIS Next/Previous).
+  func go(forward: Bool) {
+    guard forward ? playlist.next() : playlist.previous() else {
+      overlays.showMessage(forward ? "This is the last file" : "This is the first file")
+      return
+    }
+    playEntry()
+  }
+
+  /// Files or URLs dropped on the window, or chosen with Open: they play from the first, instead of what played.
+  func play(_ entries: [String]) {
+    guard !entries.isEmpty else { return }
+    playingLaunch = false
+    playlist.replace(with: entries)
+    playEntry()
+  }
+
+  func installDrop() {
+    guard let target = orb_file_drop_target(window) else { return }
+    Signals.dropFiles(target) { [unowned self] uris in self.play(uris) }
+  }
+
+  /// No file given (started from the app grid): a page with an Open button, and drops welcome.
+  func showWelcome() {
+    let page = WelcomePage(over: overlay)
+    page.onOpen = { [unowned self] in
+      FileChooser.open(over: self.window) { [weak self] uris in self?.play(uris) }
+    }
+    welcome = page
+    present()
+  }
+}

@@ -1,0 +1,52 @@
+import CGtk
+import Foundation
+import OrbDecode
+import OrbPlayer
+import OrbRender
+
+/// Where a person left off their own files: where an entry starts, what is remembered when it is left, and the offer
+/// to go back there.
+extension PlayerWindow {
+  /// Where the entry starts: the host's resume point for the launch's first entry, else where the person left off
+  /// the file (`--resume auto`; `ask` offers it once the video plays), else the beginning.
+  func startPosition() -> Double {
+    let hostGave = playingLaunch && playlist.index == 0 && options.resumeMs > 0
+    remembered = hostGave || options.resume == .no ? nil : memory.entry(for: source)
+    if hostGave { return Double(options.resumeMs) / 1000 }
+    return options.resume == .auto ? remembered?.position ?? 0 : 0
+  }
+
+  /// Remembers where the entry playing was left (or forgets it, played to its end or hardly at all).
+  func rememberPlace() {
+    guard options.resume != .no, let player, player.state != .loading, player.state != .error else { return }
+    let audio = player.audioTracks.current
+    let subtitles = player.subtitles.map { $0.current ?? 0 }
+    memory.left(
+      source, at: .init(position: player.position, audioTrack: audio, subtitleTrack: subtitles),
+      duration: player.duration)
+  }
+
+  /// The remembered place's tracks, once the media is open; with `ask`, the offer to go back there.
+  func applyRemembered(_ player: Player) {
+    guard let place = remembered else { return }
+    if options.resume == .auto { restoreTracks(place, player) }
+    guard options.resume == .ask else { return }
+    let offer = ResumeOffer(over: overlay, at: place.position)
+    offer.onAccept = { [unowned self] in
+      guard let player = self.player else { return }
+      player.seek(to: place.position)
+      self.restoreTracks(place, player)
+      self.log("resumed at \(StatsText.clock(place.position))")
+    }
+    resumeOffer = offer
+  }
+
+  func restoreTracks(_ place: ResumeMemory.Entry, _ player: Player) {
+    if let audio = place.audioTrack, audio != player.audioTracks.current, audio <= player.audioTracks.count {
+      player.switchAudioTrack(audio)
+    }
+    if let subtitles = place.subtitleTrack, let list = player.subtitles, subtitles != (list.current ?? 0) {
+      list.select(subtitles == 0 ? nil : subtitles)
+    }
+  }
+}
