@@ -129,7 +129,12 @@ final class DSPChainTests: XCTestCase {
     var frames = 0
     for _ in 0..<100 {
       let output = chain.process(block, channels: 6)
-      XCTAssertTrue(output.allSatisfy { $0.isFinite && abs($0) <= 1.5 })
+      // Whatever settings a block meets: no NaN, no blow-up. The bound is the chain's own worst case for this 0.5
+      // sine (EQ bands at +12 dB overlapping, volume 150%, night mode off); which settings meet which block is the
+      // scheduler's to decide, so a tighter bound would test the timing, not the chain.
+      let peak = output.map { abs($0) }.max() ?? 0
+      XCTAssertTrue(output.allSatisfy(\.isFinite), "not a number in the output")
+      XCTAssertLessThanOrEqual(peak, 8, "the output blew up")
       frames += output.count / 2
       _ = (chain.speed, chain.latency)
     }
