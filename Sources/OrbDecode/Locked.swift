@@ -3,8 +3,8 @@ import Foundation
 /// A value reachable only through its lock, for state that threads also wait on: what `Mutex` (Synchronization)
 /// gives, plus the condition variable it does not have. Every read and write of the value happens inside
 /// `withLock` or `wait`, so no code can touch it unlocked; this is the one place that pairing is trusted by hand.
-/// Rules: never call out (a callback, another lock's owner) from inside `body`; the lock order of the types that
-/// use it is written where they are declared.
+/// Rules: inside `body`, call no callback, and take only locks that come after this one in the lock order of the
+/// type that uses it (written where that type is declared).
 /// Thread-safety: Safe.
 public final class Locked<State>: @unchecked Sendable {
   private let condition = NSCondition()
