@@ -115,7 +115,7 @@ extension PlayerWindow {
             ? nil
             : (s.current.map { "\($0)/\(s.tracks.count) \(s.tracks[$0 - 1].displayName)" } ?? "off")
               + (s.delay != 0 ? String(format: ", delay %+.1f s", s.delay) : "")
-        }, position: player.position, duration: player.duration
+        }, position: player.position, duration: player.duration, video: player.videoStream
       ).lines.joined(separator: "\n")
     }
   }

@@ -21,6 +21,8 @@ public protocol FrameSource: AnyObject, Sendable {
 
   /// Whether it gives pictures (false for sound alone).
   var hasVideo: Bool { get }
+  /// The video stream it decodes (of several: the one chosen, such as an HLS variant); nil when it is not a stream.
+  var videoStream: VideoStreamInfo? { get }
   /// Stops decoding pictures for good (its video never gave one); its sound goes on.
   func stopVideo()
   /// Its sound, when it has some to decode; nil for a silent source.
@@ -104,6 +106,7 @@ extension FrameSource {
   public func seek(to seconds: Double, exact: Bool) { seek(to: seconds) }
   public func nextFrame(timeout: Double) -> FrameWait { nextFrame().map(FrameWait.frame) ?? .end }
   public var hasVideo: Bool { true }
+  public var videoStream: VideoStreamInfo? { nil }
   public func stopVideo() {}
   public var sound: SoundSource? { nil }
   public var notices: [String] { [] }

@@ -151,6 +151,8 @@ public final class Player: Sendable {
   public var presentation: Presentation { shared.withLock { $0.presentation } }
   /// What the media holds, once opened.
   public var info: MediaInfo? { shared.withLock { $0.info } }
+  /// The video stream playing (for an HLS master playlist, the variant chosen), once opened.
+  public var videoStream: VideoStreamInfo? { shared.withLock { $0.media?.videoStream } }
   /// The Vulkan device drawing the frames, once opened.
   public var deviceName: String { shared.withLock { $0.deviceName } }
 

@@ -16,12 +16,15 @@ public struct StatsText: Sendable {
   public var subtitles: String?
   public var position: Double
   public var duration: Double?
+  /// The video stream playing, when the media has several (an HLS variant); else its first.
+  public var video: VideoStreamInfo?
 
   public init(
     info: MediaInfo?, frame: (width: Int, height: Int, pixelFormat: String, color: ColorInfo, hdr: HDRMetadata)?,
     stats: PlaybackStats, presentation: String, device: String, toneMapping: String? = nil, audio: String? = nil,
-    subtitles: String? = nil, position: Double, duration: Double?
+    subtitles: String? = nil, position: Double, duration: Double?, video: VideoStreamInfo? = nil
   ) {
+    self.video = video
     self.subtitles = subtitles
     self.info = info
     self.frame = frame
@@ -36,12 +39,15 @@ public struct StatsText: Sendable {
 
   public var lines: [String] {
     var out: [String] = []
-    let video = info?.video.first
+    let video = self.video ?? info?.video.first
     out.append("File      \(info.map { ($0.source as NSString).lastPathComponent } ?? "—") [\(info?.container ?? "—")]")
     out.append("Position  \(Self.clock(position)) / \(duration.map(Self.clock) ?? "—")")
     if let v = video {
       let rate = v.frameRate.map { String(format: "%.3f fps", $0) } ?? "? fps"
       out.append("Video     \(v.codec)\(v.profile.map { " (\($0))" } ?? "")  \(v.width)x\(v.height)  \(rate)")
+      if let bits = v.variantBitrate, (info?.video.count ?? 0) > 1 {
+        out.append(String(format: "Variant   %.2f Mb/s of %d (HLS)", Double(bits) / 1e6, info?.video.count ?? 0))
+      }
       if v.sampleAspectRatio != "1:1" || v.rotation != 0 {
         out.append(
           "Shape     SAR \(v.sampleAspectRatio), rotated \(v.rotation)°, shown \(v.displayWidth)x\(v.displayHeight)")

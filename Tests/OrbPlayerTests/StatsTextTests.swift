@@ -5,6 +5,26 @@ import XCTest
 
 /// The stats overlay (`i`) says what an HDR tester needs to see.
 final class StatsTextTests: XCTestCase {
+  /// An HLS master playlist: the overlay names the variant playing, not the first one listed.
+  func testTheHLSVariantPlayingIsNamed() {
+    func variant(_ index: Int, _ width: Int, _ height: Int, _ bits: Int64) -> VideoStreamInfo {
+      VideoStreamInfo(
+        index: index, codec: "h264", profile: "High", width: width, height: height, frameRate: 25,
+        sampleAspectRatio: "1:1", rotation: 0, displayWidth: width, displayHeight: height, pixelFormat: "yuv420p",
+        bitDepth: 8, colorPrimaries: "bt709", colorTransfer: "bt709", colorMatrix: "bt709", colorRange: "tv",
+        effectiveColor: .init(matrix: "bt709", range: "limited", primaries: "bt709", transfer: "bt709"),
+        mastering: nil, maxCll: nil, maxFall: nil, frameCount: nil, isDefault: false, variantBitrate: bits)
+    }
+    var info = MediaInfo(source: "https://example.com/master.m3u8", container: "hls")
+    info.video = [variant(0, 1280, 720, 3_000_000), variant(2, 640, 360, 800_000)]
+    let lines = StatsText(
+      info: info, frame: nil, stats: PlaybackStats(), presentation: "memory copies", device: "llvmpipe",
+      position: 1, duration: nil, video: info.video[1]
+    ).lines
+    XCTAssertTrue(lines.contains { $0.hasPrefix("Video") && $0.contains("640x360") }, "\(lines)")
+    XCTAssertTrue(lines.contains("Variant   0.80 Mb/s of 2 (HLS)"), "\(lines)")
+  }
+
   func testHDRStreamLinesNameEverythingTheOverlayPromises() {
     var info = MediaInfo(source: "/media/demo.mkv", container: "matroska,webm", durationMs: 90_000)
     info.video = [
