@@ -49,13 +49,16 @@ final class MarkerAppTests: XCTestCase {
     _ = Tool.run("xdotool", ["mousemove", "1270", "710"])  // away: the controls stay hidden
     let player = try BackgroundPlayer(
       [
-        "--events-fd", "1", "--title", title, "--resume-ms", "300", "--intro", "1000-3000", "--credits", "5000",
-        try Self.clip(),
+        "--events-fd", "1", "--title", title, "--paused", "--resume-ms", "300", "--intro", "1000-3000",
+        "--credits", "5000", try Self.clip(),
       ])
     defer { _ = player.wait(timeout: 1) }
     let window = try XCTUnwrap(Screen.waitForWindow(title: title), player.stderr)
+    // Paused before the intro, however slow the machine: no button yet. Then it plays into the intro.
+    usleep(500_000)
     let before = try Screen.grab(title: title)
     XCTAssertEqual(brightInCorner(before), 0, "a skip button before the intro")
+    Screen.press("space", title: title)
     let shown = try XCTUnwrap(
       waitFor(player) { $0["event"] as? String == "marker" && $0["state"] as? String == "shown" }, player.stdout)
     XCTAssertEqual(shown["kind"] as? String, "intro")
