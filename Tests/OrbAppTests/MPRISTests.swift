@@ -90,18 +90,24 @@ final class MPRISTests: XCTestCase {
     XCTAssertTrue(player.stdout.contains("\"reason\":\"user-quit\""), player.stdout)
   }
 
-  /// `playerctl volume 0.5` and a desktop's volume slider: Volume is set, clamped, read back and announced, and so
-  /// are the changes made with the keys.
-  func testVolumeCanBeSetAndEveryChangeIsAnnounced() throws {
+  /// A player on the clip with its window up, and a monitor already listening for its PropertiesChanged signals.
+  private func startWatched(_ name: String) throws -> (String, BackgroundPlayer, Int32, SignalMonitor) {
     try requireSession()
-    let title = "mpris-volume-\(UUID().uuidString.prefix(6))"
+    let title = "mpris-\(name)-\(UUID().uuidString.prefix(6))"
     let player = try BackgroundPlayer(["--title", title, try Self.clip()])
     XCTAssertNotNil(Screen.waitForWindow(title: title))
     usleep(800_000)
     let pid = player.process.processIdentifier
     let monitor = try SignalMonitor(pid)
-    defer { monitor.stop() }
     XCTAssertTrue(eventually { monitor.isListening }, monitor.output)
+    return (title, player, pid, monitor)
+  }
+
+  /// `playerctl volume 0.5` and a desktop's volume slider: Volume is set, clamped, read back and announced, and so
+  /// are the changes made with the keys.
+  func testVolumeCanBeSetAndEveryChangeIsAnnounced() throws {
+    let (title, player, pid, monitor) = try startWatched("volume")
+    defer { monitor.stop() }
     XCTAssertEqual(double(pid, "Volume"), 1)
 
     XCTAssertEqual(set(pid, "Volume", "<0.5>").trimmingCharacters(in: .whitespacesAndNewlines), "()")
@@ -133,15 +139,8 @@ final class MPRISTests: XCTestCase {
   /// Setting Rate plays faster (the position runs 1.5× the wall clock), a rate past MaximumRate is ignored, and 0
   /// pauses, as the spec says.
   func testRateCanBeSetAndPlaysAtThatSpeed() throws {
-    try requireSession()
-    let title = "mpris-rate-\(UUID().uuidString.prefix(6))"
-    let player = try BackgroundPlayer(["--title", title, try Self.clip()])
-    XCTAssertNotNil(Screen.waitForWindow(title: title))
-    usleep(800_000)
-    let pid = player.process.processIdentifier
-    let monitor = try SignalMonitor(pid)
+    let (_, player, pid, monitor) = try startWatched("rate")
     defer { monitor.stop() }
-    XCTAssertTrue(eventually { monitor.isListening }, monitor.output)
     XCTAssertEqual(double(pid, "Rate"), 1)
 
     XCTAssertEqual(set(pid, "Rate", "<1.5>").trimmingCharacters(in: .whitespacesAndNewlines), "()")
