@@ -142,4 +142,9 @@ static inline int orb_averror_exit(void) { return AVERROR_EXIT; }
 static inline int orb_format_has_no_timestamps(const AVFormatContext *ctx) {
   return (ctx->iformat->flags & AVFMT_NOTIMESTAMPS) != 0;
 }
+
+/// Whether the demuxer can seek to a byte position (most can; AVFMT_NO_BYTE_SEEK says it cannot).
+static inline int orb_format_can_seek_bytes(const AVFormatContext *ctx) {
+  return (ctx->iformat->flags & AVFMT_NO_BYTE_SEEK) == 0 && ctx->pb != NULL;
+}
 #endif

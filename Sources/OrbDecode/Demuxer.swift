@@ -45,11 +45,16 @@ struct Demuxer {
           routedAudio = wantedAudio
         }
         seek(ctx, to: target)
-        atEnd = false
         // Not exact: the decoders let out what comes first from the key frame the demuxer went back to.
         let from = exact ? target : -Double.infinity
         core.videoPackets.push(.flush(generation: generation, target: from), cost: 0)
         core.audioPackets.push(.flush(generation: generation, target: from), cost: 0)
+        atEnd = false
+        if let videoIndex, target > 0, !core.untimed {
+          atEnd = settle(
+            ctx, target: target, generation: generation, videoIndex: videoIndex,
+            audioIndex: routedAudio.map(Int32.init))
+        }
       case .read(let generation):
         atEnd = read(ctx, generation: generation, videoIndex: videoIndex, audioIndex: routedAudio.map(Int32.init))
       }
@@ -75,40 +80,159 @@ struct Demuxer {
     }
   }
 
-  /// Reads one packet and routes it. Returns whether the source is at its end (or failed) for now.
-  private func read(
-    _ ctx: UnsafeMutablePointer<AVFormatContext>, generation gen: Int, videoIndex: Int32?, audioIndex: Int32?
+  /// How far past the target a picture that is not a key frame may lie before the seek counts as having landed
+  /// after the target's key frame (decode order and display order differ by a few pictures).
+  static let reorderMargin = 0.5
+  /// How much stream time past the target settling reads without meeting a picture before it gives up looking (the
+  /// video may have ended before the audio).
+  static let settleSpan = 10.0
+  /// The most packets settling holds back before it gives up looking.
+  static let settleLimit = 4096
+
+  /// Makes sure a seek landed where its target's picture can be decoded. A container without an index (MPEG-TS,
+  /// where FFmpeg seeks by clock reference) lands on any packet, often inside a group of pictures whose key frame
+  /// lies before the target: decoding from there gives no picture until the next key frame, or none at all at the
+  /// end of the file. So the packets after a seek are held back until the first key frame of the video: one at or
+  /// before the target passes them on; one after it (or a later picture, or the end of the file) means the seek went
+  /// too far, and it is tried again 1, 2, 4, 8 … s of the stream's byte rate earlier (by bytes: FFmpeg's timestamp
+  /// seek in TS lands on the same packet again), at the worst from the start. Containers with an index land on the
+  /// key frame at once and pay nothing. Returns whether the source is at its end.
+  private func settle(
+    _ ctx: UnsafeMutablePointer<AVFormatContext>, target: Double, generation gen: Int, videoIndex: Int32,
+    audioIndex: Int32?
   ) -> Bool {
+    var step = 1.0
+    while true {
+      var held: [Packet] = []
+      var overshot = false
+      reading: while held.count < Self.settleLimit {
+        switch readPacket(ctx) {
+        case .again: continue
+        case .interrupted: return false  // the run loop takes the new seek or the close; the held packets go
+        case .ended(let code):
+          // No picture after the landing at all: the video ended before the target, or the seek went past its key
+          // frame into the last group of pictures.
+          overshot = held.contains { $0.pointer.pointee.stream_index == videoIndex }
+          if !overshot {
+            for packet in held { route(packet, generation: gen, videoIndex: videoIndex, audioIndex: audioIndex) }
+            return ended(code, generation: gen)
+          }
+          break reading
+        case .packet(let packet):
+          held.append(packet)
+          let p = packet.pointer.pointee
+          guard let time = seconds(packet) else { continue }
+          if p.stream_index == videoIndex {
+            let key = (p.flags & AV_PKT_FLAG_KEY) != 0
+            if key && time <= target + 0.001 { break reading }
+            if key || time > target + Self.reorderMargin {
+              overshot = true
+              break reading
+            }
+          } else if time > target + Self.settleSpan {
+            break reading
+          }
+        }
+      }
+      if !overshot {
+        for packet in held { route(packet, generation: gen, videoIndex: videoIndex, audioIndex: audioIndex) }
+        return false
+      }
+      let landing = held.lazy.map { $0.pointer.pointee.pos }.first { $0 >= 0 }
+      let back = Int64(step * byteRate(ctx))
+      step *= 2
+      if orb_format_can_seek_bytes(ctx) != 0, let landing, back > 0 {
+        let position = max(0, landing - back)
+        avformat_seek_file(ctx, -1, Int64.min, position, position, AVSEEK_FLAG_BYTE)
+        if position == 0 { return false }  // from the start, what comes is all there is
+      } else {
+        let earlier = target - step / 2
+        seek(ctx, to: max(0, earlier))
+        if earlier <= 0 { return false }
+      }
+    }
+  }
+
+  /// The stream's bytes per second: the container's bit rate, else its size over its duration; 0 when unknown.
+  private func byteRate(_ ctx: UnsafeMutablePointer<AVFormatContext>) -> Double {
+    if ctx.pointee.bit_rate > 0 { return Double(ctx.pointee.bit_rate) / 8 }
+    let size = ctx.pointee.pb.map { avio_size($0) } ?? -1
+    let duration = Double(ctx.pointee.duration) / Double(AV_TIME_BASE)
+    return size > 0 && duration > 0 ? Double(size) / duration : 0
+  }
+
+  /// What one read gave.
+  private enum ReadResult {
+    /// Nothing yet; read again.
+    case again
+    /// A seek or a close broke the read.
+    case interrupted
+    /// The end of the file, or a read error.
+    case ended(Int32)
+    case packet(Packet)
+  }
+
+  private func readPacket(_ ctx: UnsafeMutablePointer<AVFormatContext>) -> ReadResult {
     // Out of memory for a packet is a read failure like any other: the decoders hear the end and drain.
     let packet = av_packet_alloc()
     let owned = packet.map(Packet.init)
     let code = packet.map { av_read_frame(ctx, $0) } ?? orb_averror(ENOMEM)
-    if code == FFmpegError.again { return false }
+    if code == FFmpegError.again { return .again }
     // Interrupted by a seek or by close (demuxers turn the interrupt into codes of their own): the loop takes
     // whichever it was, and the read's failure is not the stream's.
-    if code < 0 && core.state.withLock({ $0.stopped || $0.pendingSeek != nil }) { return false }
-    if code < 0 {
-      // End of file, or a read error (a truncated file ends here too): decode what we have. A read error is kept,
-      // so a network stream that broke is not taken for one that ended.
-      core.state.withLock { s in
-        if code != FFmpegError.eof { s.readFailureCode = code }
-        if gen == s.generation { s.demuxAtEnd = true }
-      }
-      core.videoPackets.push(.end(generation: gen), cost: 0)
-      core.audioPackets.push(.end(generation: gen), cost: 0)
-      return true
+    if code < 0 && core.state.withLock({ $0.stopped || $0.pendingSeek != nil }) { return .interrupted }
+    if code < 0 { return .ended(code) }
+    guard let owned else { return .ended(orb_averror(ENOMEM)) }
+    return .packet(owned)
+  }
+
+  /// Reads one packet and routes it. Returns whether the source is at its end (or failed) for now.
+  private func read(
+    _ ctx: UnsafeMutablePointer<AVFormatContext>, generation gen: Int, videoIndex: Int32?, audioIndex: Int32?
+  ) -> Bool {
+    switch readPacket(ctx) {
+    case .again, .interrupted: return false
+    case .ended(let code): return ended(code, generation: gen)
+    case .packet(let packet):
+      route(packet, generation: gen, videoIndex: videoIndex, audioIndex: audioIndex)
+      return false
     }
-    guard let packet, let owned else { return false }
+  }
+
+  /// End of file, or a read error (a truncated file ends here too): the decoders decode what they have. A read
+  /// error is kept, so a network stream that broke is not taken for one that ended. Returns true.
+  private func ended(_ code: Int32, generation gen: Int) -> Bool {
+    core.state.withLock { s in
+      if code != FFmpegError.eof { s.readFailureCode = code }
+      if gen == s.generation { s.demuxAtEnd = true }
+    }
+    core.videoPackets.push(.end(generation: gen), cost: 0)
+    core.audioPackets.push(.end(generation: gen), cost: 0)
+    return true
+  }
+
+  /// A packet's start in seconds from the start of the file, if it has a timestamp.
+  private func seconds(_ packet: Packet) -> Double? {
+    let p = packet.pointer.pointee
+    let stamp = p.pts != orb_nopts_value() ? p.pts : p.dts
+    guard stamp != orb_nopts_value() else { return nil }
+    return Double(stamp) * timeBase(p.stream_index) - core.startTime
+  }
+
+  private func timeBase(_ index: Int32) -> Double {
+    av_q2d(core.media.context.pointee.streams[Int(index)]!.pointee.time_base)
+  }
+
+  /// Records how far the packet's stream has been read and passes it to its decoder, if one wants it.
+  private func route(_ owned: Packet, generation gen: Int, videoIndex: Int32?, audioIndex: Int32?) {
+    let packet = owned.pointer
     let index = packet.pointee.stream_index
     let isVideo = index == videoIndex
     let isAudio = index == audioIndex
-    let stamp = packet.pointee.pts != orb_nopts_value() ? packet.pointee.pts : packet.pointee.dts
     // In Double: a damaged file's timestamps near Int64's limits must not trap.
     let end =
-      stamp != orb_nopts_value() && (isVideo || isAudio)
-      ? (Double(stamp) + Double(max(0, packet.pointee.duration)))
-        * av_q2d(ctx.pointee.streams[Int(index)]!.pointee.time_base) - core.startTime
-      : nil
+      isVideo || isAudio
+      ? seconds(owned).map { $0 + Double(max(0, packet.pointee.duration)) * timeBase(index) } : nil
     let (videoWanted, audioWanted) = core.state.withLock { s -> (Bool, Bool) in
       if let end, gen == s.generation {
         if isVideo { s.videoDemuxedUntil = max(s.videoDemuxedUntil ?? end, end) }
@@ -121,6 +245,5 @@ struct Demuxer {
     } else if isAudio && audioWanted {
       core.audioPackets.push(.packet(owned, generation: gen), cost: Int(packet.pointee.size))
     }
-    return false
   }
 }

@@ -21,6 +21,17 @@ enum Media {
       ])
   }
 
+  /// H.264 with AAC in MPEG-TS, with a key frame only every 5 s (0 and 5 of 8 s), as broadcast recordings have: TS
+  /// has no index, so FFmpeg's seek lands on any packet, often after the key frame the target needs.
+  static func longGOPTransportStream() throws -> String {
+    try TestMedia.path(
+      "h264-longgop.ts",
+      testsrc(rate: 25) + sine + [
+        "-t", "8", "-c:v", "libx264", "-preset", "veryfast", "-bf", "2", "-g", "125", "-keyint_min", "125",
+        "-sc_threshold", "0", "-pix_fmt", "yuv420p", "-c:a", "aac", "-ac", "2",
+      ])
+  }
+
   /// The same with its moov box first, so a cut-short copy still opens.
   static func h264FastStart() throws -> String {
     try TestMedia.path("h264-faststart.mp4", ["-i", try h264(), "-c", "copy", "-movflags", "+faststart"])

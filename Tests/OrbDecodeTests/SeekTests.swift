@@ -97,6 +97,22 @@ final class SeekTests: XCTestCase {
     assertCovers(frame, 1.0, matching: reference)
   }
 
+  /// In MPEG-TS with 5 s between key frames, a seek to 7.5 s that FFmpeg lands at 7.5 s gives no picture until the
+  /// end of the file unless the demuxer goes back to the key frame at 5 s; a seek to 4.8 s must go back to 0.
+  func testSeekInALongGOPTransportStreamFindsTheKeyFrameBeforeTheTarget() throws {
+    let path = try Media.longGOPTransportStream()
+    let reference = try straightThrough(path)
+    let pipeline = try MediaPipeline(source: path, audio: MediaPipeline.AudioRequest())
+    defer { pipeline.close() }
+    for target in [7.5, 4.8, 6.2, 7.96, 2.0] {
+      pipeline.seek(to: target)
+      let frame = try XCTUnwrap(firstFrame(pipeline), "no frame after seek(to: \(target))")
+      assertCovers(frame, target, matching: reference)
+      let sound = try XCTUnwrap(pipeline.nextAudio(timeout: 5), "no sound after seek(to: \(target))")
+      XCTAssertEqual(sound.time, target, accuracy: 0.1, "the sound starts at the target too")
+    }
+  }
+
   // MARK: helpers
 
   private func straightThrough(_ path: String) throws -> [DecodedFrame] {
