@@ -18,9 +18,11 @@ enum HTTPDiagnosis {
   /// The whole diagnosis gives up after this many seconds (a server that trickles its answer cannot hold it).
   static let deadlineSeconds = 10.0
 
-  /// What went wrong with `url`, in words, or nil when the server looks fine (the failure lies elsewhere) or `url`
-  /// is not HTTP(S).
-  static func explain(_ url: String, headers: [String], cancellation: Cancellation) -> String? {
+  /// What went wrong with `url`: the kind of failure the family's rules give it and the reason in words, or nil when
+  /// the server looks fine (the failure lies elsewhere) or `url` is not HTTP(S).
+  static func explain(_ url: String, headers: [String], cancellation: Cancellation) -> (
+    kind: MediaError.Kind, reason: String
+  )? {
     guard let start = URL(string: url), ["http", "https"].contains(start.scheme?.lowercased() ?? "") else {
       return nil
     }
@@ -38,19 +40,22 @@ enum HTTPDiagnosis {
       switch answer.status {
       case 301, 302, 303, 307, 308:
         guard let location = answer.headers["location"], let next = URL(string: location, relativeTo: target)
-        else { return "the server redirects without saying where" }
+        else { return (.unplayable, "the server redirects without saying where") }
         current = next.absoluteString
       case 200:
         if answer.headers["content-type"]?.lowercased().hasPrefix("text/html") == true {
-          return "the server sent a web page, not a video"
+          return (.unplayable, "the server sent a web page, not a video")
         }
         // Asked for two bytes and sent all of them: it cannot serve the parts a seek needs.
-        return "the server cannot seek in it (it ignores range requests), and this file needs that"
+        return (.unplayable, "the server cannot seek in it (it ignores range requests), and this file needs that")
+      case 401, 403: return (.signIn, "the server refused access (\(answer.status))")
+      case 404, 410: return (.missing, "the server no longer has it (\(answer.status))")
+      case 500...599: return (.network, "the server answered \(answer.status)")
       default:
         return nil
       }
     }
-    return "too many redirects (more than \(maxRedirects))"
+    return (.unplayable, "too many redirects (more than \(maxRedirects))")
   }
 
   /// "scheme://host:port", what credentials belong to.

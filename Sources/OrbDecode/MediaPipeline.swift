@@ -111,9 +111,10 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
         cancellation: media.cancellation)
     }
     guard nothing,
-      let reason = HTTPDiagnosis.explain(media.source, headers: media.headers, cancellation: media.cancellation)
+      let (kind, reason) = HTTPDiagnosis.explain(
+        media.source, headers: media.headers, cancellation: media.cancellation)
     else { return nil }
-    return MediaError(.unplayable, source: media.source, reason: reason)
+    return MediaError(kind, source: media.source, reason: reason)
   }
 
   /// How far the demuxer has read ahead of `position` (media seconds; nil when the stream carries no timestamps),

@@ -90,12 +90,12 @@ public final class MediaSource: @unchecked Sendable {
       av_dict_set(&options, "rw_timeout", "15000000", 0)
     }
     if reconnect && (source.hasPrefix("http://") || source.hasPrefix("https://")) {
-      // Resets, network errors and 5xx in the middle of a stream: FFmpeg reconnects and resumes at the byte it had
-      // reached, waiting 1, 2, 4 … s between tries (up to 2 min apart, about five minutes in all), before the
-      // read fails and the host hears `network`.
+      // Resets, network errors and 5xx in the middle of a stream: FFmpeg reconnects at once and resumes at the byte
+      // it had reached, and once more a second later; then the read fails, and the player's own retry rule takes
+      // over (tries the host hears of, 1, 2, 4 … s apart, each resuming at the position).
       for (key, value) in [
         ("reconnect", "1"), ("reconnect_streamed", "1"), ("reconnect_on_network_error", "1"),
-        ("reconnect_on_http_error", "5xx"), ("reconnect_delay_max", "120"),
+        ("reconnect_on_http_error", "5xx"), ("reconnect_delay_max", "1"),
       ] {
         av_dict_set(&options, key, value, 0)
       }
@@ -144,16 +144,17 @@ public final class MediaSource: @unchecked Sendable {
     self.format = format
   }
 
-  /// `error` in better words where FFmpeg's code says little: an HTTP(S) "input/output error" is asked of the
-  /// server again (a redirect loop, a server that cannot seek).
+  /// `error` in better words where FFmpeg's code says little: an HTTP(S) "input/output error", or any read of a
+  /// network stream that broke off, is asked of the server again (a redirect loop, a server that cannot seek, a
+  /// 503 while it restarts, a sign-in that expired). What the server says decides the kind.
   static func explained(_ error: MediaError, code: Int32, headers: [String], cancellation: Cancellation)
     -> MediaError
   {
     let source = error.source
-    guard code == orb_averror(EIO),
-      let reason = HTTPDiagnosis.explain(source, headers: headers, cancellation: cancellation)
+    guard code == orb_averror(EIO) || error.kind == .network,
+      let (kind, reason) = HTTPDiagnosis.explain(source, headers: headers, cancellation: cancellation)
     else { return error }
-    return MediaError(error.kind == .network ? .unplayable : error.kind, source: source, reason: reason)
+    return MediaError(kind, source: source, reason: reason)
   }
 
   /// The AVStream at `index`.

@@ -64,7 +64,7 @@ extension PlayerState {
       ready: ready.map { PresentationState.Frame(time: $0.time, duration: $0.frame.duration) },
       shown: shownFrame.map { PresentationState.Frame(time: $0.time, duration: $0.duration) },
       hasVideo: hasVideo, starved: phase == .running ? (media?.isStarved ?? false) : false,
-      refilled: phase == .buffering ? refilled(at: clock.time()) : false,
+      refilled: phase == .buffering && !retrying ? refilled(at: clock.time()) : false,
       soundFinished: schedule.sourceEnded ? (audio?.finished(at: presentationTime) ?? true) : false)
     let decision = schedule.refresh(refresh)
     switch decision.clock {

@@ -204,6 +204,12 @@ struct PresentationState: Equatable {
   /// The source gave its last picture.
   mutating func sourceFinished() { sourceEnded = true }
 
+  /// The source broke off and is being tried again: the clock and the sound wait (the caller holds them) until the
+  /// seek that reconnects gives a picture.
+  mutating func waitForData() {
+    if phase == .running || phase == .awaitingPicture { phase = .buffering }
+  }
+
   /// Playback goes on without pictures (sound alone from the start, or a video that never gave one): the sound
   /// drives the clock at once. Returns whether it should run (not paused).
   mutating func soundAlone(videoGivenUp: Bool) -> Bool {

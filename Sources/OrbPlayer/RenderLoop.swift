@@ -121,6 +121,8 @@ struct RenderLoop {
   private func drawLoop(_ renderer: Renderer, _ opened: FrameSource) {
     var pending: VideoFrame?
     var firstPictureWait = 0.0
+    // The tries of a stream that broke off in the middle; a picture after one starts the count again.
+    var reconnects = RetrySchedule(budget: player.retryFor)
     while true {
       let waitingAtEnd = pending == nil
       let step = shared.wait(
@@ -162,10 +164,19 @@ struct RenderLoop {
         }
       case .decode:
         switch nextFrame(opened, firstPictureWait: &firstPictureWait) {
-        case .frame(let frame): pending = frame
+        case .frame(let frame):
+          pending = frame
+          if reconnects.made > 0
+            && shared.change({ s in
+              defer { s.retrying = false }
+              return s.retrying
+            })
+          {
+            reconnects = RetrySchedule(budget: player.retryFor)
+          }
         case .timedOut: continue
         case .end:
-          if !sourceEnded(opened) { return }
+          if !sourceEnded(opened, reconnects: &reconnects) { return }
         }
       case .draw(let frame):
         // A frame whose whole display interval has passed is not worth drawing.
@@ -194,6 +205,26 @@ struct RenderLoop {
         pending = nil
       }
     }
+  }
+
+  /// Waits for a broken stream's next try, holding the picture, the clock and the sound where they are (the host
+  /// hears `buffering` and the retry), then asks for an exact seek to that position: the demuxer's seek opens a new
+  /// connection there, and its first picture starts the clock again. Returns false when playback was stopped.
+  private func reconnect(attempt: Int, of count: Int, delay: Double, reason: String) -> Bool {
+    let clock = player.clock
+    let position = clock.time()
+    clock.pause()
+    shared.withLock { $0.audio }?.setPaused(true)
+    player.onEvent?(.retry(attempt: attempt, of: count, delay: delay, reason: reason))
+    guard waitBeforeRetry(delay) else { return false }
+    shared.change { s in
+      // A seek the user asked for meanwhile goes first, and it tries the connection as well.
+      if s.pendingSeek == nil {
+        s.pendingSeek = position
+        s.pendingSeekExact = true
+      }
+    }
+    return true
   }
 
   private func seek(_ opened: FrameSource, to target: Double, exact: Bool, track: Int?, resumeSound: Bool) {
@@ -235,18 +266,28 @@ struct RenderLoop {
 
   /// The source gave its last frame: an end, a broken stream, or nothing to show at all. Returns whether the
   /// render thread goes on (false: it failed and stops).
-  private func sourceEnded(_ opened: FrameSource) -> Bool {
-    // A network stream that broke off is an error for the host, not an end.
-    let broken = opened.health.readFailure.flatMap { $0.kind == .network ? $0 : nil }
+  private func sourceEnded(_ opened: FrameSource, reconnects: inout RetrySchedule) -> Bool {
+    // A network stream that broke off is tried again from where it stopped, by the same rule as at the open; once the
+    // tries are spent it is an error for the host, not an end.
+    var broken = opened.health.readFailure.flatMap { $0.kind == .network ? $0 : nil }
+    // The server is asked what the matter is: a 503 is tried again, an expired sign-in or a file gone is not.
+    if broken != nil, let explained = opened.failureExplanation() { broken = explained }
+    let retry = broken?.kind == .network ? reconnects.next() : nil
     enum Outcome {
       case none, ended, noPictureWithSound, noPicture
       case broken(MediaError)
+      case reconnect(attempt: Int, delay: Double, reason: String)
     }
     // The error state is set with `sourceEnded`, in one critical section: the display must never see the end
     // of a source that failed and call it an end.
     let outcome = shared.change { s -> Outcome in
       guard s.pendingSeek == nil && !s.stopped else { return .none }
       let none = s.hasVideo && s.stats.presented == 0 && !s.ring.hasReady
+      if let broken, let retry, !none {
+        s.retrying = true
+        s.schedule.waitForData()
+        return .reconnect(attempt: retry.attempt, delay: retry.delay, reason: broken.reason)
+      }
       if none && s.audio != nil { return .noPictureWithSound }
       s.schedule.sourceFinished()
       if let broken {
@@ -268,6 +309,8 @@ struct RenderLoop {
     case .broken(let failure):
       player.onEvent?(.failed(failure))
       return false
+    case .reconnect(let attempt, let delay, let reason):
+      return reconnect(attempt: attempt, of: reconnects.count, delay: delay, reason: reason)
     case .noPicture:
       player.onEvent?(.failed(opened.noPictureError(source: source)))
       return false

@@ -32,6 +32,51 @@ final class RetryTests: XCTestCase {
       "moving-3s-faststart.mp4", ["-i", try Clips.moving(seconds: 3), "-c", "copy", "-movflags", "+faststart"])
   }
 
+  /// Serves the clip with range requests, but the first answer that covers the byte at `argv[2]` (a fraction of the
+  /// file) stops there and drops the connection; from then on it answers 503 for `argv[3]` seconds (always, with a
+  /// negative number), then serves again: a server restarting in the middle of a film.
+  static let breakingScript = #"""
+    import http.server, sys, time, re
+    clip, cut, down_for = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+    data = open(clip, "rb").read()
+    state = {"cut_at": None}
+    class H(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        def log_message(self, *a): pass
+        def do_GET(self):
+            cut_at = state["cut_at"]
+            if cut_at is not None and (down_for < 0 or time.time() - cut_at < down_for):
+                self.send_response(503); self.send_header("Content-Length", "0"); self.end_headers(); return
+            m = re.match(r"bytes=(\d+)-(\d*)", self.headers.get("Range", ""))
+            first = int(m.group(1)) if m else 0
+            last = int(m.group(2)) if m and m.group(2) else len(data) - 1
+            self.send_response(206 if m else 200)
+            self.send_header("Content-Type", "video/mp4")
+            self.send_header("Accept-Ranges", "bytes")
+            self.send_header("Content-Length", str(last + 1 - first))
+            if m: self.send_header("Content-Range", "bytes %d-%d/%d" % (first, last, len(data)))
+            self.end_headers()
+            stop = int(len(data) * cut)
+            try:
+                if cut_at is None and first < stop <= last:
+                    self.wfile.write(data[first:stop]); self.wfile.flush()
+                    state["cut_at"] = time.time()
+                    self.close_connection = True
+                    return
+                self.wfile.write(data[first:last + 1])
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+    s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    print(s.server_address[1], flush=True)
+    s.serve_forever()
+    """#
+
+  /// 6 s with its index first, so the break falls in the middle of playing, after the open.
+  static func longerClip() throws -> String {
+    try TestMedia.path(
+      "moving-6s-faststart.mp4", ["-i", try Clips.moving(seconds: 6), "-c", "copy", "-movflags", "+faststart"])
+  }
+
   private func retries(_ player: BackgroundPlayer) -> [[String: Any]] {
     player.events.filter { $0["event"] as? String == "retry" }
   }
@@ -87,5 +132,43 @@ final class RetryTests: XCTestCase {
     XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
     XCTAssertLessThan(Date().timeIntervalSince(asked), 2, "quit waited on the retry")
     XCTAssertEqual(player.events.last { $0["event"] as? String == "ended" }?["reason"] as? String, "user-quit")
+  }
+
+  /// A stream that breaks off in the middle and comes back is tried again by the same rule, from where it stopped:
+  /// the tries are events, the state says buffering meanwhile, and every picture of the film is shown once.
+  func testAStreamThatBreaksInTheMiddleResumesWhereItStopped() throws {
+    try Screen.requireDisplay()
+    let server = try LoopbackServer(script: Self.breakingScript, arguments: [try Self.longerClip(), "0.5", "4"])
+    defer { server.stop() }
+    let player = try BackgroundPlayer(["--events-fd", "1", server.url("/clip.mp4")])
+    XCTAssertEqual(player.wait(timeout: 60), 0, player.stderr)
+    let tries = retries(player)
+    XCTAssertFalse(tries.isEmpty, "no retry event: \(player.stdout)")
+    XCTAssertEqual(tries.compactMap { $0["attempt"] as? Int }, (0..<tries.count).map { $0 + 1 }, player.stdout)
+    XCTAssertEqual(tries.first?["reason"] as? String, "the server answered 503", "\(tries)")
+    let buffering = player.events.first { $0["event"] as? String == "state" && $0["state"] as? String == "buffering" }
+    XCTAssertGreaterThan(buffering?["position_ms"] as? Int ?? 0, 1000, "the break came while playing: \(player.stdout)")
+    let ended = player.events.last { $0["event"] as? String == "ended" }
+    XCTAssertEqual(ended?["reason"] as? String, "eof", player.stdout)
+    let stats = ended?["stats"] as? [String: Any]
+    let shown = (stats?["presented"] as? Int ?? 0) + (stats?["dropped"] as? Int ?? 0)
+    // The picture on screen at the break is the first after it again (the clock stood inside it); nothing skipped.
+    XCTAssertTrue((180...183).contains(shown), "every picture of the 6 s at 30 fps, none skipped: \(stats ?? [:])")
+    XCTAssertGreaterThanOrEqual(stats?["presented"] as? Int ?? 0, 175, "\(stats ?? [:])")
+    XCTAssertFalse(player.events.contains { $0["event"] as? String == "error" }, player.stdout)
+  }
+
+  /// One that stays down is a network error once the tries are spent, and the host learns where playback stopped.
+  func testAStreamThatBreaksAndStaysDownEndsWithItsPosition() throws {
+    try Screen.requireDisplay()
+    let server = try LoopbackServer(script: Self.breakingScript, arguments: [try Self.longerClip(), "0.5", "-1"])
+    defer { server.stop() }
+    let player = try BackgroundPlayer(
+      ["--events-fd", "1", "--retry-for", "3", "--error-linger-ms", "0", server.url("/clip.mp4")])
+    XCTAssertEqual(player.wait(timeout: 60), 1, player.stderr)
+    XCTAssertEqual(retries(player).compactMap { $0["attempt"] as? Int }, [1, 2], player.stdout)
+    let error = player.events.first { $0["event"] as? String == "error" }
+    XCTAssertEqual(error?["kind"] as? String, "network", player.stdout)
+    XCTAssertGreaterThan(error?["position_ms"] as? Int ?? 0, 1000, "where it stopped: \(player.stdout)")
   }
 }
