@@ -137,6 +137,37 @@ float tone_map(int curve, float nits, float source_peak, float target_peak) {
   return tone_map_bt2390(l, source_peak, target_peak);
 }
 
+// Maps luminance (nits) within a range, black to black and peak to peak: BT.2390 in libplacebo's form (the EETF in PQ
+// relative to the source's black and peak, then its black-point adaptation); the other curves as tone_map. Swift:
+// ToneMapCurve.map(_:range:).
+float tone_map_range(int curve, float nits, float source_black, float source_peak, float target_black,
+                     float target_peak) {
+  if (curve != TONE_MAP_BT2390 || source_peak <= target_peak) {
+    return tone_map(curve, nits, source_peak, target_peak);
+  }
+  float i0 = pq_inv_eotf(source_black);
+  float i1 = pq_inv_eotf(source_peak);
+  float o0 = pq_inv_eotf(target_black);
+  float o1 = pq_inv_eotf(target_peak);
+  float min_lum = (o0 - i0) / (i1 - i0);
+  float max_lum = (o1 - i0) / (i1 - i0);
+  float ks = (1.0 + BT2390_KNEE_OFFSET) * max_lum - BT2390_KNEE_OFFSET;
+  float bp = min_lum > 0.0 ? min(1.0 / min_lum, 4.0) : 4.0;
+  float gain = max_lum < 1.0 ? 1.0 / (1.0 + min_lum / max_lum * pow(1.0 - max_lum, bp)) : 1.0;
+  float x = (pq_inv_eotf(clamp(nits, source_black, source_peak)) - i0) / (i1 - i0);
+  if (ks < 1.0 && x >= ks) {
+    float t = (x - ks) / (1.0 - ks);
+    float t2 = t * t;
+    float t3 = t2 * t;
+    x = (2.0 * t3 - 3.0 * t2 + 1.0) * ks + (t3 - 2.0 * t2 + t) * (1.0 - ks) + (-2.0 * t3 + 3.0 * t2) * max_lum;
+  }
+  if (x < 1.0) {
+    x += min_lum * pow(1.0 - x, bp);
+    x = gain * (x - min_lum) + min_lum;
+  }
+  return pq_eotf(clamp(x * (i1 - i0) + i0, o0, o1));
+}
+
 // ---- Gamut. Swift: GamutMapping, ColorPrimaries.
 // BT.2020 -> BT.709 linear light, derived from the primaries and D65 (mat3 takes columns).
 const mat3 BT2020_TO_BT709 = mat3(
@@ -146,6 +177,24 @@ const mat3 BT2020_TO_BT709 = mat3(
 // Luminance coefficients derived from the primaries (the Y row of RGB -> XYZ).
 const vec3 BT709_LUMA = vec3(0.2126390059, 0.7151686788, 0.0721923154);
 const vec3 BT2020_LUMA = vec3(0.2627002120, 0.6779980715, 0.0593017165);
+// RGB -> (X/Xw - Y, Y, Z/Zw - Y) and back: the space libplacebo's luma mode scales colour in. Swift:
+// ToneMapParams.lumaSpace.
+const mat3 BT2020_TO_LUMA_SPACE = mat3(
+  vec3(0.4074603185, 0.2627002120, -0.2627002120),
+  vec3(-0.5258427748, 0.6779980715, -0.6522210243),
+  vec3(0.1183824563, 0.0593017165, 0.9149212363));
+const mat3 LUMA_SPACE_TO_BT2020 = mat3(
+  vec3(1.6316012963, -0.6336540937, 0.0167659071),
+  vec3(1.0000000000, 1.0000000000, 1.0000000000),
+  vec3(-0.2759305125, 0.0171728570, 1.0260047062));
+const mat3 BT709_TO_LUMA_SPACE = mat3(
+  vec3(0.2212483397, 0.2126390059, -0.1948889658),
+  vec3(-0.3389446696, 0.7151686788, -0.6057210579),
+  vec3(0.1176963299, 0.0721923154, 0.8006100237));
+const mat3 LUMA_SPACE_TO_BT709 = mat3(
+  vec3(3.0803990907, -0.9212233589, 0.0528739390),
+  vec3(1.0000000000, 1.0000000000, 1.0000000000),
+  vec3(-0.5430159131, 0.0452558574, 1.1511030199));
 
 const int GAMUT_MAP_STEPS = 8;
 
@@ -271,36 +320,104 @@ vec3 gamut_desaturate(vec3 rgb, vec3 luma) {
   return clamp(vec3(y) + max(t, 0.0) * (rgb - vec3(y)), 0.0, 1.0);
 }
 
-// ---- The pipeline. Swift: HDRToSDR.
+// ---- The pipeline: libplacebo v4.208's default. Swift: HDRToSDR, ToneMapParams.
 const int TRANSFER_PQ = 0;
 const int TRANSFER_HLG = 1;
+const float TONE_MAP_CROSSTALK = 0.04;
+const float TARGET_CONTRAST = 1000.0;
+const float LUMA_DESATURATION = 0.0597725;  // ln(1.1) / ln(1000 / 203)
+const int TONE_MODE_PER_CHANNEL = 0;
+const int TONE_MODE_LUMA = 1;
+const int TONE_MODE_HYBRID = 2;
 
-// Source R'G'B' signal (0..1) -> linear display light in nits (source primaries). For HLG, source_peak is the
-// nominal peak of the OOTF.
-vec3 colour_linearise(vec3 signal, int transfer, float source_peak) {
+// What the tone mapping of one stream needs (nits). Swift: ToneMapParams.
+struct ToneParams {
+  int curve;
+  float source_peak;   // the peak the curve maps from: the content's, or the detected one
+  float content_peak;  // the metadata's: what channels are clamped to and what picks the mode
+  float source_black;
+  float target_peak;
+  mat3 gamut;          // source -> BT.709 linear
+  mat3 to_space;       // source -> luma space
+  mat3 from_space;
+};
+
+// libplacebo's auto mode. Swift: ToneMapParams.mode.
+int tone_mode(ToneParams p) {
+  if (p.content_peak <= p.target_peak * (1.0 + 1e-6)) {
+    return TONE_MODE_PER_CHANNEL;
+  }
+  return p.content_peak / p.target_peak > 10.0 ? TONE_MODE_HYBRID : TONE_MODE_LUMA;
+}
+
+// Source R'G'B' signal (0..1) -> linear display light in nits (source primaries). HLG: the BT.2100 black lift, the
+// inverse OETF and the OOTF at content_peak. Swift: HDRToSDR.linearise.
+vec3 colour_linearise(vec3 signal, int transfer, float content_peak, float source_black) {
   if (transfer == TRANSFER_HLG) {
-    return hlg_ootf(hlg_inverse_oetf(signal), source_peak);
+    float gamma = hlg_system_gamma(content_peak);
+    float beta = sqrt(3.0 * pow(source_black / content_peak, 1.0 / gamma));
+    return hlg_ootf(hlg_inverse_oetf(signal * (1.0 - beta) + beta), content_peak);
   }
   return pq_eotf(signal);
 }
 
-// hdr_to_sdr before the encoding: relative linear BT.709 light in 0..1 (1 = target_peak nits).
-vec3 hdr_to_sdr_relative(vec3 rgb_nits, int curve, float source_peak, float target_peak, mat3 gamut,
-                         vec3 source_luma) {
-  vec3 rgb = max(rgb_nits, 0.0);
-  float y = dot(rgb, source_luma);
-  float mapped_y = tone_map(curve, y, source_peak, target_peak);
-  vec3 toned = y > 0.0 ? rgb * (mapped_y / y) : vec3(0.0);
-  vec3 relative = gamut * toned / target_peak;
-  return gamut_map(relative);
+float tone_curve(ToneParams p, float nits) {
+  return tone_map_range(p.curve, nits, p.source_black, max(p.source_peak, p.target_peak),
+                        p.target_peak / TARGET_CONTRAST, p.target_peak);
 }
 
-// Linear light in nits (source primaries) -> encoded SDR BT.709 signal (0..1, BT.1886 inverse EOTF), before dither:
-// tone-map luminance Y = dot(rgb, source_luma) and scale RGB by Y'/Y, convert with gamut (source -> BT.709, e.g.
-// BT2020_TO_BT709), divide by target_peak, gamut_map (constant Oklab hue), encode.
-vec3 hdr_to_sdr(vec3 rgb_nits, int curve, float source_peak, float target_peak, mat3 gamut, vec3 source_luma) {
-  return bt1886_inv_eotf(hdr_to_sdr_relative(rgb_nits, curve, source_peak, target_peak, gamut, source_luma));
+vec3 tone_curve3(ToneParams p, vec3 nits) {
+  return vec3(tone_curve(p, nits.x), tone_curve(p, nits.y), tone_curve(p, nits.z));
 }
+
+// Tone mapping in the source primaries, nits -> nits: clamp, cross-talk, the curve by mode, cross-talk undone.
+// Swift: HDRToSDR.toneMap.
+vec3 tone_map_colour(vec3 rgb_nits, ToneParams p) {
+  vec3 rgb = clamp(rgb_nits, p.source_black, p.content_peak);
+  float c = TONE_MAP_CROSSTALK;
+  rgb = (1.0 - 3.0 * c) * rgb + c * (rgb.x + rgb.y + rgb.z);
+  int mode = tone_mode(p);
+  if (mode == TONE_MODE_PER_CHANNEL) {
+    rgb = tone_curve3(p, rgb);
+  } else {
+    vec3 pyq = p.to_space * rgb;
+    float target_black = p.target_peak / TARGET_CONTRAST;
+    float y0 = max(pyq.y, target_black);
+    float mapped = tone_curve(p, pyq.y);
+    float scale = pow(mapped / y0, 1.0 + LUMA_DESATURATION);
+    pyq.x *= scale;
+    pyq.z *= scale;
+    if (p.content_peak > p.target_peak) {
+      mapped -= max(0.1 * pyq.x, 0.0);
+    }
+    pyq.y = mapped;
+    vec3 out_rgb = p.from_space * pyq;
+    if (mode == TONE_MODE_HYBRID) {
+      float coefficient = max(pow(target_black / mapped, 2.4), pow(mapped / p.target_peak, 2.4));
+      out_rgb = out_rgb + coefficient * (tone_curve3(p, rgb) - out_rgb);
+    }
+    rgb = out_rgb;
+  }
+  return (rgb - c * (rgb.x + rgb.y + rgb.z)) / (1.0 - 3.0 * c);
+}
+
+// Relative linear BT.709 light between the display's black (1/1000) and 1 (its peak), clipped as libplacebo's gamut
+// clip does. Swift: HDRToSDR.relative.
+vec3 hdr_to_sdr_relative(vec3 rgb_nits, ToneParams p) {
+  vec3 toned = tone_map_colour(rgb_nits, p) / p.target_peak;
+  float black = 1.0 / TARGET_CONTRAST;
+  vec3 in_gamut = p.gamut * ((toned - black) / (1.0 - black));
+  return clamp(in_gamut, 0.0, 1.0) * (1.0 - black) + black;
+}
+
+// Relative light -> the BT.1886 signal of a 1000:1 display (its black is signal 0). Swift: HDRToSDR.encode.
+vec3 bt1886_inv_eotf_black(vec3 relative) {
+  float lift = pow(1.0 / TARGET_CONTRAST, 1.0 / BT1886_GAMMA);
+  return clamp((bt1886_inv_eotf(relative) - lift) / (1.0 - lift), 0.0, 1.0);
+}
+
+// Linear light in nits (source primaries) -> encoded SDR BT.709 signal (0..1), before dither. Swift: HDRToSDR.map.
+vec3 hdr_to_sdr(vec3 rgb_nits, ToneParams p) { return bt1886_inv_eotf_black(hdr_to_sdr_relative(rgb_nits, p)); }
 
 // ---- Ordered dither, 8x8 Bayer, offset (index + 0.5) / 64 - 0.5 LSB. Swift: OrderedDither.
 // The offset in LSB at integer pixel p (use uvec2(gl_FragCoord.xy)).

@@ -14,23 +14,26 @@ layout(constant_id = 2) const bool FROM_BT2020 = true;
 
 layout(push_constant) uniform Params {
   vec4 unused[7];
-  vec4 hdr;  // x: source peak, y: target peak (nits)
+  vec4 hdr;  // x: the curve's source peak, y: target peak, z: content peak, w: source black (nits)
 } params;
 
 void main() {
   vec3 signal = hdr_lut_grid_point(floor(gl_FragCoord.xy)) / (HDR_LUT_SIZE - 1.0);
-  float sourcePeak = params.hdr.x;
-  float targetPeak = params.hdr.y;
-  vec3 nits;
-  if (MODE == 1) {
-    nits = pq_eotf(signal);
-  } else if (MODE == 2) {
-    nits = hlg_ootf(hlg_inverse_oetf(signal), sourcePeak);
-  } else {
-    nits = bt1886_eotf(signal) * targetPeak;
-  }
   mat3 gamut = FROM_BT2020 ? BT2020_TO_BT709 : mat3(1.0);
-  vec3 luma = FROM_BT2020 ? BT2020_LUMA : BT709_LUMA;
-  vec3 relative = hdr_to_sdr_relative(nits, CURVE, sourcePeak, targetPeak, gamut, luma);
-  outColor = vec4(pq_inv_eotf(relative * targetPeak), 1.0);
+  if (MODE == 3) {
+    // SDR with BT.2020 primaries: no tone mapping, the gamut mapped at constant hue.
+    outColor = vec4(bt1886_inv_eotf(gamut_map(gamut * bt1886_eotf(signal))), 1.0);
+    return;
+  }
+  ToneParams p;
+  p.curve = CURVE;
+  p.source_peak = params.hdr.x;
+  p.target_peak = params.hdr.y;
+  p.content_peak = params.hdr.z;
+  p.source_black = params.hdr.w;
+  p.gamut = gamut;
+  p.to_space = FROM_BT2020 ? BT2020_TO_LUMA_SPACE : BT709_TO_LUMA_SPACE;
+  p.from_space = FROM_BT2020 ? LUMA_SPACE_TO_BT2020 : LUMA_SPACE_TO_BT709;
+  vec3 nits = colour_linearise(signal, MODE == 2 ? TRANSFER_HLG : TRANSFER_PQ, p.content_peak, p.source_black);
+  outColor = vec4(hdr_to_sdr(nits, p), 1.0);
 }

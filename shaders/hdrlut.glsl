@@ -1,7 +1,7 @@
 // The HDR -> SDR transform as a 64^3 table, laid out as 64 slices of 64x64 in an 8x8 atlas (512x512), so a
 // software GPU pays four texel fetches per pixel instead of the whole tone- and gamut-mapping math.
-// In: the source's R'G'B' signal (PQ or HLG, 0..1). Out: PQ-encoded SDR light (relative 1 = target peak, scaled by the
-// target peak into nits): greys below the knee are the identity there, so the table interpolates them exactly.
+// In: the source's R'G'B' signal (PQ or HLG, 0..1). Out: the encoded SDR signal (BT.1886), before the dither: both
+// sides perceptual, so the interpolation costs little where the mapping bends.
 // Swift: HDRTable (layout), HDRToSDR (the values).
 #ifndef ORB_HDRLUT_GLSL
 #define ORB_HDRLUT_GLSL

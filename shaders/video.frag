@@ -31,7 +31,7 @@ layout(push_constant) uniform Params {
   vec4 row0;         // R' = dot(row0.xyz, Y'CbCr) + row0.w
   vec4 row1;
   vec4 row2;
-  vec4 hdr;          // x: source peak, y: target peak (nits)
+  vec4 hdr;          // the table's: curve peak, target peak, content peak, source black (nits)
 } params;
 
 void main() {
@@ -52,9 +52,8 @@ void main() {
                   dot(params.row2.xyz, ycc) + params.row2.w);
   rgb = clamp(rgb, 0.0, 1.0);
   if (MODE != 0) {
-    // Tone and gamut mapping come from the table; only the display encoding and the dither are done here.
-    vec3 light = pq_eotf(hdr_lut_sample(hdrTable, rgb)) / params.hdr.y;
-    rgb = dither8(bt1886_inv_eotf(light), pixel);
+    // Tone and gamut mapping and the display encoding come from the table; only the dither is done here.
+    rgb = dither8(hdr_lut_sample(hdrTable, rgb), pixel);
   }
   outColor = vec4(clamp(rgb, 0.0, 1.0), 1.0);
 }

@@ -66,7 +66,7 @@ struct Options {
   var fullscreen = false
   /// `--geometry WxH[+X+Y]`: the window's size in logical pixels, and where to put it.
   var geometry: (width: Int, height: Int, x: Int?, y: Int?)?
-  /// `--tone-mapping` and `--target-peak`, as the renderer takes them.
+  /// `--tone-mapping`, `--target-peak` and `--hdr-peak-detect`, as the renderer takes them.
   var toneMapping = ToneMapping()
   var eventsFd: Int32?
   var version = false
@@ -211,6 +211,9 @@ private final class OptionTable {
       name: "tone-mapping", kind: .string, help: "HDR tone-mapping curve: bt2390, hable, reinhard, clip",
       argHelp: "CURVE"),
     Spec(name: "target-peak", kind: .double, help: "Display peak for tone mapping, nits", argHelp: "NITS"),
+    Spec(
+      name: "hdr-peak-detect", kind: .string,
+      help: "Tone-map HDR from the peak measured in each scene (yes), or from the metadata's (no)", argHelp: "yes|no"),
     Spec(name: "events-fd", kind: .int, help: "Write JSON event lines to this file descriptor", argHelp: "N"),
     Spec(
       name: "video-output", kind: .string,
@@ -399,6 +402,13 @@ private final class OptionTable {
         return fail("--tone-mapping must be one of \(Options.toneMappingCurves.joined(separator: ", "))")
       }
       o.toneMapping.curve = curve
+    }
+    if let detect = string("hdr-peak-detect") {
+      switch detect.lowercased() {
+      case "yes", "auto", "1", "true": o.toneMapping.peakDetect = true
+      case "no", "0", "false": o.toneMapping.peakDetect = false
+      default: return fail("--hdr-peak-detect must be yes or no")
+      }
     }
     if given("target-peak") {
       o.toneMapping.targetPeak = double("target-peak")

@@ -120,12 +120,16 @@ extension PlayerWindow {
     }
   }
 
-  /// The tone-mapping line: only HDR sources are tone-mapped; the source peak is the one the renderer uses.
+  /// The tone-mapping line: only HDR sources are tone-mapped. The peak the curve maps from (measured, or the
+  /// metadata's), the content's peak by its mastering display, and MaxCLL when the stream has it.
   func toneMappingText(_ frame: VideoFrame?) -> String? {
-    guard let frame, frame.color.isHDR else { return nil }
+    guard let frame, frame.color.isHDR, let params = options.toneMapping.params(for: frame) else { return nil }
     let settings = options.toneMapping
-    return "\(settings.curve.rawValue), source \(Int(settings.sourcePeak(for: frame))) nits, "
-      + "target \(Int(settings.targetPeak)) nits"
+    let peak = player?.curvePeak ?? params.contentPeak
+    let from = settings.peakDetect && params.contentPeak > params.targetPeak ? "detected peak" : "peak"
+    let cll = frame.hdr.maxCLL > 0 ? ", MaxCLL \(frame.hdr.maxCLL)" : ""
+    return "\(settings.curve.rawValue), \(from) \(Int(peak.rounded())) nits (mastering \(Int(params.contentPeak)) nits"
+      + "\(cll)), target \(Int(settings.targetPeak)) nits"
   }
 
   func togglePause() {

@@ -216,6 +216,10 @@ public final class Player: Sendable {
   /// The subtitle tracks and the cues shown, once the media is open (nil before).
   public var subtitles: SubtitlePlayback? { shared.withLock { $0.subtitles } }
 
+  /// The peak the last HDR picture drawn was tone-mapped from, nits: the metadata's, or the one measured in the
+  /// pictures with `ToneMapping.peakDetect` (for the stats overlay); nil for SDR.
+  public var curvePeak: Double? { shared.withLock { $0.curvePeak } }
+
   /// The frame on screen, as the decoder gave it (for the stats overlay).
   public var shownFrame: VideoFrame? { shared.withLock { $0.shownFrame } }
 

@@ -33,4 +33,6 @@ struct PlayerState {
   /// Waiting to try a network source that failed to open again.
   var retrying = false
   var shownFrame: VideoFrame?
+  /// The peak the last HDR picture drawn was tone-mapped from, nits (the metadata's, or the one measured).
+  var curvePeak: Double?
 }

@@ -198,9 +198,11 @@ struct RenderLoop {
           return
         }
         let corrupt = opened.health.corruptPackets
+        let peak = renderer.curvePeak
         shared.change { s in
           s.ring.drawn(slot, frame: frame)
           s.stats.corruptPackets = corrupt
+          s.curvePeak = peak
         }
         pending = nil
       }

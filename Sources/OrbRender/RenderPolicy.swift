@@ -2,37 +2,50 @@ import CVulkan
 import Foundation
 import OrbDecode
 
-/// How HDR is brought to SDR: the curve and the display's peak. The source peak comes from each frame's metadata.
+/// How HDR is brought to SDR: the curve, the display's peak, and whether the peak is measured in the picture
+/// (`--hdr-peak-detect`). The content's peak and black come from each frame's metadata.
 /// Thread-safety: a value type.
 public struct ToneMapping: Sendable, Equatable {
   public var curve: ToneMapCurve
   /// The display's peak in nits; SDR reference white is 203.
   public var targetPeak: Double
+  /// Tone-map from the peak measured in the pictures (smoothed over time, `PeakDetector`), not from the metadata's.
+  public var peakDetect: Bool
 
-  public init(curve: ToneMapCurve = .default, targetPeak: Double = ToneMapParams.referenceWhiteNits) {
+  public init(
+    curve: ToneMapCurve = .default, targetPeak: Double = ToneMapParams.referenceWhiteNits, peakDetect: Bool = true
+  ) {
     self.curve = curve
     self.targetPeak = targetPeak
+    self.peakDetect = peakDetect
   }
 
-  /// MaxCLL, else the mastering peak, else 1000 nits; HLG's nominal display peak is 1000 nits.
-  public func sourcePeak(for frame: VideoFrame) -> Double {
-    switch frame.color.transfer {
-    case .pq:
-      return ToneMapParams.sourcePeak(
-        maxCLL: Double(frame.hdr.maxCLL), masteringMax: frame.hdr.mastering?.maxLuminance)
-    case .hlg: return ToneMapParams.defaultSourcePeakNits
-    default: return targetPeak
-    }
+  /// The parameters for `frame` before any peak is measured: nil for SDR.
+  public func params(for frame: VideoFrame) -> ToneMapParams? {
+    ToneMapParams(color: frame.color, metadata: frame.hdr, curve: curve, targetPeak: targetPeak)
   }
 }
 
-/// What the HDR table holds: the stream kind and curve, and the peaks it was made for.
+/// What the HDR table holds: the stream kind and curve, and the peaks and black it was made for.
 struct HDRTableKey: Equatable {
   /// The atlas side in texels (shaders/hdrlut.glsl: 64 slices of 64x64, 8 per row).
   static let atlasSize = 512
   var variant: PipelineVariant
-  var sourcePeak: Float
-  var targetPeak: Float
+  /// The push constants' `hdr` vector: curve peak, target peak, content peak, source black.
+  var hdr: [Float]
+
+  /// Whether a table made for `self` serves `wanted` as well: the same stream kind and all but the curve peak, and
+  /// that within `peakTolerance` (as square roots, the way the detected peak moves). A measured peak drifts a little
+  /// at every picture; refilling the table for each drift would cost a table's worth of shading per frame.
+  func serves(_ wanted: HDRTableKey) -> Bool {
+    guard variant == wanted.variant, hdr.count == 4, wanted.hdr.count == 4, hdr[1...] == wanted.hdr[1...] else {
+      return false
+    }
+    return abs(hdr[0].squareRoot() - wanted.hdr[0].squareRoot()) <= Self.peakTolerance * wanted.hdr[0].squareRoot()
+  }
+
+  /// The relative change of √peak a table absorbs: 0.5 %, about 1 % of the peak.
+  static let peakTolerance: Float = 0.005
 }
 
 /// Which fragment-shader variant a frame needs (its specialization constants).
@@ -71,7 +84,7 @@ struct PushConstants {
 
   init(values: [Float]) { self.values = values }
 
-  init(frame: VideoFrame, geometry g: VideoGeometry, sourcePeak: Double, targetPeak: Double) {
+  init(frame: VideoFrame, geometry g: VideoGeometry, toneMap: ToneMapParams?) {
     let m = YUVMatrix(matrix: frame.color.matrix, range: frame.color.range, bitDepth: frame.bitDepth)
     // Chroma of 4:2:0 MPEG-2/H.264 video is sited with the left luma column: sample half a luma pixel right.
     let chromaOffset = 0.5 / Double(frame.width)
@@ -82,7 +95,8 @@ struct PushConstants {
       0, frame.sampleScale, 0, 0,
     ]
     for row in m.rows { v += [row.x, row.y, row.z, row.w] }
-    v += [sourcePeak, targetPeak, 0, 0]
+    let t = toneMap ?? ToneMapParams(sourcePeak: ToneMapParams.referenceWhiteNits)
+    v += [t.sourcePeak, t.targetPeak, t.contentPeak, t.sourceBlack]
     values = v.map { Float($0) }
   }
 }

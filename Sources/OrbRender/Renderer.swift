@@ -31,6 +31,13 @@ public final class Renderer: @unchecked Sendable {
   private let made: VulkanObjects
   private var tableKey: HDRTableKey?
   private var tableInitialized = false
+  /// The light of the pictures drawn so far, for `ToneMapping.peakDetect`; reset when a seek starts a new generation.
+  private var peaks = PeakDetector()
+  /// The last picture measured (a frame drawn again at a new size is not measured twice) and its generation.
+  private weak var measured: VideoFrame?
+  private var measuredGeneration: Int?
+  /// The peak the last HDR picture was tone-mapped from, nits (nil for SDR): the metadata's, or the detected one.
+  public private(set) var curvePeak: Double?
 
   public init(context: VulkanContext? = nil) throws {
     let context = try context ?? VulkanContext()
@@ -219,8 +226,7 @@ public final class Renderer: @unchecked Sendable {
         displayAspect: frame.displayAspect, rotation: frame.rotation, width: target.width, height: target.height)
       variant = PipelineVariant(frame: frame, toneMapping: toneMapping)
       params = PushConstants(
-        frame: frame, geometry: geometry, sourcePeak: toneMapping.sourcePeak(for: frame),
-        targetPeak: toneMapping.targetPeak)
+        frame: frame, geometry: geometry, toneMap: toneMapParams(for: frame, toneMapping: toneMapping))
     } else {
       params = PushConstants.black
     }
@@ -234,7 +240,7 @@ public final class Renderer: @unchecked Sendable {
     try vk(vkBeginCommandBuffer(commandBuffer, &begin), "vkBeginCommandBuffer")
     if frame != nil { planes.recordUpload(commandBuffer) }
     if variant.mode != 0 {
-      try recordTable(HDRTableKey(variant: variant, sourcePeak: params.values[28], targetPeak: params.values[29]))
+      try recordTable(HDRTableKey(variant: variant, hdr: Array(params.values[28...31])))
     } else if !tableInitialized {
       recordTableLayout()
     }
@@ -321,9 +327,29 @@ public final class Renderer: @unchecked Sendable {
     return made
   }
 
-  /// Records the drawing of the HDR table for `key`, unless it already holds that; leaves it ready to sample.
+  /// The tone-mapping parameters for `frame` (nil for SDR), with the peak measured in it and the pictures before it
+  /// when `peakDetect` is on.
+  private func toneMapParams(for frame: VideoFrame, toneMapping: ToneMapping) -> ToneMapParams? {
+    guard var params = toneMapping.params(for: frame) else {
+      curvePeak = nil
+      return nil
+    }
+    if toneMapping.peakDetect && params.contentPeak > params.targetPeak {
+      if measuredGeneration != frame.generation { peaks.reset() }
+      if measured !== frame, let light = FrameLight.measure(frame, params: params) {
+        peaks.add(light)
+        measured = frame
+        measuredGeneration = frame.generation
+      }
+      params.sourcePeak = peaks.curvePeak(contentPeak: params.contentPeak, targetPeak: params.targetPeak)
+    }
+    curvePeak = params.sourcePeak
+    return params
+  }
+
+  /// Records the drawing of the HDR table for `key`, unless the one it holds serves; leaves it ready to sample.
   private func recordTable(_ key: HDRTableKey) throws {
-    if tableKey == key { return }
+    if let tableKey, tableKey.serves(key) { return }
     let tableVariant = PipelineVariant(
       mode: key.variant.mode, curve: key.variant.curve, fromBT2020: key.variant.fromBT2020)
     let pipeline: VkPipeline
@@ -348,8 +374,7 @@ public final class Renderer: @unchecked Sendable {
     vkCmdSetScissor(commandBuffer, 0, 1, &scissor)
     vkCmdBindPipeline(commandBuffer, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline)
     var values = [Float](repeating: 0, count: PushConstants.floatCount)
-    values[28] = key.sourcePeak
-    values[29] = key.targetPeak
+    values.replaceSubrange(28...31, with: key.hdr)
     values.withUnsafeBytes { bytes in
       vkCmdPushConstants(
         commandBuffer, pipelineLayout, VK_SHADER_STAGE_FRAGMENT_BIT.rawValue, 0, UInt32(bytes.count),

@@ -19,16 +19,18 @@ final class ColorSciencePipelineTests: XCTestCase {
     for c in code8(HDRToSDR.map(rgbSignal: pqGrey(203), params: sdrInPQ)) { XCTAssertEqual(c, 255, accuracy: 2) }
     // A brighter display keeps reference white at its absolute 203 nits.
     let bright = ToneMapParams(curve: .bt2390, sourcePeak: 1000, targetPeak: 1000)
-    let expected = 255 * pow(203.0 / 1000, 1 / 2.4)
+    let lift = pow(0.001, 1 / 2.4)  // the display's black, 1000:1
+    let expected = 255 * (pow(203.0 / 1000, 1 / 2.4) - lift) / (1 - lift)
     for c in code8(HDRToSDR.map(rgbSignal: pqGrey(203), params: bright)) { XCTAssertEqual(c, expected, accuracy: 0.5) }
   }
 
-  /// PQ decode → BT.2390 (1000-nit source, 203-nit target) → BT.2020 → BT.709 → BT.1886 encode, against values
-  /// computed independently from the standards: the BT.2390 knee (36.0 nits) sits below reference white, so 203 nits
-  /// is compressed to 134.2 nits (code 214.6), 100 nits to 86.8 nits (code 178.9), 50 nits to 49.3 (code 141.4).
+  /// PQ decode → BT.2390 as libplacebo has it (1000-nit source with black 0.005 nits, 203-nit target of 1000:1) →
+  /// BT.2020 → BT.709 → BT.1886 encode for that display, against values worked out from libplacebo's formulas apart
+  /// from this code: 203 nits is compressed to 134.65 nits (code 212.5), 100 nits to 87.54 (175.1), 50 nits to
+  /// 50.38 (136.0); the source's black is the display's (code 0).
   func testGreysThroughBT2390FromAThousandNitSource() {
     let params = ToneMapParams(curve: .bt2390, sourcePeak: 1000, targetPeak: 203, transfer: .pq, primaries: .bt2020)
-    let expected: [(nits: Double, code: Double)] = [(203, 214.63), (100, 178.95), (50, 141.37), (1000, 255), (0, 0)]
+    let expected: [(nits: Double, code: Double)] = [(203, 212.52), (100, 175.12), (50, 135.99), (1000, 255), (0, 0)]
     for (nits, code) in expected {
       let out = code8(HDRToSDR.map(rgbSignal: pqGrey(nits), params: params))
       for c in out { XCTAssertEqual(c, code, accuracy: 0.5, "\(nits) nits came out at \(out)") }
@@ -79,16 +81,16 @@ final class ColorSciencePipelineTests: XCTestCase {
     }
   }
 
-  /// A BT.709 red below the knee, carried in BT.2020, comes out as BT.709 red: the matrix is right and nothing
-  /// desaturates what fits.
-  func testBT709ColourBelowTheKneeComesOutExactly() {
+  /// A dim BT.709 red, carried in BT.2020, comes out as BT.709 red at about its level: the matrix is right, and the
+  /// cross-talk and the curve's black point move it only slightly.
+  func testDimBT709ColourComesOutNearlyAsItWas() {
     let params = ToneMapParams(curve: .bt2390, sourcePeak: 1000, targetPeak: 203)
     let red709 = SIMD3(40.0, 0, 0)  // nits in BT.709 primaries, Y ≈ 8.5 nits
     let in2020 = GamutMapping.bt2020ToBT709.inverse * red709
     let out = HDRToSDR.map(rgbLinearNits: in2020, params: params)
-    XCTAssertEqual(out.x, pow(40.0 / 203, 1 / 2.4), accuracy: 1e-9)
-    XCTAssertEqual(out.y, 0, accuracy: 1e-4)
-    XCTAssertEqual(out.z, 0, accuracy: 1e-4)
+    XCTAssertEqual(out.x, pow(40.0 / 203, 1 / 2.4), accuracy: 0.01)
+    XCTAssertLessThan(out.y, 0.03)
+    XCTAssertLessThan(out.z, 0.03)
   }
 
   func testBayerMatrixIsTheClassicEightByEight() {

@@ -42,12 +42,15 @@ final class ColorScienceShaderTests: XCTestCase {
       "BT1886_GAMMA": BT1886Transfer.gamma, "BT2390_KNEE_OFFSET": ToneMapCurve.bt2390KneeOffset,
       "GAMUT_OVERSHOOT": GamutMapping.overshoot, "GAMUT_ANCHOR_CHROMA_WEIGHT": GamutMapping.anchorChromaWeight,
       "GAMUT_CLIP_HUE_TOLERANCE_DEGREES": GamutMapping.clipHueToleranceDegrees,
-      "GAMUT_CLIP_CHROMA_FLOOR": GamutMapping.clipChromaFloor,
+      "GAMUT_CLIP_CHROMA_FLOOR": GamutMapping.clipChromaFloor, "TONE_MAP_CROSSTALK": ToneMapParams.crosstalk,
+      "TARGET_CONTRAST": ToneMapParams.targetContrast,
     ]
     for (name, value) in floats {
       let parsed = try XCTUnwrap(Self.numbers(in: source, after: "const float \(name) =").first, name)
       XCTAssertEqual(parsed, value, accuracy: 1e-9, name)
     }
+    let desaturation = try XCTUnwrap(Self.numbers(in: source, after: "const float LUMA_DESATURATION =").first)
+    XCTAssertEqual(desaturation, HDRToSDR.lumaDesaturation, accuracy: 1e-7)
     let ints: [String: Int32] = [
       "TONE_MAP_BT2390": ToneMapCurve.bt2390.shaderID, "TONE_MAP_HABLE": ToneMapCurve.hable.shaderID,
       "TONE_MAP_REINHARD": ToneMapCurve.reinhard.shaderID, "TONE_MAP_CLIP": ToneMapCurve.clip.shaderID,
@@ -71,6 +74,10 @@ final class ColorScienceShaderTests: XCTestCase {
       "OKLAB_BT709_TO_LMS": Oklab.bt709ToLMS, "OKLAB_LMS_TO_LAB": Oklab.lmsToLab,
       "OKLAB_LAB_TO_LMS": Oklab.labToLMS, "OKLAB_LMS_TO_BT709": Oklab.lmsToBT709,
       "BT2020_TO_BT709": GamutMapping.bt2020ToBT709,
+      "BT2020_TO_LUMA_SPACE": ToneMapParams(primaries: .bt2020).lumaSpace.0,
+      "LUMA_SPACE_TO_BT2020": ToneMapParams(primaries: .bt2020).lumaSpace.1,
+      "BT709_TO_LUMA_SPACE": ToneMapParams(primaries: .bt709).lumaSpace.0,
+      "LUMA_SPACE_TO_BT709": ToneMapParams(primaries: .bt709).lumaSpace.1,
     ]
     for (name, m) in matrices {
       let parsed = Self.numbers(in: source, after: "const mat3 \(name) = mat3(")
@@ -132,6 +139,10 @@ final class ColorScienceShaderTests: XCTestCase {
       case "tone_map":
         let curve = ToneMapCurve.allCases[Int(x[0])]
         near(curve.map(x[1], sourcePeak: x[2], targetPeak: x[3]), gpu[0], relative: 1e-4, absolute: 1e-3)
+      case "tone_map_range":
+        let curve = ToneMapCurve.allCases[Int(x[0])]
+        let range = ToneRange(sourceBlack: 0.005, sourcePeak: x[2], targetBlack: x[3] / 1000, targetPeak: x[3])
+        near(curve.map(x[1], range: range), gpu[0], relative: 1e-3, absolute: 1e-3)
       case "gamut_map":
         let swift = GamutMapping.perceptual(SIMD3(x[0], x[1], x[2]))
         for c in 0..<3 { near(swift[c], gpu[c], relative: 0, absolute: 2e-3) }
@@ -182,11 +193,14 @@ final class ColorScienceShaderTests: XCTestCase {
       ivec4 ids;    // curve, transfer
     } params;
     void main() {
-      vec3 nits = colour_linearise(params.signal.rgb, params.ids.y, params.signal.w);
-      vec3 sdr = hdr_to_sdr(nits, params.ids.x, params.signal.w, 203.0, BT2020_TO_BT709, BT2020_LUMA);
+      vec3 nits = colour_linearise(params.signal.rgb, params.ids.y, params.signal.w, 0.005);
+      ToneParams p = ToneParams(params.ids.x, params.signal.w, params.signal.w, 0.005, 203.0, BT2020_TO_BT709,
+                                BT2020_TO_LUMA_SPACE, LUMA_SPACE_TO_BT2020);
+      vec3 sdr = hdr_to_sdr(nits, p);
       float sum = pq_eotf(0.5) + pq_inv_eotf(100.0) + hlg_oetf(0.5) + hlg_inverse_oetf(0.5) + hlg_system_gamma(400.0)
         + hlg_ootf(vec3(0.5), 1000.0).g + bt1886_eotf(0.5) + bt1886_inv_eotf(0.5) + srgb_eotf(0.5)
         + srgb_inv_eotf(0.5) + tone_map(TONE_MAP_HABLE, 500.0, 1000.0, 203.0) + tone_map_bt2390(500.0, 1000.0, 203.0)
+        + tone_map_range(TONE_MAP_BT2390, 500.0, 0.005, 1000.0, 0.203, 203.0)
         + hable(1.0) + gamut_map(vec3(1.2, -0.1, 0.5)).r
         + gamut_desaturate(vec3(1.2, -0.1, 0.5), BT709_LUMA).r + pq_eotf(vec3(0.5)).r + hlg_oetf(vec3(0.1)).r
         + srgb_eotf(vec3(0.2)).r + srgb_inv_eotf(vec3(0.2)).r + bt1886_eotf(vec3(0.2)).r;
@@ -277,6 +291,8 @@ final class ColorScienceShaderTests: XCTestCase {
             for (int i = 0; i <= 40; i++) {
               float n = source * i / 32.0f;
               printf("tone_map %d %.9g %.9g %.9g : %.9g\n", curve, n, source, target, tone_map(curve, n, source, target));
+              printf("tone_map_range %d %.9g %.9g %.9g : %.9g\n", curve, n, source, target,
+                     tone_map_range(curve, n, 0.005f, source, target / 1000, target));
             }
       const float g[] = {-0.6f, -0.05f, 0, 0.3f, 0.9f, 1, 1.2f, 3};
       for (float r : g)
@@ -291,11 +307,15 @@ final class ColorScienceShaderTests: XCTestCase {
           for (float r : levels)
             for (float gg : levels)
               for (float b : levels) {
-                float source = 1000, target = 203;
-                vec3 out = hdr_to_sdr(colour_linearise(vec3(r, gg, b), transfer, source), curve, source, target,
-                                      BT2020_TO_BT709, BT2020_LUMA);
-                printf("pipeline %d %d %.9g %.9g %.9g %.9g %.9g : %.9g %.9g %.9g\n", transfer, curve, r, gg, b,
-                       source, target, out.x, out.y, out.z);
+                const float contents[] = {1000, 4000};
+                for (float source : contents) {
+                  float target = 203;
+                  ToneParams p{curve, source, source, 0.005f, target, BT2020_TO_BT709, BT2020_TO_LUMA_SPACE,
+                               LUMA_SPACE_TO_BT2020};
+                  vec3 out = hdr_to_sdr(colour_linearise(vec3(r, gg, b), transfer, source, 0.005f), p);
+                  printf("pipeline %d %d %.9g %.9g %.9g %.9g %.9g : %.9g %.9g %.9g\n", transfer, curve, r, gg, b,
+                         source, target, out.x, out.y, out.z);
+                }
               }
       for (uint y = 0; y < 16; y++)
         for (uint x = 0; x < 16; x++) printf("bayer8 %u %u : %.9g\n", x, y, bayer8(uvec2(x, y)));

@@ -97,18 +97,61 @@ final class ColorScienceToneMapTests: XCTestCase {
     XCTAssertEqual(ToneMapCurve(rawValue: "hable"), .hable)
   }
 
-  func testSourcePeakPolicy() {
-    // MaxCLL when valid.
-    XCTAssertEqual(ToneMapParams.sourcePeak(maxCLL: 1000, masteringMax: 4000), 1000)
-    XCTAssertEqual(ToneMapParams.sourcePeak(maxCLL: 10_000, masteringMax: 4000), 10_000)
-    // Else the mastering display's maximum.
-    XCTAssertEqual(ToneMapParams.sourcePeak(maxCLL: 0, masteringMax: 4000), 4000)
-    XCTAssertEqual(ToneMapParams.sourcePeak(maxCLL: 20_000, masteringMax: 4000), 4000)
-    XCTAssertEqual(ToneMapParams.sourcePeak(maxCLL: -5, masteringMax: 600), 600)
-    // Else 1000 nits.
-    XCTAssertEqual(ToneMapParams.sourcePeak(maxCLL: 0, masteringMax: nil), 1000)
-    XCTAssertEqual(ToneMapParams.sourcePeak(maxCLL: 0, masteringMax: 0), 1000)
-    XCTAssertEqual(ToneMapParams.sourcePeak(maxCLL: 0, masteringMax: 50_000), 1000)
+  /// The content's peak as libplacebo takes it: the mastering display's maximum (MaxCLL is not used), else the
+  /// transfer's nominal peak; its black likewise.
+  func testContentPeakPolicy() {
+    XCTAssertEqual(ToneMapParams.contentPeak(transfer: .pq, masteringMax: 4000), 4000)
+    XCTAssertEqual(ToneMapParams.contentPeak(transfer: .pq, masteringMax: 1), 1)
+    XCTAssertEqual(ToneMapParams.contentPeak(transfer: .hlg, masteringMax: 600), 600)
+    // Missing or out of range: 10,000 nits for PQ, 1000 for HLG.
+    XCTAssertEqual(ToneMapParams.contentPeak(transfer: .pq, masteringMax: nil), 10_000)
+    XCTAssertEqual(ToneMapParams.contentPeak(transfer: .pq, masteringMax: 0.5), 10_000)
+    XCTAssertEqual(ToneMapParams.contentPeak(transfer: .pq, masteringMax: 50_000), 10_000)
+    XCTAssertEqual(ToneMapParams.contentPeak(transfer: .hlg, masteringMax: nil), 1000)
+    XCTAssertEqual(ToneMapParams.sourceBlack(masteringMin: 0.0001), 0.0001)
+    XCTAssertEqual(ToneMapParams.sourceBlack(masteringMin: 0), 0.005)
+    XCTAssertEqual(ToneMapParams.sourceBlack(masteringMin: 500), 0.005)
+  }
+
+  /// libplacebo's BT.2390 with black points, at the values worked out from its formulas for a 1000-nit master
+  /// (black 0.005 nits) on a 203-nit display of 1000:1.
+  func testBT2390WithBlackPointsMatchesLibplacebo() {
+    let range = ToneRange(sourceBlack: 0.005, sourcePeak: 1000, targetBlack: 0.203, targetPeak: 203)
+    let expected: [(Double, Double)] = [
+      (0.005, 0.203), (0.1, 0.468), (1, 1.748), (5, 6.149), (10, 11.283), (50, 50.378), (100, 87.535),
+      (203, 134.654), (300, 160.363), (500, 187.651), (1000, 203),
+    ]
+    for (input, output) in expected {
+      XCTAssertEqual(ToneMapCurve.bt2390.map(input, range: range), output, accuracy: output * 2e-3, "\(input) nits")
+    }
+  }
+
+  /// The detected peak: smoothed over 100 pictures, at once across a scene change, never under SDR white, with
+  /// its 5 % margin, within the lowest peak and the content's.
+  func testPeakDetectorSmoothsAndFollowsSceneChanges() {
+    var detector = PeakDetector()
+    XCTAssertEqual(detector.curvePeak(contentPeak: 4000, targetPeak: 203), 4000, "nothing measured yet")
+    detector.add(FrameLight(peak: 1000, average: 50))
+    XCTAssertEqual(detector.state?.peak ?? 0, 1000, accuracy: 1e-9, "the first picture is taken as it is")
+    XCTAssertEqual(detector.curvePeak(contentPeak: 4000, targetPeak: 203), 1050, accuracy: 1e-6)
+    // A brighter highlight in the same scene moves the peak by 1 % of the way per picture.
+    detector.add(FrameLight(peak: 2000, average: 50))
+    XCTAssertEqual(detector.state?.peak ?? 0, 1000 + 1000 * PeakDetector.weight, accuracy: 1e-6)
+    XCTAssertEqual(PeakDetector.weight, 0.00995, accuracy: 1e-5)
+    // A scene 20 dB brighter on average is followed at once.
+    detector.add(FrameLight(peak: 3000, average: 5000))
+    XCTAssertEqual(detector.state?.peak ?? 0, 3000, accuracy: 1e-6)
+    // A dark scene: the peak stops at SDR white, and the curve's at the lowest peak.
+    var dark = PeakDetector()
+    dark.add(FrameLight(peak: 20, average: 5))
+    XCTAssertEqual(dark.state?.peak, PeakDetector.minimumPeak)
+    let lowest = PeakDetector.lowestPeak(contentPeak: 4000, targetPeak: 203)
+    XCTAssertEqual(lowest, 278.8, accuracy: 0.5, "libplacebo's 1.3735 of SDR white for a 4000-nit master")
+    XCTAssertEqual(dark.curvePeak(contentPeak: 4000, targetPeak: 203), lowest, accuracy: 1e-9)
+    // Never above the content's peak.
+    var bright = PeakDetector()
+    bright.add(FrameLight(peak: 9000, average: 500))
+    XCTAssertEqual(bright.curvePeak(contentPeak: 4000, targetPeak: 203), 4000, accuracy: 1e-9)
   }
 
   func testParamsFromAStream() {
@@ -118,7 +161,10 @@ final class ColorScienceToneMapTests: XCTestCase {
       minLuminance: 0.0001, maxLuminance: 1000)
     let hdr10 = ColorInfo(matrix: .bt2020nc, range: .limited, primaries: .bt2020, transfer: .pq)
     let params = ToneMapParams(color: hdr10, metadata: HDRMetadata(mastering: mastering, maxCLL: 400, maxFALL: 100))
-    XCTAssertEqual(params?.sourcePeak, 400)
+    XCTAssertEqual(params?.sourcePeak, 1000, "the mastering display's peak, not MaxCLL 400 (as libplacebo)")
+    XCTAssertEqual(params?.contentPeak, 1000)
+    XCTAssertEqual(params?.sourceBlack, 0.0001)
+    XCTAssertEqual(params?.mode, .luma)
     XCTAssertEqual(params?.targetPeak, 203)
     XCTAssertEqual(params?.curve, .bt2390)
     XCTAssertEqual(params?.transfer, .pq)

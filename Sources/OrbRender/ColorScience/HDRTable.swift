@@ -1,11 +1,11 @@
 import OrbDecode
 
 /// The HDR → SDR transform as the renderer applies it: `HDRToSDR` evaluated on a 64³ grid of source signals, held as
-/// PQ-encoded light and interpolated tetrahedrally. A software GPU then pays four texel fetches per pixel instead of
-/// the whole tone- and gamut-mapping math (lavapipe: 50 fps at 720p instead of 14–27). shaders/hdrlut.frag fills the
-/// grid with colour.glsl, shaders/hdrlut.glsl samples it; this is their reference.
-/// PQ in and PQ out: greys below the tone curve's knee are the identity there, so the grid reproduces them exactly;
-/// the interpolation costs accuracy only where the mapping bends (`HDRToSDR` is the exact answer).
+/// the encoded SDR signal and interpolated tetrahedrally. A software GPU then pays four texel fetches per pixel instead
+/// of the whole tone- and gamut-mapping math and the encoding (lavapipe: 50 fps at 720p instead of 14–27).
+/// shaders/hdrlut.frag fills the grid with colour.glsl, shaders/hdrlut.glsl samples it; this is their reference.
+/// Both sides are perceptual (PQ in, BT.1886 out), so the interpolation costs little where the mapping bends
+/// (`HDRToSDR` is the exact answer).
 /// Thread-safety: Unsafe (grid points are computed on first use and kept); one per thread.
 public final class HDRTable {
   /// Grid points per axis (GLSL `HDR_LUT_SIZE`).
@@ -16,15 +16,12 @@ public final class HDRTable {
 
   public init(params: ToneMapParams) { self.params = params }
 
-  /// The PQ-encoded SDR light at grid point (r, g, b) (GLSL hdrlut.frag).
+  /// The encoded SDR signal at grid point (r, g, b) (GLSL hdrlut.frag).
   public func point(_ r: Int, _ g: Int, _ b: Int) -> SIMD3<Double> {
     let key = (b * Self.size + g) * Self.size + r
     if let known = points[key] { return known }
     let signal = SIMD3(Double(r), Double(g), Double(b)) / Double(Self.size - 1)
-    let relative = HDRToSDR.relative(
-      rgbLinearNits: HDRToSDR.linearise(rgbSignal: signal, params: params), params: params)
-    let nits = relative * params.targetPeak
-    let value = SIMD3(PQTransfer.inverseEOTF(nits.x), PQTransfer.inverseEOTF(nits.y), PQTransfer.inverseEOTF(nits.z))
+    let value = HDRToSDR.map(rgbSignal: signal, params: params)
     points[key] = value
     return value
   }
@@ -48,10 +45,5 @@ public final class HDRTable {
   }
 
   /// Source R'G'B' signal → encoded SDR signal, through the grid: what the renderer draws, before dithering.
-  public func map(rgbSignal: SIMD3<Double>) -> SIMD3<Double> {
-    let pq = sample(rgbSignal)
-    let light = SIMD3(PQTransfer.eotf(pq.x), PQTransfer.eotf(pq.y), PQTransfer.eotf(pq.z)) / params.targetPeak
-    return SIMD3(
-      BT1886Transfer.inverseEOTF(light.x), BT1886Transfer.inverseEOTF(light.y), BT1886Transfer.inverseEOTF(light.z))
-  }
+  public func map(rgbSignal: SIMD3<Double>) -> SIMD3<Double> { sample(rgbSignal) }
 }

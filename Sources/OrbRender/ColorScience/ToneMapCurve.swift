@@ -34,6 +34,39 @@ public enum ToneMapCurve: String, Sendable, CaseIterable {
   /// with 0.5 (HDRAppTests).
   public static let bt2390KneeOffset = 1.0
 
+  /// Maps luminance `nits` of the source to nits on the target within `range`, black to black and peak to peak. For
+  /// BT.2390 this is libplacebo's form (v4.208, its `bt2390`): the EETF in PQ relative to the source's black and peak,
+  /// then its black-point adaptation, which lifts the source black onto the display's (BT.2390 section 5.4's
+  /// b·(1 − E)^4 term, with the exponent min(1/minLum, 4) and a gain that keeps the peak). The other curves keep
+  /// their black at 0 (`map(_:sourcePeak:targetPeak:)`). GLSL `tone_map_range`.
+  public func map(_ nits: Double, range: ToneRange) -> Double {
+    guard self == .bt2390, range.sourcePeak > range.targetPeak else {
+      return map(nits, sourcePeak: range.sourcePeak, targetPeak: range.targetPeak)
+    }
+    let i0 = PQTransfer.inverseEOTF(range.sourceBlack)
+    let i1 = PQTransfer.inverseEOTF(range.sourcePeak)
+    let o0 = PQTransfer.inverseEOTF(range.targetBlack)
+    let o1 = PQTransfer.inverseEOTF(range.targetPeak)
+    func relative(_ v: Double) -> Double { (v - i0) / (i1 - i0) }
+    let minLum = relative(o0)
+    let maxLum = relative(o1)
+    let ks = (1 + Self.bt2390KneeOffset) * maxLum - Self.bt2390KneeOffset
+    let bp = minLum > 0 ? min(1 / minLum, 4) : 4
+    let gain = maxLum < 1 ? 1 / (1 + minLum / maxLum * pow(1 - maxLum, bp)) : 1
+    var x = relative(PQTransfer.inverseEOTF(min(max(nits, range.sourceBlack), range.sourcePeak)))
+    if ks < 1 && x >= ks {
+      let t = (x - ks) / (1 - ks)
+      let t2 = t * t
+      let t3 = t2 * t
+      x = (2 * t3 - 3 * t2 + 1) * ks + (t3 - 2 * t2 + t) * (1 - ks) + (-2 * t3 + 3 * t2) * maxLum
+    }
+    if x < 1 {
+      x += minLum * pow(1 - x, bp)
+      x = gain * (x - minLum) + minLum
+    }
+    return PQTransfer.eotf(min(max(x * (i1 - i0) + i0, o0), o1))
+  }
+
   /// Maps luminance `nits` of the source to nits on the target. Input above the source peak is taken as the peak;
   /// negative input as 0. When `sourcePeak <= targetPeak` every curve returns its input. GLSL `tone_map`.
   /// - Parameters:
@@ -84,5 +117,21 @@ public enum ToneMapCurve: String, Sendable, CaseIterable {
   static func hable(_ x: Double) -> Double {
     let (a, b, c, d, e, f) = (0.15, 0.50, 0.10, 0.20, 0.02, 0.30)
     return (x * (a * x + c * b) + d * e) / (x * (a * x + b) + d * f) - e / f
+  }
+}
+
+/// The luminance range a tone curve maps from and to, nits.
+/// Thread-safety: a value type.
+public struct ToneRange: Sendable, Equatable {
+  public var sourceBlack: Double
+  public var sourcePeak: Double
+  public var targetBlack: Double
+  public var targetPeak: Double
+
+  public init(sourceBlack: Double, sourcePeak: Double, targetBlack: Double, targetPeak: Double) {
+    self.sourceBlack = sourceBlack
+    self.sourcePeak = sourcePeak
+    self.targetBlack = targetBlack
+    self.targetPeak = targetPeak
   }
 }
