@@ -81,6 +81,20 @@ public enum CIEDE2000 {
     return (termL * termL + termC * termC + termH * termH + rt * termC * termH).squareRoot()
   }
 
+  /// Mean and 95th percentile of ΔE00 over every `step`-th pixel of two images of one size.
+  public static func statistics(_ a: RGBImage, _ b: RGBImage, step: Int = 1) -> (mean: Double, p95: Double) {
+    precondition(a.width == b.width && a.height == b.height)
+    var all: [Double] = []
+    for y in stride(from: 0, to: a.height, by: step) {
+      for x in stride(from: 0, to: a.width, by: step) {
+        all.append(difference(a.pixel(x: x, y: y), b.pixel(x: x, y: y)))
+      }
+    }
+    all.sort()
+    guard !all.isEmpty else { return (0, 0) }
+    return (all.reduce(0, +) / Double(all.count), all[min(all.count - 1, Int(Double(all.count) * 0.95))])
+  }
+
   /// Mean ΔE00 over every pixel of two images of one size.
   public static func mean(_ a: RGBImage, _ b: RGBImage, step: Int = 1) -> Double {
     precondition(a.width == b.width && a.height == b.height)
