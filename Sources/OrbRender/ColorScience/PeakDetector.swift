@@ -15,9 +15,11 @@ public struct FrameLight: Sendable, Equatable {
 
   /// The darkest light the mean counts (libplacebo's 1e-3 of SDR white), nits.
   static let averageFloor = ToneMapParams.referenceWhiteNits / 1000
-  /// Pixels measured at most: a grid over the picture, so the cost does not grow with its size (4K costs what 720p
-  /// costs). Each point is a 2×2 block, its brightest luma with its chroma.
-  static let samples = 65_536
+  /// Points measured at most: a grid over the picture (about 170×96 at 16:9), so the cost does not grow with its size
+  /// (4K costs what 720p costs). Each point is a 2×2 block, its brightest luma with its chroma. A highlight smaller
+  /// than the grid's spacing can be missed: it is then clipped at the display's peak, as libplacebo clips what lies
+  /// above its measured peak.
+  static let samples = 16_384
 
   /// Measures `frame` (a PQ or HLG picture) with the stream's parameters; nil for any other transfer.
   public static func measure(_ frame: VideoFrame, params: ToneMapParams) -> FrameLight? {
