@@ -41,15 +41,22 @@ public final class EventWriter: Sendable {
     write(["event": "state", "state": state, "position_ms": positionMs])
   }
 
-  /// `reason`: "eof", "user-quit" or "credits". `stats` (frames shown, dropped, repeated) rides along for hosts
-  /// and benchmarks that want to know how smoothly it went.
+  /// `reason`: "eof", "user-quit" or "credits". `stats` (frames shown, dropped, repeated; milliseconds from launch
+  /// to the first picture and the median from a seek's request to its picture) rides along for hosts and benchmarks
+  /// that want to know how smoothly and quickly it went.
   public func ended(positionMs: Int64, reason: String, stats: PlaybackStats? = nil) {
     var fields: [String: Any] = ["event": "ended", "position_ms": positionMs, "reason": reason]
     if let stats {
-      fields["stats"] = [
+      var values: [String: Any] = [
         "presented": stats.presented, "dropped": stats.dropped, "repeated": stats.repeated,
         "corrupt_packets": stats.corruptPackets, "audio_underruns": stats.audioUnderruns,
       ]
+      if let first = stats.firstFrameMs { values["first_frame_ms"] = first }
+      if let seek = stats.seekMsMedian {
+        values["seek_ms_median"] = seek
+        values["seeks"] = stats.seeks
+      }
+      fields["stats"] = values
     }
     write(fields)
   }

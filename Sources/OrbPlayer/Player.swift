@@ -206,6 +206,7 @@ public final class Player: Sendable {
   public func seek(to seconds: Double, exact: Bool = true) {
     shared.change { s in
       s.pendingSeek = max(0, seconds)
+      s.seekAskedAt = HostTime.now()
       s.pendingSeekExact = exact
     }
   }

@@ -71,6 +71,7 @@ extension PlayerState {
     case .start(let time):
       clock.set(time)
       if !schedule.userPaused { clock.play() }
+      noteLatency(shownAt: presentationTime, opening: phase == .opening)
     case .resume: clock.play()
     case .hold: clock.pause()
     case nil: break
@@ -91,6 +92,19 @@ extension PlayerState {
     shownFrame = chosen.frame
     stats.avOffset = decision.avOffset ?? 0
     return .show(chosen)
+  }
+
+  /// The first picture after opening, or after a seek, is about to be on screen at `host`: how long it took.
+  private mutating func noteLatency(shownAt host: UInt64, opening: Bool) {
+    func ms(since start: UInt64) -> Int { Int((Double(host) - Double(start)) / 1e6) }
+    if opening && stats.firstFrameMs == nil { stats.firstFrameMs = ms(since: HostTime.launch) }
+    if !opening, let asked = seekAskedAt {
+      seekLatencies.append(max(0, ms(since: asked)))
+      let sorted = seekLatencies.sorted()
+      stats.seekMsMedian = sorted[sorted.count / 2]
+      stats.seeks = sorted.count
+    }
+    seekAskedAt = nil
   }
 
   /// Whether a wait for data can end: `refillSeconds` read ahead of `position`, or the end of the source (for a

@@ -33,6 +33,10 @@ struct PlayerState {
   /// Waiting to try a network source that failed to open again.
   var retrying = false
   var shownFrame: VideoFrame?
+  /// When the pending seek was asked for (CLOCK_MONOTONIC ns), until its picture is shown.
+  var seekAskedAt: UInt64?
+  /// Milliseconds each seek took from the request to its picture on screen.
+  var seekLatencies: [Int] = []
   /// The peak the last HDR picture drawn was tone-mapped from, nits (the metadata's, or the one measured).
   var curvePeak: Double?
 }

@@ -13,6 +13,12 @@ public struct PlaybackStats: Sendable, Encodable {
   public var corruptPackets = 0
   /// Audio cycles that found nothing to play (silence was written instead).
   public var audioUnderruns = 0
+  /// Milliseconds from the process's start to the first picture on screen (nil before it).
+  public var firstFrameMs: Int?
+  /// The median of the seeks asked for (`Player.seek`): milliseconds from the request to its picture on screen.
+  public var seekMsMedian: Int?
+  /// How many seeks that median is of.
+  public var seeks = 0
 
   public init() {}
 }

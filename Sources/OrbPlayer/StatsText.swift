@@ -77,6 +77,10 @@ public struct StatsText: Sendable {
       String(
         format: "Frames    %d shown, %d dropped, %d repeated, A/V %+.1f ms", stats.presented, stats.dropped,
         stats.repeated, stats.avOffset * 1000))
+    if let first = stats.firstFrameMs {
+      let seeks = stats.seekMsMedian.map { ", seeks \($0) ms median of \(stats.seeks)" } ?? ""
+      out.append("Latency   first picture \(first) ms\(seeks)")
+    }
     if stats.corruptPackets > 0 { out.append("Damage    \(stats.corruptPackets) corrupt packets skipped") }
     if stats.audioUnderruns > 0 { out.append("Audio gaps \(stats.audioUnderruns) underruns") }
     return out

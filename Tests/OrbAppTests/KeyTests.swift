@@ -52,6 +52,14 @@ final class KeyTests: XCTestCase {
     XCTAssertEqual(Set(states), ["paused"], "started paused and stayed paused: \(states)")
     Screen.press("q", title: title)
     XCTAssertEqual(player.wait(timeout: 10), 0)
+    // The host hears how long the first picture and the five seeks took (their speed is the benchmark's business;
+    // here, that they were measured at all and are plausible).
+    let stats = player.events.last { $0["event"] as? String == "ended" }?["stats"] as? [String: Any]
+    let first = stats?["first_frame_ms"] as? Int ?? -1
+    XCTAssertTrue((1..<30_000).contains(first), "first_frame_ms \(first): \(player.stdout)")
+    XCTAssertEqual(stats?["seeks"] as? Int, 5, player.stdout)
+    let seek = stats?["seek_ms_median"] as? Int ?? -1
+    XCTAssertTrue((0..<10_000).contains(seek), "seek_ms_median \(seek)")
   }
 
   /// ffmpeg's own decode of the clip at `seconds` (an exact seek), as the window shows it (640x360).

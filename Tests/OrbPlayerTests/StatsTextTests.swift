@@ -42,6 +42,9 @@ final class StatsTextTests: XCTestCase {
     stats.presented = 480
     stats.dropped = 3
     stats.avOffset = -0.0042
+    stats.firstFrameMs = 142
+    stats.seekMsMedian = 88
+    stats.seeks = 5
     let text = StatsText(
       info: info,
       frame: (
@@ -49,13 +52,15 @@ final class StatsTextTests: XCTestCase {
         color: ColorInfo(matrix: .bt2020nc, range: .limited, primaries: .bt2020, transfer: .pq),
         hdr: HDRMetadata(mastering: mastering, maxCLL: 1000, maxFALL: 400)
       ), stats: stats, presentation: "zero-copy GL import", device: "llvmpipe (LLVM 15.0.6, 256 bits)",
-      toneMapping: "bt2390, source 1000 nits, target 203 nits", audio: "PipeWire, 48000 Hz stereo", position: 75.5,
+      toneMapping: "bt2390, detected peak 640 nits (mastering 1000 nits, MaxCLL 1000), target 203 nits",
+      audio: "PipeWire, 48000 Hz stereo", position: 75.5,
       duration: 90
     ).lines.joined(separator: "\n")
     for expected in [
       "hevc (Main 10)", "3840x2160", "23.976 fps", "yuv420p10le", "bt2020 / smpte2084 / bt2020nc, limited range",
       "R 0.6800,0.3200", "W 0.3127,0.3290", "0.0001 – 1000 nits", "MaxCLL 1000 nits, MaxFALL 400 nits",
-      "bt2390, source 1000 nits, target 203 nits", "zero-copy GL import on llvmpipe", "480 shown, 3 dropped",
+      "bt2390, detected peak 640 nits (mastering 1000 nits, MaxCLL 1000), target 203 nits",
+      "zero-copy GL import on llvmpipe", "480 shown, 3 dropped", "first picture 142 ms, seeks 88 ms median of 5",
       "A/V -4.2 ms", "0:01:15 / 0:01:30", "PipeWire, 48000 Hz stereo",
     ] {
       XCTAssertTrue(text.contains(expected), "the overlay lacks \"\(expected)\":\n\(text)")
