@@ -147,4 +147,65 @@ static inline int orb_format_has_no_timestamps(const AVFormatContext *ctx) {
 static inline int orb_format_can_seek_bytes(const AVFormatContext *ctx) {
   return (ctx->iformat->flags & AVFMT_NO_BYTE_SEEK) == 0 && ctx->pb != NULL;
 }
+/// A swscale context that converts src_format pictures of src_w x src_h to RGBA of dst_w x dst_h with bilinear
+/// filtering, in `threads` slices at once, reading the source with the given matrix (SWS_CS_*) and range. NULL when
+/// swscale cannot.
+static inline struct SwsContext *orb_sws_rgba_context(int src_format, int src_w, int src_h, int dst_w, int dst_h,
+                                                      int threads, int colorspace, int full_range) {
+  struct SwsContext *c = sws_alloc_context();
+  if (!c) return NULL;
+  av_opt_set_int(c, "srcw", src_w, 0);
+  av_opt_set_int(c, "srch", src_h, 0);
+  av_opt_set_int(c, "src_format", src_format, 0);
+  av_opt_set_int(c, "dstw", dst_w, 0);
+  av_opt_set_int(c, "dsth", dst_h, 0);
+  av_opt_set_int(c, "dst_format", AV_PIX_FMT_RGBA, 0);
+  av_opt_set_int(c, "sws_flags", SWS_BILINEAR, 0);
+  av_opt_set_int(c, "threads", threads, 0);
+  if (sws_init_context(c, NULL, NULL) < 0) {
+    sws_freeContext(c);
+    return NULL;
+  }
+  const int *table = sws_getCoefficients(colorspace);
+  sws_setColorspaceDetails(c, table, full_range, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16);
+  return c;
+}
+
+static void orb_sws_keep(void *opaque, uint8_t *data) {
+  (void)opaque;
+  (void)data;
+}
+
+/// Converts the picture in `planes` (the context's source format and size) into RGBA rows at `dst`, `dst_stride`
+/// bytes apart, through the frame API, so the context's slice threads run. The memory on both sides stays the
+/// caller's: the frames only borrow it.
+static inline int orb_sws_scale_planes(struct SwsContext *sws, int src_format, int src_w, int src_h,
+                                       const uint8_t *const planes[4], const int strides[4], uint8_t *dst,
+                                       int dst_stride, int dst_w, int dst_h) {
+  AVFrame *src = av_frame_alloc();
+  AVFrame *out = av_frame_alloc();
+  int ret = AVERROR(ENOMEM);
+  if (!src || !out) goto done;
+  src->format = src_format;
+  src->width = src_w;
+  src->height = src_h;
+  for (int i = 0; i < 4; i++) {
+    src->data[i] = (uint8_t *)planes[i];
+    src->linesize[i] = strides[i];
+  }
+  src->buf[0] = av_buffer_create((uint8_t *)planes[0], 1, orb_sws_keep, NULL, AV_BUFFER_FLAG_READONLY);
+  out->format = AV_PIX_FMT_RGBA;
+  out->width = dst_w;
+  out->height = dst_h;
+  out->data[0] = dst;
+  out->linesize[0] = dst_stride;
+  out->buf[0] = av_buffer_create(dst, 1, orb_sws_keep, NULL, 0);
+  if (!src->buf[0] || !out->buf[0]) goto done;
+  ret = sws_scale_frame(sws, out, src);
+done:
+  av_frame_free(&src);
+  av_frame_free(&out);
+  return ret;
+}
+
 #endif

@@ -108,7 +108,8 @@ extension PlayerWindow {
         (width: $0.width, height: $0.height, pixelFormat: $0.pixelFormatName, color: $0.color, hdr: $0.hdr)
       }
       return StatsText(
-        info: player.info, frame: frame, stats: player.stats, presentation: self.presentationText,
+        info: player.info, frame: frame, stats: player.stats,
+        presentation: player.convertsOnCPU ? "swscale on the CPU into memory" : self.presentationText,
         device: player.deviceName, toneMapping: self.toneMappingText(player.shownFrame), audio: self.audioText,
         subtitles: player.subtitles.flatMap { s in
           s.tracks.isEmpty

@@ -82,7 +82,9 @@ public enum Benchmark {
     toneMapping: ToneMapping = ToneMapping()
   ) throws -> Result {
     let renderer = try Renderer()
-    let target = try renderer.makeTarget(width: size.0, height: size.1)
+    // As playback draws: on a CPU device, SDR through swscale into a memory target.
+    renderer.convertsOnCPU = renderer.prefersCPUConversion
+    let target = try renderer.makeTarget(width: size.0, height: size.1, readable: renderer.convertsOnCPU)
     let started = HostTime.now()
     let cpuStart = ProcessStats.cpuSeconds()
     let media = try MediaOpener.open(

@@ -62,6 +62,9 @@ public final class Player: Sendable {
   let subtitleFiles: [String]
   let subtitleRequest: SubtitleRequest
   let subtitleDelay: Double
+  /// On a Vulkan device that is the CPU, SDR pictures are converted with swscale into memory targets instead of by
+  /// the shader (`Renderer.convertsOnCPU`); the presentation turns to memory for them.
+  let cpuConversion: Bool
   /// Seconds of waiting between tries to open a network source that failed (`RetrySchedule`).
   let retryFor: Double
   /// The HLS variant to play (`--hls-bitrate`).
@@ -81,9 +84,10 @@ public final class Player: Sendable {
     audioSettings: DSPSettings = DSPSettings(), audioProcessor: (@Sendable () -> AudioProcessing)? = nil,
     toneMapping: ToneMapping = ToneMapping(), subtitleFiles: [String] = [],
     subtitles subtitleRequest: SubtitleRequest = .automatic, subtitleDelay: Double = 0,
-    retryFor: Double = RetrySchedule.fiveMinutes, variant: VariantChoice = .highest,
+    retryFor: Double = RetrySchedule.fiveMinutes, variant: VariantChoice = .highest, cpuConversion: Bool = false,
     onEvent: (@Sendable (Event) -> Void)? = nil
   ) {
+    self.cpuConversion = cpuConversion
     self.retryFor = retryFor
     self.variant = variant
     self.subtitleFiles = subtitleFiles
@@ -220,6 +224,9 @@ public final class Player: Sendable {
   /// The peak the last HDR picture drawn was tone-mapped from, nits: the metadata's, or the one measured in the
   /// pictures with `ToneMapping.peakDetect` (for the stats overlay); nil for SDR.
   public var curvePeak: Double? { shared.withLock { $0.curvePeak } }
+
+  /// Whether SDR pictures are converted by swscale on the CPU (a CPU Vulkan device), not by the shader.
+  public var convertsOnCPU: Bool { shared.withLock { $0.convertsOnCPU } }
 
   /// The frame on screen, as the decoder gave it (for the stats overlay).
   public var shownFrame: VideoFrame? { shared.withLock { $0.shownFrame } }

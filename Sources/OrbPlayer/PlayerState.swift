@@ -33,6 +33,8 @@ struct PlayerState {
   /// Waiting to try a network source that failed to open again.
   var retrying = false
   var shownFrame: VideoFrame?
+  /// SDR pictures are converted by swscale on the CPU into memory targets (the presentation turned to memory for it).
+  var convertsOnCPU = false
   /// When the pending seek was asked for (CLOCK_MONOTONIC ns), until its picture is shown.
   var seekAskedAt: UInt64?
   /// Milliseconds each seek took from the request to its picture on screen.

@@ -24,6 +24,7 @@ struct RenderLoop {
       player.fail(MediaError(.unplayable, source: source, reason: "no usable Vulkan device (\(error))"))
       return
     }
+    renderer.convertsOnCPU = player.cpuConversion && renderer.prefersCPUConversion
     guard let opened = open(renderer) else { return }
     // Before the subtitles start reading: they begin where playback does.
     if player.startPosition > 0, let length = opened.duration, length > 0, player.startPosition >= length {
@@ -188,6 +189,15 @@ struct RenderLoop {
         }
         if late {
           pending = nil
+          continue
+        }
+        // A picture swscale converts is drawn into memory targets: the ring is made again for them, once.
+        if renderer.convertsOnCPU(frame, toneMapping: player.toneMapping)
+          && shared.withLock({ $0.presentation }) == .zeroCopy
+        {
+          shared.withLock { $0.convertsOnCPU = true }
+          player.usePresentation(.memory)
+          player.onEvent?(.notice("presentation: swscale on the CPU into memory (the Vulkan device is the CPU)"))
           continue
         }
         guard let slot = takeFreeSlot() else { continue }

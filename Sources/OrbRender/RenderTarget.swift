@@ -62,6 +62,9 @@ public final class RenderTarget: @unchecked Sendable {
   /// A new fd for the image's memory; the caller owns it (GL takes ownership on import).
   public func exportMemoryFd() -> Int32? { image.exportFd() }
 
+  /// The readback memory to write a picture into directly (readable targets only): `CPUConverter` draws there.
+  var mutablePixels: UnsafeMutableRawPointer? { readback?.mapped }
+
   /// The last drawn picture as tightly packed RGBA8 rows, top row first (readable targets only).
   public var pixels: UnsafeRawBufferPointer? {
     guard let readback, let base = readback.mapped else { return nil }

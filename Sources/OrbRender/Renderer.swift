@@ -38,6 +38,21 @@ public final class Renderer: @unchecked Sendable {
   private var measuredGeneration: Int?
   /// The peak the last HDR picture was tone-mapped from, nits (nil for SDR): the metadata's, or the detected one.
   public private(set) var curvePeak: Double?
+  /// Draw SDR pictures into readable targets with swscale on the CPU (`CPUConverter`) instead of the shader: what a
+  /// CPU Vulkan device (lavapipe) wants; `prefersCPUConversion` says whether this one is.
+  public var convertsOnCPU = false
+  private lazy var cpu = CPUConverter()
+  /// Whether the last `render` drew with swscale (else the shader).
+  public private(set) var drewOnCPU = false
+
+  /// Whether `frame` is drawn by swscale (given a readable target): `convertsOnCPU` is on and the picture is SDR and
+  /// upright.
+  public func convertsOnCPU(_ frame: VideoFrame, toneMapping: ToneMapping) -> Bool {
+    convertsOnCPU && CPUConverter.accepts(frame, variant: PipelineVariant(frame: frame, toneMapping: toneMapping))
+  }
+
+  /// Whether the device is the CPU itself, where swscale converts SDR for a fraction of the shader's cost.
+  public var prefersCPUConversion: Bool { context.deviceType == "cpu" }
 
   public init(context: VulkanContext? = nil) throws {
     let context = try context ?? VulkanContext()
@@ -217,6 +232,16 @@ public final class Renderer: @unchecked Sendable {
   public func render(
     _ frame: VideoFrame?, into target: RenderTarget, toneMapping: ToneMapping = ToneMapping()
   ) throws {
+    if let frame, target.mutablePixels != nil, convertsOnCPU(frame, toneMapping: toneMapping) {
+      let geometry = VideoGeometry(
+        displayAspect: frame.displayAspect, rotation: frame.rotation, width: target.width, height: target.height)
+      if cpu.draw(frame, into: target, rect: geometry.rect) {
+        curvePeak = nil
+        drewOnCPU = true
+        return
+      }
+    }
+    drewOnCPU = false
     let planes = try planeSet(for: frame)
     let params: PushConstants
     var variant = PipelineVariant.sdr

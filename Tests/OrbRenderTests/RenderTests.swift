@@ -8,7 +8,9 @@ import XCTest
 /// The renderer on the Vulkan device this machine has (lavapipe here): pixels of drawn frames.
 final class RenderTests: XCTestCase {
   /// Decodes the first frame of `path` and draws it at `width`x`height` (nil: natural size).
-  static func draw(_ path: String, size: (Int, Int)? = nil) throws -> (pixels: [UInt8], width: Int, height: Int) {
+  static func draw(_ path: String, size: (Int, Int)? = nil, cpu: Bool = false) throws
+    -> (pixels: [UInt8], width: Int, height: Int)
+  {
     let pipeline = try MediaPipeline(source: path)
     defer { pipeline.close() }
     guard let frame = pipeline.nextFrame() else { throw TestMediaError("no frame in \(path)") }
@@ -16,16 +18,19 @@ final class RenderTests: XCTestCase {
       size
       ?? VideoGeometry.naturalSize(
         width: frame.width, height: frame.height, sampleAspect: frame.sampleAspect, rotation: frame.rotation)
-    return try draw(frame, width: w, height: h)
+    return try draw(frame, width: w, height: h, cpu: cpu)
   }
 
-  /// Draws `frame` (nil: nothing) at `width`x`height` and reads the pixels back.
-  static func draw(_ frame: VideoFrame?, width: Int, height: Int) throws
+  /// Draws `frame` (nil: nothing) at `width`x`height` and reads the pixels back; `cpu`: with swscale where the
+  /// renderer would on a CPU device (`Renderer.convertsOnCPU`).
+  static func draw(_ frame: VideoFrame?, width: Int, height: Int, cpu: Bool = false) throws
     -> (pixels: [UInt8], width: Int, height: Int)
   {
     let renderer = try Renderer()
+    renderer.convertsOnCPU = cpu
     let target = try renderer.makeTarget(width: width, height: height, readable: true)
     try renderer.render(frame, into: target)
+    XCTAssertEqual(renderer.drewOnCPU, cpu && frame != nil, "drawn with swscale")
     return (Array(target.pixels!), width, height)
   }
 
@@ -169,5 +174,56 @@ final class VulkanErrorTests: XCTestCase {
     XCTAssertEqual(
       VulkanError(call: "vkCreateDevice", result: -4).description, "vkCreateDevice failed (VK_ERROR_DEVICE_LOST)")
     XCTAssertEqual(VulkanError(call: "x", result: -99).description, "x failed (VkResult -99)")
+  }
+}
+
+/// swscale on the CPU, what playback uses for SDR on a CPU Vulkan device (lavapipe): the pictures the shader draws.
+final class CPUConversionTests: XCTestCase {
+  /// The same bars, matrices and ranges through swscale: the colours the shader draws.
+  func testCPUConversionDrawsTheBarsOfEachMatrixAndRange() throws {
+    for (matrix, range, tag) in [("bt709", "tv", "bt709"), ("bt601", "tv", "smpte170m"), ("bt709", "pc", "bt709")] {
+      let drawn = try RenderTests.draw(Clips.bars(matrix: matrix, range: range, tag: tag), cpu: true)
+      RenderTests.assertShowsBars(drawn, "swscale \(matrix) \(range)")
+    }
+  }
+
+  /// Fitted and letterboxed as the shader does it: black bars where the picture is not.
+  func testCPUConversionLetterboxes() throws {
+    let boxed = try RenderTests.draw(
+      try Clips.halves("halves-sar2.mp4", filters: ",setsar=2"), size: (640, 480), cpu: true)
+    XCTAssertLessThanOrEqual(RenderTests.pixel(boxed, 320, 40).distance(to: .black), 3)
+    XCTAssertLessThanOrEqual(RenderTests.pixel(boxed, 320, 440).distance(to: .black), 3)
+    XCTAssertLessThanOrEqual(RenderTests.pixel(boxed, 160, 240).distance(to: .red), 3)
+    XCTAssertLessThanOrEqual(RenderTests.pixel(boxed, 480, 240).distance(to: .blue), 3)
+    XCTAssertLessThanOrEqual(RenderTests.pixel(boxed, 160, 116).distance(to: .black), 3, "bar ends at row 120")
+    XCTAssertLessThanOrEqual(RenderTests.pixel(boxed, 160, 124).distance(to: .red), 3, "picture starts at row 120")
+  }
+
+  /// A detailed picture scaled down (640x360 into 480x270) comes out of swscale as out of the shader, give or take
+  /// the filters' rounding: mean difference under 2 codes per channel.
+  func testCPUConversionMatchesTheShaderOnADetailedPicture() throws {
+    let clip = try Clips.moving(seconds: 1)
+    let shader = try RenderTests.draw(clip, size: (480, 270))
+    let cpu = try RenderTests.draw(clip, size: (480, 270), cpu: true)
+    var total = 0
+    var count = 0
+    for i in stride(from: 0, to: shader.pixels.count, by: 4) {
+      for c in 0..<3 { total += abs(Int(shader.pixels[i + c]) - Int(cpu.pixels[i + c])) }
+      count += 3
+    }
+    let mean = Double(total) / Double(count)
+    XCTAssertLessThan(mean, 2, "mean difference \(mean) codes")
+    XCTAssertEqual(cpu.pixels[3], 255, "opaque")
+  }
+
+  /// HDR stays on the shader path: tone mapping lives there.
+  func testHDRIsNotConvertedOnTheCPU() throws {
+    let pattern = try TestPatternSource(url: "test://hdr10-bars?size=320x180")
+    let frame = try XCTUnwrap(pattern.nextFrame())
+    let renderer = try Renderer()
+    renderer.convertsOnCPU = true
+    XCTAssertFalse(renderer.convertsOnCPU(frame, toneMapping: ToneMapping()))
+    let sdr = try XCTUnwrap(try TestPatternSource(url: "test://bars?size=320x180").nextFrame())
+    XCTAssertTrue(renderer.convertsOnCPU(sdr, toneMapping: ToneMapping()))
   }
 }
