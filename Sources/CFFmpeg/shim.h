@@ -147,8 +147,8 @@ static inline int orb_format_has_no_timestamps(const AVFormatContext *ctx) {
 static inline int orb_format_can_seek_bytes(const AVFormatContext *ctx) {
   return (ctx->iformat->flags & AVFMT_NO_BYTE_SEEK) == 0 && ctx->pb != NULL;
 }
-/// A swscale context that converts src_format pictures of src_w x src_h to RGBA of dst_w x dst_h with bilinear
-/// filtering, in `threads` slices at once, reading the source with the given matrix (SWS_CS_*) and range. NULL when
+/// A swscale context that converts src_format pictures of src_w x src_h to RGBA of dst_w x dst_h with two-tap
+/// bilinear filtering (SWS_FAST_BILINEAR: what the shader's texture sampling does, and the cheapest), in `threads` slices at once, reading the source with the given matrix (SWS_CS_*) and range. NULL when
 /// swscale cannot.
 static inline struct SwsContext *orb_sws_rgba_context(int src_format, int src_w, int src_h, int dst_w, int dst_h,
                                                       int threads, int colorspace, int full_range) {
@@ -160,7 +160,7 @@ static inline struct SwsContext *orb_sws_rgba_context(int src_format, int src_w,
   av_opt_set_int(c, "dstw", dst_w, 0);
   av_opt_set_int(c, "dsth", dst_h, 0);
   av_opt_set_int(c, "dst_format", AV_PIX_FMT_RGBA, 0);
-  av_opt_set_int(c, "sws_flags", SWS_BILINEAR, 0);
+  av_opt_set_int(c, "sws_flags", SWS_FAST_BILINEAR, 0);
   av_opt_set_int(c, "threads", threads, 0);
   if (sws_init_context(c, NULL, NULL) < 0) {
     sws_freeContext(c);

@@ -146,10 +146,17 @@ final class VideoView {
           box.player.release(box.picture)
         }, release)
     } else if let pixels = slot.target.pixels {
-      let bytes = g_bytes_new(pixels.baseAddress, gsize(pixels.count))
+      // The texture borrows the slot's memory, without a copy: the slot goes back to the render thread when GTK
+      // lets go of the texture (as with the GL import).
+      let release = Unmanaged.passRetained(SlotRelease(player: player, picture: picture)).toOpaque()
+      let bytes = g_bytes_new_with_free_func(
+        pixels.baseAddress, gsize(pixels.count),
+        { data in
+          let box = Unmanaged<SlotRelease>.fromOpaque(data!).takeRetainedValue()
+          box.player.release(box.picture)
+        }, release)
       texture = gdk_memory_texture_new(w, h, GDK_MEMORY_R8G8B8A8_PREMULTIPLIED, bytes, gsize(w) * 4)
       g_bytes_unref(bytes)
-      player.release(picture)
     } else {
       player.release(picture)
       return

@@ -200,7 +200,8 @@ final class CPUConversionTests: XCTestCase {
   }
 
   /// A detailed picture scaled down (640x360 into 480x270) comes out of swscale as out of the shader, give or take
-  /// the filters' rounding: mean difference under 2 codes per channel.
+  /// the two-tap filters' phase and rounding: mean difference under 3 codes per channel (a wrong matrix, range or
+  /// place is tens).
   func testCPUConversionMatchesTheShaderOnADetailedPicture() throws {
     let clip = try Clips.moving(seconds: 1)
     let shader = try RenderTests.draw(clip, size: (480, 270))
@@ -212,7 +213,7 @@ final class CPUConversionTests: XCTestCase {
       count += 3
     }
     let mean = Double(total) / Double(count)
-    XCTAssertLessThan(mean, 2, "mean difference \(mean) codes")
+    XCTAssertLessThan(mean, 3, "mean difference \(mean) codes")
     XCTAssertEqual(cpu.pixels[3], 255, "opaque")
   }
 
