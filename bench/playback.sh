@@ -22,7 +22,8 @@
 #       estimated-frame-number. The --term-status-msg status line is kept as a cross-check.
 #    For both: wall seconds (launch to exit) and CPU seconds (user + sys of the process, GNU time). The window
 #    size is sampled every 0.5 s while it plays.
-# 5. Prints a table and writes bench/results/playback.json.
+# 5. Prints a table (with orb-player's time from launch to its first picture, from the `ended` event's
+#    first_frame_ms, and the ratio of its CPU seconds to mpv's) and writes bench/results/playback.json.
 #
 # Environment: ORB_PLAYER_BIN (binary; skips the build), ORB_BENCH_MEDIA (clip cache), ORB_BENCH_SCRATCH
 # (optional --scratch-path for the build), ORB_MPV_VULKAN_DEVICE (overrides the device name from vulkaninfo),
@@ -298,6 +299,7 @@ for name in "${NAMES[@]}"; do
   o_corrupt="$(num corrupt_packets "$ended")"
   o_pos="$(num position_ms "$ended")"
   o_reason="$(grep -o '"reason":"[^"]*"' <<<"$ended" | cut -d'"' -f4)"
+  o_first="$(num first_frame_ms "$ended")"
   [ -n "$o_pres" ] && [ -n "$o_drop" ] || die "no stats in orb-player's ended event for $name: $ended"
   o_wall="$(kv wall "$f.kv")"
   o_cpu="$(kv cpu "$f.kv")"
@@ -316,7 +318,7 @@ for name in "${NAMES[@]}"; do
     while IFS= read -r line; do ODD+=("$name: orb-player stderr: $line"); done <<<"$o_err"
   fi
   ROWS+=("$(printf "$FMT" "$name" orb-player "$o_pres" "$o_drop" "$o_rep" "$(calc "$o_cpu" 2)" "$o_wall" \
-    "window $(kv window_first "$f.win") -> $(kv window_player "$f.win") -> $o_win at $(kv resized_after "$f.win") s")")
+    "first picture ${o_first:-?} ms; window $(kv window_first "$f.win") -> $(kv window_player "$f.win") -> $o_win at $(kv resized_after "$f.win") s")")
 
   # mpv
   f="$WORK/$name.mpv"
@@ -339,7 +341,7 @@ for name in "${NAMES[@]}"; do
   [ -n "$m_sizes" ] && grep -qv "^${W}x$H\$" <<<"$(tr ' ' '\n' <<<"$m_sizes")" &&
     ODD+=("$name: mpv window sizes seen while playing: $m_sizes")
   ROWS+=("$(printf "$FMT" "" mpv "$m_pres" "$m_drop" "-" "$(calc "$m_cpu" 2)" "$m_wall" \
-    "drops: decoder $m_ddrop + vo $m_vdrop; window $(kv window_first "$f.win")")")
+    "drops: decoder $m_ddrop + vo $m_vdrop; window $(kv window_first "$f.win"); orb/mpv CPU $(calc "$o_cpu / $m_cpu" 2)x")")
 
   CLIP_JSON+=("$(
     printf '{"name":"%s","file":"%s","frames":%s,"frame_rate":"%s","audio":"%s",' \
