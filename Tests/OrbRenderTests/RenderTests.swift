@@ -80,16 +80,24 @@ final class RenderTests: XCTestCase {
     let natural = try Self.draw(clip)
     XCTAssertEqual(natural.width, 640)
     XCTAssertEqual(natural.height, 240)
-    let boxed = try Self.draw(clip, size: (640, 480))
-    // 8:3 picture in a 4:3 target: 120 px bars above and below.
-    XCTAssertLessThanOrEqual(Self.pixel(boxed, 320, 40).distance(to: .black), 3)
-    XCTAssertLessThanOrEqual(Self.pixel(boxed, 320, 440).distance(to: .black), 3)
-    XCTAssertLessThanOrEqual(Self.pixel(boxed, 160, 240).distance(to: .red), 3)
-    XCTAssertLessThanOrEqual(Self.pixel(boxed, 480, 240).distance(to: .blue), 3)
-    XCTAssertLessThanOrEqual(Self.pixel(boxed, 160, 116).distance(to: .black), 3, "bar ends at row 120")
-    XCTAssertLessThanOrEqual(Self.pixel(boxed, 160, 124).distance(to: .red), 3, "picture starts at row 120")
-    XCTAssertLessThanOrEqual(Self.pixel(boxed, 160, 356).distance(to: .red), 3, "picture ends at row 360")
-    XCTAssertLessThanOrEqual(Self.pixel(boxed, 160, 364).distance(to: .black), 3, "bar starts at row 360")
+    Self.assertLetterboxedHalves(try Self.draw(clip, size: (640, 480)))
+  }
+
+  /// The red and blue halves of an 8:3 picture in a 4:3 target: 120 px bars above and below.
+  static func assertLetterboxedHalves(
+    _ boxed: (pixels: [UInt8], width: Int, height: Int), file: StaticString = #filePath, line: UInt = #line
+  ) {
+    func near(_ x: Int, _ y: Int, _ colour: RGB, _ what: String) {
+      XCTAssertLessThanOrEqual(pixel(boxed, x, y).distance(to: colour), 3, what, file: file, line: line)
+    }
+    near(320, 40, .black, "bar above")
+    near(320, 440, .black, "bar below")
+    near(160, 240, .red, "left half")
+    near(480, 240, .blue, "right half")
+    near(160, 116, .black, "bar ends at row 120")
+    near(160, 124, .red, "picture starts at row 120")
+    near(160, 356, .red, "picture ends at row 360")
+    near(160, 364, .black, "bar starts at row 360")
   }
 
   func testRotatedPictureIsTurnedLikeFFmpegDoes() throws {
@@ -189,14 +197,8 @@ final class CPUConversionTests: XCTestCase {
 
   /// Fitted and letterboxed as the shader does it: black bars where the picture is not.
   func testCPUConversionLetterboxes() throws {
-    let boxed = try RenderTests.draw(
-      try Clips.halves("halves-sar2.mp4", filters: ",setsar=2"), size: (640, 480), cpu: true)
-    XCTAssertLessThanOrEqual(RenderTests.pixel(boxed, 320, 40).distance(to: .black), 3)
-    XCTAssertLessThanOrEqual(RenderTests.pixel(boxed, 320, 440).distance(to: .black), 3)
-    XCTAssertLessThanOrEqual(RenderTests.pixel(boxed, 160, 240).distance(to: .red), 3)
-    XCTAssertLessThanOrEqual(RenderTests.pixel(boxed, 480, 240).distance(to: .blue), 3)
-    XCTAssertLessThanOrEqual(RenderTests.pixel(boxed, 160, 116).distance(to: .black), 3, "bar ends at row 120")
-    XCTAssertLessThanOrEqual(RenderTests.pixel(boxed, 160, 124).distance(to: .red), 3, "picture starts at row 120")
+    RenderTests.assertLetterboxedHalves(
+      try RenderTests.draw(try Clips.halves("halves-sar2.mp4", filters: ",setsar=2"), size: (640, 480), cpu: true))
   }
 
   /// A detailed picture scaled down (640x360 into 480x270) comes out of swscale as out of the shader, give or take
