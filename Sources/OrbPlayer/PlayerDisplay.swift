@@ -81,6 +81,8 @@ extension PlayerState {
     if decision.repeated { stats.repeated += 1 }
     for late in ready.prefix(decision.dropped) {
       ring.free(late.slot)
+      // A picture drawn again at a new size after it was shown (a resize redraws it) is not a drop.
+      if let shown = shownFrame, late.frame.generation == shown.generation, late.frame.time <= shown.time { continue }
       stats.dropped += 1
     }
     if decision.ended { return .ended }
