@@ -147,4 +147,34 @@ final class KeyTests: XCTestCase {
     }
     XCTAssertGreaterThan(white.count, 15, "the subtitle is in the screenshot")
   }
+
+  /// `#` cycles the audio tracks where playback is, saying which one is on: "Audio: 2/2 French (AC-3 stereo)".
+  func testAudioTrackKeyCyclesTheTracksInPlace() throws {
+    let clip = try TestMedia.path(
+      "two-audio-tracks.mkv",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=8", "-f", "lavfi", "-i",
+        "sine=frequency=440:sample_rate=48000:duration=8", "-f", "lavfi", "-i",
+        "sine=frequency=880:sample_rate=48000:duration=8", "-map", "0", "-map", "1", "-map", "2", "-c:v", "libx264",
+        "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a:0", "aac", "-c:a:1", "ac3", "-ac", "2",
+        "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fre",
+      ])
+    let title = "audio-\(UUID().uuidString.prefix(6))"
+    let player = try start([clip], title: title)
+    defer { _ = player.wait(timeout: 1) }
+    usleep(1_500_000)
+    let before = nextPosition(player) ?? 0
+    Screen.press("numbersign", title: title)
+    usleep(1_200_000)
+    XCTAssertTrue(player.stderr.contains("Audio: 2/2 French (AC-3 stereo)"), player.stderr)
+    let after = nextPosition(player) ?? 0
+    XCTAssertGreaterThan(after, before, "playback goes on")
+    XCTAssertLessThan(after - before, 3500, "the switch keeps the place: \(before) → \(after) ms")
+    Screen.press("numbersign", title: title)
+    usleep(800_000)
+    XCTAssertTrue(player.stderr.contains("Audio: 1/2 English (AAC stereo)"), player.stderr)
+    Screen.press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+    XCTAssertFalse(player.events.contains { $0["event"] as? String == "error" }, player.stdout)
+  }
 }
