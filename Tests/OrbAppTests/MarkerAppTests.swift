@@ -101,6 +101,54 @@ final class MarkerAppTests: XCTestCase {
     XCTAssertEqual(events(player, "skip").last?["kind"] as? String, "credits")
   }
 
+  /// Bright pixels in the right half above the controls' place (the bottom 90 rows): the skip button alone.
+  private func brightAboveTheBar(_ image: RGBImage) -> Int {
+    var count = 0
+    for y in stride(from: image.height / 2, to: image.height - 90, by: 2) {
+      for x in stride(from: image.width / 2, to: image.width, by: 2) {
+        let p = image.pixel(x: x, y: y)
+        if p.r > 200 && p.g > 200 && p.b > 200 { count += 1 }
+      }
+    }
+    return count
+  }
+
+  /// Waits for a progress event at or past `ms`.
+  private func waitForPosition(_ player: BackgroundPlayer, _ ms: Int) -> Bool {
+    waitFor(player, timeout: 30) { $0["event"] as? String == "progress" && ($0["position_ms"] as? Int ?? 0) >= ms }
+      != nil
+  }
+
+  /// In a long intro the button shows by itself for its first 8 s, then only with the controls (as the family's
+  /// other players do): the viewer who let it pass is not nagged, and can still reach it.
+  func testTheSkipButtonShowsAloneForEightSecondsThenWithTheControls() throws {
+    try Screen.requireDisplay()
+    let title = "skip8-\(UUID().uuidString.prefix(6))"
+    _ = Tool.run("xdotool", ["mousemove", "1270", "710"])  // away: the controls stay hidden
+    let player = try BackgroundPlayer(
+      ["--events-fd", "1", "--title", title, "--intro", "500-19000", try Self.clip(seconds: 20)])
+    defer { _ = player.wait(timeout: 1) }
+    let window = try XCTUnwrap(Screen.waitForWindow(title: title), player.stderr)
+    XCTAssertNotNil(
+      waitFor(player) { $0["event"] as? String == "marker" && $0["state"] as? String == "shown" }, player.stdout)
+    XCTAssertTrue(waitForPosition(player, 2000), player.stdout)
+    XCTAssertGreaterThan(brightAboveTheBar(try Screen.grab(title: title)), 30, "no button 1.5 s into the intro")
+    // 8 s into the intro (at 8.5 s) it goes; at 10 s it is gone.
+    XCTAssertTrue(waitForPosition(player, 10_000), player.stdout)
+    XCTAssertEqual(brightAboveTheBar(try Screen.grab(title: title)), 0, "the button stayed past 8 s")
+    // The pointer brings the controls up, and the button with them.
+    let (cx, cy) = (window.x + window.width / 2, window.y + window.height / 3)
+    _ = Tool.run("xdotool", ["mousemove", "\(cx)", "\(cy)"])
+    _ = Tool.run("xdotool", ["mousemove", "\(cx + 4)", "\(cy)"])
+    usleep(500_000)
+    let withControls = try Screen.grab(title: title)
+    Screen.keep(title: title, as: "skip-intro-with-controls")
+    XCTAssertGreaterThan(brightAboveTheBar(withControls), 30, "no button with the controls up")
+    XCTAssertFalse(player.events.contains { $0["event"] as? String == "skip" }, "nobody skipped")
+    Screen.press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+  }
+
   /// Markers that cannot be meant are left out, one warning each, and playback is as without them; a marker that
   /// is not a number is a usage error.
   func testMarkersThatCannotBeMeantAreIgnored() throws {
