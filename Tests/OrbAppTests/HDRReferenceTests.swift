@@ -54,22 +54,14 @@ final class HDRReferenceTests: XCTestCase {
     return try RGBImage(png: png)
   }
 
-  /// The targets, (mean, 95th percentile), and where libplacebo is not met yet. Saturated edges in a 4000-nit master
-  /// written at 400 to 1000 nits, with peak detection: libplacebo measures the overshoot of its spline36 chroma
-  /// upsampling at the edges as light (swscale's spline upsampling of the bars' frame peaks at 1258 nits where the
-  /// bars hold 1015); Orb measures its own picture, without that overshoot, so it maps from a lower peak and draws
-  /// the bars a few codes brighter (white 254 for 252).
-  /// testsrc2's fine detail (its text and its edges, where the two chroma filters differ) puts its 95th percentile at
-  /// the target itself, 2.99–3.00: 3.05 keeps a rounding difference of another CPU from failing the run.
-  static func limits(source: String, nits: Int, peak: Int, detect: Bool) -> (mean: Double, p95: Double) {
-    let p95 = source == "testsrc2" ? 3.05 : 3.0
-    guard detect, peak == 4000, (400...1000).contains(nits) else { return (1.0, p95) }
-    return source == "pal100bars" ? (1.8, 3.3) : (1.2, p95)
-  }
+  /// The targets, (mean, 95th percentile). testsrc2's fine detail (its text and its edges, where the two chroma
+  /// filters differ) puts its 95th percentile at the target itself, 2.99–3.00: 3.05 keeps a rounding difference of
+  /// another CPU from failing the run.
+  static func limits(source: String) -> (mean: Double, p95: Double) { (1.0, source == "testsrc2" ? 3.05 : 3.0) }
 
   /// Compares one clip both ways; returns its row of the table.
   private func compare(
-    _ clip: String, label: String, limits: (Bool) -> (mean: Double, p95: Double) = { _ in (1.0, 3.0) },
+    _ clip: String, label: String, limit: (mean: Double, p95: Double) = (1.0, 3.0),
     file: StaticString = #filePath, line: UInt = #line
   ) throws -> String {
     let reference = try references(clip)
@@ -79,7 +71,6 @@ final class HDRReferenceTests: XCTestCase {
       XCTAssertEqual(image.width, theirs.width, file: file, line: line)
       let (mean, p95) = CIEDE2000.statistics(image, theirs)
       let what = "\(label), peak detection \(detect ? "on" : "off")"
-      let limit = limits(detect)
       XCTAssertLessThanOrEqual(mean, limit.mean, "mean CIEDE2000, \(what)", file: file, line: line)
       XCTAssertLessThanOrEqual(p95, limit.p95, "95th percentile CIEDE2000, \(what)", file: file, line: line)
       row += String(format: " %.2f, p95 %.2f |", mean, p95)
@@ -95,7 +86,7 @@ final class HDRReferenceTests: XCTestCase {
           let clip = try Self.pqClip(source, source: source, nits: nits, peak: peak)
           let label = "\(source), white at \(nits) nits, master \(peak)"
           rows.append(
-            try compare(clip, label: label) { Self.limits(source: source, nits: nits, peak: peak, detect: $0) })
+            try compare(clip, label: label, limit: Self.limits(source: source)))
         }
       }
     }
@@ -143,7 +134,7 @@ final class HDRReferenceTests: XCTestCase {
     let theirs = try RGBImage(png: png)
     let (mean, p95) = CIEDE2000.statistics(try ours(clip, at: 2.5, detect: true), theirs)
     print(String(format: "| testsrc2 stepping from 100 to 1000 nits, frame 60 | %.2f, p95 %.2f | |", mean, p95))
-    let limit = Self.limits(source: "testsrc2", nits: 1000, peak: 1000, detect: true)
+    let limit = Self.limits(source: "testsrc2")
     XCTAssertLessThanOrEqual(mean, limit.mean)
     XCTAssertLessThanOrEqual(p95, limit.p95)
   }

@@ -22,6 +22,22 @@ public struct FrameLight: Sendable, Equatable {
   /// above its measured peak.
   static let samples = 65_536
 
+  /// spline36's weights halfway between two samples, for the pairs 0.5, 1.5 and 2.5 samples away (they sum to 1/2
+  /// each side): the upsampler libplacebo uses for chroma.
+  static let halfway: (Double, Double, Double) = {
+    func spline36(_ d: Double) -> Double {
+      let x = abs(d)
+      if x < 1 { return ((13.0 / 11 * x - 453.0 / 209) * x - 3.0 / 209) * x + 1 }
+      if x < 2 {
+        let t = x - 1
+        return ((-6.0 / 11 * t + 270.0 / 209) * t - 156.0 / 209) * t
+      }
+      let t = x - 2
+      return ((1.0 / 11 * t - 45.0 / 209) * t + 26.0 / 209) * t
+    }
+    return (spline36(0.5), spline36(1.5), spline36(2.5))
+  }()
+
   /// Measures `frame` (a PQ or HLG picture) with the stream's parameters; nil for any other transfer.
   public static func measure(_ frame: VideoFrame, params: ToneMapParams) -> FrameLight? {
     guard ToneMapParams.Transfer(frame.color.transfer) != nil, frame.planes.count >= 2 else { return nil }
@@ -47,6 +63,8 @@ public struct FrameLight: Sendable, Equatable {
     func row(_ plane: VideoFrame.Plane, _ index: Int) -> UnsafePointer<Sample> {
       (plane.base + index * plane.stride).assumingMemoryBound(to: Sample.self)
     }
+    let (w0, w1, w2) = halfway
+    let last = chromaW - 1
     var peak = 0.0
     var logSum = 0.0
     var count = 0
@@ -55,17 +73,30 @@ public struct FrameLight: Sendable, Equatable {
       let y1 = row(y, min(cy * 2 + 1, y.height - 1))
       let cbRow = row(cb, min(cy, cb.height - 1))
       let crRow = row(cr, min(cy, cr.height - 1))
+      func u(_ i: Int) -> Double {
+        let c = min(max(i, 0), last)
+        return Double(semiPlanar ? cbRow[c * 2] : cbRow[c])
+      }
+      func v(_ i: Int) -> Double {
+        let c = min(max(i, 0), last)
+        return Double(semiPlanar ? crRow[c * 2 + 1] : crRow[c])
+      }
+      func light(_ luma: Double, _ u: Double, _ v: Double) -> (Double, Double) {
+        // R'G'B' (the rows take raw samples, scaled by `unit`), then max(R, G, B) in nits.
+        linear.maxChannel(
+          r.x * luma + r.y * u + r.z * v + matrix.rows[0].w, g.x * luma + g.y * u + g.z * v + matrix.rows[1].w,
+          b.x * luma + b.y * u + b.z * v + matrix.rows[2].w)
+      }
       for cx in stride(from: 0, to: chromaW, by: step) {
         let x0 = min(cx * 2, y.width - 1)
         let x1 = min(cx * 2 + 1, y.width - 1)
-        let luma = Double(max(max(y0[x0], y0[x1]), max(y1[x0], y1[x1])))
-        let u = Double(semiPlanar ? cbRow[cx * 2] : cbRow[cx])
-        let v = Double(semiPlanar ? crRow[cx * 2 + 1] : crRow[cx])
-        // R'G'B' of the block's brightest luma with its chroma (the rows take raw samples, scaled by `unit`).
-        let red = r.x * luma + r.y * u + r.z * v + matrix.rows[0].w
-        let green = g.x * luma + g.y * u + g.z * v + matrix.rows[1].w
-        let blue = b.x * luma + b.y * u + b.z * v + matrix.rows[2].w
-        let (m, logM) = linear.maxChannel(red, green, blue)
+        // The even column shares its chroma sample; the odd one lies halfway to the next, where a sharp chroma
+        // upsampler (libplacebo's spline36) overshoots at an edge, and that overshoot is light on screen.
+        let even = light(Double(max(y0[x0], y1[x0])), u(cx), v(cx))
+        let halfU = w0 * (u(cx) + u(cx + 1)) + w1 * (u(cx - 1) + u(cx + 2)) + w2 * (u(cx - 2) + u(cx + 3))
+        let halfV = w0 * (v(cx) + v(cx + 1)) + w1 * (v(cx - 1) + v(cx + 2)) + w2 * (v(cx - 2) + v(cx + 3))
+        let odd = light(Double(max(y0[x1], y1[x1])), halfU, halfV)
+        let (m, logM) = even.0 >= odd.0 ? even : odd
         peak = max(peak, m)
         logSum += logM
         count += 1
@@ -79,34 +110,47 @@ public struct FrameLight: Sendable, Equatable {
 /// The signal → linear light step of `HDRToSDR.linearise` as a table over the signal, so that measuring a picture
 /// costs a lookup per channel. For PQ it holds nits; for HLG the scene light after the black lift, which the OOTF
 /// then takes to nits.
-private struct LinearTable {
+/// Thread-safety: Unsafe; made and used by one measurement, on one thread.
+private final class LinearTable {
   static let size = 4096
   let params: ToneMapParams
-  let values: [Double]
-  /// ln of `values` (PQ only), not below `FrameLight.averageFloor`: the mean's term, without a log per point.
-  let logs: [Double]
+  /// Light at each of `size + 1` signal steps; and its ln (PQ only), not below `FrameLight.averageFloor`, the mean's
+  /// term without a log per point. Raw memory: read once per point, they must cost no more than a load.
+  let values: UnsafeMutableBufferPointer<Double>
+  let logs: UnsafeMutableBufferPointer<Double>
   let gamma: Double
 
   init(params: ToneMapParams) {
     self.params = params
     gamma = HLGTransfer.systemGamma(peakNits: params.contentPeak)
     let beta = sqrt(3 * pow(params.sourceBlack / params.contentPeak, 1 / gamma))
-    values = (0...Self.size).map { i in
+    values = .allocate(capacity: Self.size + 1)
+    logs = .allocate(capacity: Self.size + 1)
+    for i in 0...Self.size {
       let signal = Double(i) / Double(Self.size)
-      return params.transfer == .pq
-        ? PQTransfer.eotf(signal) : HLGTransfer.inverseOETF(signal * (1 - beta) + beta)
+      let value =
+        params.transfer == .pq ? PQTransfer.eotf(signal) : HLGTransfer.inverseOETF(signal * (1 - beta) + beta)
+      values[i] = value
+      logs[i] = log(max(value, FrameLight.averageFloor))
     }
-    logs = params.transfer == .pq ? values.map { log(max($0, FrameLight.averageFloor)) } : []
   }
 
-  func value(_ signal: Double, in table: [Double]) -> Double {
+  deinit {
+    values.deallocate()
+    logs.deallocate()
+  }
+
+  @inline(__always)
+  private func value(_ signal: Double, in table: UnsafeMutableBufferPointer<Double>) -> Double {
     let position = signal * Double(Self.size)
     let i = min(Int(position), Self.size - 1)
     let f = position - Double(i)
-    return table[i] + f * (table[i + 1] - table[i])
+    let base = table.baseAddress!
+    return base[i] + f * (base[i + 1] - base[i])
   }
 
   /// max(R, G, B) in nits of an R'G'B' signal (clamped to 0...1), and its ln for the mean.
+  @inline(__always)
   func maxChannel(_ red: Double, _ green: Double, _ blue: Double) -> (Double, Double) {
     let (r, g, b) = (min(max(red, 0), 1), min(max(green, 0), 1), min(max(blue, 0), 1))
     if params.transfer == .pq {
