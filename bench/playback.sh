@@ -22,8 +22,9 @@
 #       estimated-frame-number. The --term-status-msg status line is kept as a cross-check.
 #    For both: wall seconds (launch to exit) and CPU seconds (user + sys of the process, GNU time). The window
 #    size is sampled every 0.5 s while it plays.
-# 5. Prints a table (with orb-player's time from launch to its first picture, from the `ended` event's
-#    first_frame_ms, and the ratio of its CPU seconds to mpv's) and writes bench/results/playback.json.
+# 5. Prints a table (with each player's peak RSS from GNU time's %M, orb-player's time from launch to its first
+#    picture, from the `ended` event's first_frame_ms, and its CPU seconds and RSS as ratios of mpv's) and writes
+#    bench/results/playback.json.
 #
 # Environment: ORB_PLAYER_BIN (binary; skips the build), ORB_BENCH_MEDIA (clip cache), ORB_BENCH_SCRATCH
 # (optional --scratch-path for the build), ORB_MPV_VULKAN_DEVICE (overrides the device name from vulkaninfo),
@@ -114,13 +115,13 @@ EOF
     local name="$1"
     shift
     T0=$EPOCHREALTIME
-    /usr/bin/time -f "%U %S" -o "$WORK/$name.time" timeout -k 5 "$TIMEOUT" "$@" \
+    /usr/bin/time -f "%U %S %M" -o "$WORK/$name.time" timeout -k 5 "$TIMEOUT" "$@" \
       >"$WORK/$name.out" 2>"$WORK/$name.err" </dev/null &
     PID=$!
   }
-  # finish NAME: waits for the run; writes NAME.kv (rc, wall, cpu)
+  # finish NAME: waits for the run; writes NAME.kv (rc, wall, cpu, rss: the peak resident set in MB)
   finish() {
-    local rc=0 t1 cpu
+    local rc=0 t1 cpu rss
     wait "$PID" || rc=$?
     t1=$EPOCHREALTIME
     if [ -n "${SAMPLER:-}" ]; then # our own background sampler: stop it if it has not noticed the exit
@@ -128,8 +129,10 @@ EOF
       wait "$SAMPLER" 2>/dev/null || true
       SAMPLER=""
     fi
-    cpu="$(tail -n1 "$WORK/$1.time" 2>/dev/null | awk 'NF == 2 { printf "%.2f", $1 + $2 }')"
-    printf 'rc=%s\nwall=%s\ncpu=%s\n' "$rc" "$(calc "$t1 - $T0" 2)" "${cpu:-}" >"$WORK/$1.kv"
+    cpu="$(tail -n1 "$WORK/$1.time" 2>/dev/null | awk 'NF == 3 { printf "%.2f", $1 + $2 }')"
+    # GNU time's %M: the largest resident set of the process tree it waited for (the player under timeout), in KB.
+    rss="$(tail -n1 "$WORK/$1.time" 2>/dev/null | awk 'NF == 3 { printf "%.0f", $3 / 1024 }')"
+    printf 'rc=%s\nwall=%s\ncpu=%s\nrss=%s\n' "$rc" "$(calc "$t1 - $T0" 2)" "${cpu:-}" "${rss:-}" >"$WORK/$1.kv"
     return "$rc"
   }
 
@@ -303,6 +306,7 @@ for name in "${NAMES[@]}"; do
   [ -n "$o_pres" ] && [ -n "$o_drop" ] || die "no stats in orb-player's ended event for $name: $ended"
   o_wall="$(kv wall "$f.kv")"
   o_cpu="$(kv cpu "$f.kv")"
+  o_rss="$(kv rss "$f.kv")"
   [ -n "$o_cpu" ] || die "no CPU time for orb-player on $name"
   o_win="$(kv window_resized "$f.win")"
   o_sizes="$(awk '{ print $2 }' "$f.sizes" 2>/dev/null | uniq | paste -sd' ' -)"
@@ -318,7 +322,7 @@ for name in "${NAMES[@]}"; do
     while IFS= read -r line; do ODD+=("$name: orb-player stderr: $line"); done <<<"$o_err"
   fi
   ROWS+=("$(printf "$FMT" "$name" orb-player "$o_pres" "$o_drop" "$o_rep" "$(calc "$o_cpu" 2)" "$o_wall" \
-    "first picture ${o_first:-?} ms; window $(kv window_first "$f.win") -> $(kv window_player "$f.win") -> $o_win at $(kv resized_after "$f.win") s")")
+    "peak RSS ${o_rss:-?} MB; first picture ${o_first:-?} ms; window $(kv window_first "$f.win") -> $(kv window_player "$f.win") -> $o_win at $(kv resized_after "$f.win") s")")
 
   # mpv
   f="$WORK/$name.mpv"
@@ -336,12 +340,13 @@ for name in "${NAMES[@]}"; do
     ODD+=("$name: mpv's last status line ('${m_status#ORB-PLAYBACK-STATUS }') differs from its on_unload counters")
   m_wall="$(kv wall "$f.kv")"
   m_cpu="$(kv cpu "$f.kv")"
+  m_rss="$(kv rss "$f.kv")"
   [ -n "$m_cpu" ] || die "no CPU time for mpv on $name"
   m_sizes="$(awk '{ print $2 }' "$f.sizes" 2>/dev/null | uniq | paste -sd' ' -)"
   [ -n "$m_sizes" ] && grep -qv "^${W}x$H\$" <<<"$(tr ' ' '\n' <<<"$m_sizes")" &&
     ODD+=("$name: mpv window sizes seen while playing: $m_sizes")
   ROWS+=("$(printf "$FMT" "" mpv "$m_pres" "$m_drop" "-" "$(calc "$m_cpu" 2)" "$m_wall" \
-    "drops: decoder $m_ddrop + vo $m_vdrop; window $(kv window_first "$f.win"); orb/mpv CPU $(calc "$o_cpu / $m_cpu" 2)x")")
+    "peak RSS ${m_rss:-?} MB; drops: decoder $m_ddrop + vo $m_vdrop; window $(kv window_first "$f.win"); orb/mpv CPU $(calc "$o_cpu / $m_cpu" 2)x, RSS $(calc "${o_rss:-0} / ${m_rss:-1}" 2)x")")
 
   CLIP_JSON+=("$(
     printf '{"name":"%s","file":"%s","frames":%s,"frame_rate":"%s","audio":"%s",' \
@@ -349,15 +354,15 @@ for name in "${NAMES[@]}"; do
       "${FPS[$name]}" "${AUDIO[$name]:-none}"
     printf '"orb":{"presented":%s,"dropped":%s,"repeated":%s,"corrupt_packets":%s,"position_ms":%s,"reason":"%s",' \
       "$o_pres" "$o_drop" "${o_rep:-null}" "${o_corrupt:-null}" "${o_pos:-null}" "$(esc "$o_reason")"
-    printf '"cpu_seconds":%s,"wall_seconds":%s,' "$o_cpu" "$o_wall"
+    printf '"cpu_seconds":%s,"wall_seconds":%s,"peak_rss_mb":%s,' "$o_cpu" "$o_wall" "${o_rss:-null}"
     printf '"window":{"first":"%s","player":"%s","resized":"%s","resized_after_seconds":%s,"seen":"%s"},' \
       "$(kv window_first "$WORK/$name.orb.win")" "$(kv window_player "$WORK/$name.orb.win")" "$o_win" \
       "$(kv resized_after "$WORK/$name.orb.win")" "$o_sizes"
     printf '"ended_event":%s,"stderr":"%s"},' "$ended" "$(esc "$o_err")"
     printf '"mpv":{"presented_derived":%s,"dropped":%s,"decoder_drops":%s,"vo_drops":%s,"cpu_seconds":%s,' \
       "$m_pres" "$m_drop" "$m_ddrop" "$m_vdrop" "$m_cpu"
-    printf '"wall_seconds":%s,"window":{"first":"%s","seen":"%s"},"counters":%s}}' \
-      "$m_wall" "$(kv window_first "$WORK/$name.mpv.win")" "$m_sizes" "$m_json"
+    printf '"wall_seconds":%s,"peak_rss_mb":%s,"window":{"first":"%s","seen":"%s"},"counters":%s}}' \
+      "$m_wall" "${m_rss:-null}" "$(kv window_first "$WORK/$name.mpv.win")" "$m_sizes" "$m_json"
   )")
 done
 for name in "${NAMES[@]}"; do
