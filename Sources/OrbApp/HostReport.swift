@@ -81,9 +81,10 @@ final class HostReport {
       state: buffering ? "buffering" : player.state.rawValue, speed: player.isPaused ? 0 : player.speed, at: now)
   }
 
-  /// The error, with the position once something played, so the host can resume there.
+  /// The error, with the position once something played (a picture shown, or sound that moved the clock), so the
+  /// host can resume there.
   func failed(_ error: MediaError, player: Player?) {
-    let position = player.flatMap { $0.stats.presented > 0 ? ms($0.position) : nil }
+    let position = player.flatMap { $0.stats.presented > 0 || $0.position > 0 ? ms($0.position) : nil }
     events?.error(kind: error.kind.rawValue, message: error.description, positionMs: position)
   }
 

@@ -244,6 +244,10 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
       s.generation += 1
       s.pendingSeek = max(0, seconds)
       s.pendingSeekExact = exact
+      // A failure before the seek is not one after it, from the moment it is asked for (the demux thread takes it
+      // later: a caller asking `health` meanwhile must not see the old failure).
+      s.readFailureCode = nil
+      s.demuxAtEnd = false
       // A read blocked on a stalled server returns now, so the demux thread can take the seek.
       core.media.cancellation.interrupt()
       // Cleared under the state's lock, before the demux thread can wake and queue the new generation's flush:

@@ -65,7 +65,7 @@ extension PlayerState {
       shown: shownFrame.map { PresentationState.Frame(time: $0.time, duration: $0.duration) },
       hasVideo: hasVideo, starved: phase == .running ? (media?.isStarved ?? false) : false,
       refilled: phase == .buffering && !retrying ? refilled(at: clock.time()) : false,
-      soundFinished: schedule.sourceEnded ? (audio?.finished(at: presentationTime) ?? true) : false)
+      soundFinished: schedule.sourceEnded ? soundFinished(at: presentationTime) : false)
     let decision = schedule.refresh(refresh)
     switch decision.clock {
     case .start(let time):
@@ -107,6 +107,15 @@ extension PlayerState {
       stats.seeks = sorted.count
     }
     seekAskedAt = nil
+  }
+
+  /// Whether everything decoded of the sound has been heard, and playback may end. Not for a source without
+  /// pictures whose network stream broke off: its sound ran out, and the render thread is told to try it again.
+  private mutating func soundFinished(at host: UInt64) -> Bool {
+    guard audio?.finished(at: host) ?? true else { return false }
+    guard !hasVideo, let failure = media?.health.readFailure, failure.kind == .network else { return true }
+    if !retrying { soundBrokeOff = true }
+    return false
   }
 
   /// Whether a wait for data can end: `refillSeconds` read ahead of `position`, or the end of the source (for a

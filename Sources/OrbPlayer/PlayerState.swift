@@ -32,6 +32,9 @@ struct PlayerState {
   var stats = PlaybackStats()
   /// Waiting to try a network source that failed to open again.
   var retrying = false
+  /// A source without pictures broke off and its sound has run out: the display tells the render thread, which
+  /// tries it again (a source with pictures hears it when its pictures end).
+  var soundBrokeOff = false
   var shownFrame: VideoFrame?
   /// SDR pictures are converted by swscale on the CPU into memory targets (the presentation turned to memory for it).
   var convertsOnCPU = false

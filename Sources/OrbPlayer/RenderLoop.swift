@@ -115,6 +115,8 @@ struct RenderLoop {
     case stop
     case seek(target: Double, exact: Bool, track: Int?, resumeSound: Bool)
     case rebuild(redraw: [VideoFrame], width: Int, height: Int)
+    /// A source without pictures broke off and its sound ran out: try it again.
+    case soundBrokeOff
     case decode
     case draw(VideoFrame)
   }
@@ -130,6 +132,7 @@ struct RenderLoop {
         until: { s in
           // At the end of the source there is nothing to draw until a seek (or a resize, or stop).
           !(waitingAtEnd && s.schedule.sourceEnded) || s.stopped || s.pendingSeek != nil || s.ring.needsRebuild
+            || s.soundBrokeOff
         },
         then: { s, _ -> Step in
           if s.stopped { return .stop }
@@ -142,6 +145,10 @@ struct RenderLoop {
             return .seek(
               target: target, exact: s.pendingSeekExact, track: track,
               resumeSound: s.schedule.seeked(hasVideo: s.hasVideo))
+          }
+          if s.soundBrokeOff {
+            s.soundBrokeOff = false
+            return .soundBrokeOff
           }
           if s.ring.needsRebuild {
             return .rebuild(
@@ -156,6 +163,8 @@ struct RenderLoop {
       case .seek(let target, let exact, let track, let resumeSound):
         pending = nil
         seek(opened, to: target, exact: exact, track: track, resumeSound: resumeSound)
+      case .soundBrokeOff:
+        if !sourceEnded(opened, reconnects: &reconnects) { return }
       case .rebuild(let redraw, let w, let h):
         do {
           try rebuildRing(renderer, width: w, height: h, redraw: redraw)
@@ -302,6 +311,8 @@ struct RenderLoop {
       }
       if none && s.audio != nil { return .noPictureWithSound }
       s.schedule.sourceFinished()
+      // Without pictures, the first sign that a try worked is that nothing failed since its seek.
+      if !s.hasVideo && broken == nil { s.retrying = false }
       if let broken {
         s.schedule.fail()
         return .broken(broken)

@@ -171,4 +171,27 @@ final class RetryTests: XCTestCase {
     XCTAssertEqual(error?["kind"] as? String, "network", player.stdout)
     XCTAssertGreaterThan(error?["position_ms"] as? Int ?? 0, 1000, "where it stopped: \(player.stdout)")
   }
+
+  /// A stream of sound alone that breaks off is tried again too (it has no pictures to run out: its sound does),
+  /// and once the tries are spent the host learns where it stopped.
+  func testASoundStreamThatBreaksIsTriedAgainAndEndsWithItsPosition() throws {
+    try Screen.requireDisplay()
+    let sound = try TestMedia.path(
+      "sine-8s-faststart.m4a",
+      [
+        "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=8", "-c:a", "aac", "-movflags",
+        "+faststart",
+      ])
+    let server = try LoopbackServer(script: Self.breakingScript, arguments: [sound, "0.5", "-1"])
+    defer { server.stop() }
+    let player = try BackgroundPlayer(
+      ["--events-fd", "1", "--retry-for", "3", "--error-linger-ms", "0", server.url("/sound.m4a")])
+    XCTAssertEqual(player.wait(timeout: 60), 1, player.stderr)
+    XCTAssertEqual(retries(player).compactMap { $0["attempt"] as? Int }, [1, 2], player.stdout)
+    XCTAssertFalse(
+      player.events.contains { $0["event"] as? String == "ended" }, "a break is not an end: \(player.stdout)")
+    let error = player.events.first { $0["event"] as? String == "error" }
+    XCTAssertEqual(error?["kind"] as? String, "network", player.stdout)
+    XCTAssertGreaterThan(error?["position_ms"] as? Int ?? 0, 1000, "where it stopped: \(player.stdout)")
+  }
 }
