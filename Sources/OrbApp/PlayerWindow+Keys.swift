@@ -127,7 +127,7 @@ extension PlayerWindow {
     guard let frame, frame.color.isHDR, let params = options.toneMapping.params(for: frame) else { return nil }
     let settings = options.toneMapping
     let peak = player?.curvePeak ?? params.contentPeak
-    let from = settings.peakDetect && params.contentPeak > params.targetPeak ? "detected peak" : "peak"
+    let from = settings.measuresPeak(params) ? "detected peak" : "peak"
     let cll = frame.hdr.maxCLL > 0 ? ", MaxCLL \(frame.hdr.maxCLL)" : ""
     return "\(settings.curve.rawValue), \(from) \(Int(peak.rounded())) nits (mastering \(Int(params.contentPeak)) nits"
       + "\(cll)), target \(Int(settings.targetPeak)) nits"

@@ -139,16 +139,16 @@ struct Demuxer {
         return false
       }
       let landing = held.lazy.map { $0.pointer.pointee.pos }.first { $0 >= 0 }
-      let back = Int64(step * byteRate(ctx))
+      let seconds = step
       step *= 2
+      let back = Int64(seconds * byteRate(ctx))
       if orb_format_can_seek_bytes(ctx) != 0, let landing, back > 0 {
         let position = max(0, landing - back)
         avformat_seek_file(ctx, -1, Int64.min, position, position, AVSEEK_FLAG_BYTE)
         if position == 0 { return false }  // from the start, what comes is all there is
       } else {
-        let earlier = target - step / 2
-        seek(ctx, to: max(0, earlier))
-        if earlier <= 0 { return false }
+        seek(ctx, to: max(0, target - seconds))
+        if target - seconds <= 0 { return false }
       }
     }
   }

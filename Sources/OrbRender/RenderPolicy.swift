@@ -20,6 +20,9 @@ public struct ToneMapping: Sendable, Equatable {
     self.peakDetect = peakDetect
   }
 
+  /// Whether the peak is measured for a stream with `params`: asked for, and there is something to compress.
+  public func measuresPeak(_ params: ToneMapParams) -> Bool { peakDetect && params.contentPeak > params.targetPeak }
+
   /// The parameters for `frame` before any peak is measured: nil for SDR.
   public func params(for frame: VideoFrame) -> ToneMapParams? {
     ToneMapParams(color: frame.color, metadata: frame.hdr, curve: curve, targetPeak: targetPeak)

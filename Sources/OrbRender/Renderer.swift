@@ -359,7 +359,7 @@ public final class Renderer: @unchecked Sendable {
       curvePeak = nil
       return nil
     }
-    if toneMapping.peakDetect && params.contentPeak > params.targetPeak {
+    if toneMapping.measuresPeak(params) {
       if measuredGeneration != frame.generation { peaks.reset() }
       if measured !== frame, let light = FrameLight.measure(frame, params: params) {
         peaks.add(light)
