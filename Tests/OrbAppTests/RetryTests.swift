@@ -5,28 +5,7 @@ import XCTest
 /// A server that fails the way servers do for a while (503 while restarting) is tried again by the family's rule:
 /// after 1, 2, 4, 8 s, then every 30 s, each try an event, the window saying so; paused, the player stops trying.
 final class RetryTests: XCTestCase {
-  /// Answers 503 for the first `argv[2]` seconds (always, with a negative number), then serves the clip.
-  static let script = #"""
-    import http.server, sys, time
-    clip, fail_for = sys.argv[1], float(sys.argv[2])
-    start = time.time()
-    class H(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *a): pass
-        def do_GET(self):
-            if fail_for < 0 or time.time() - start < fail_for:
-                self.send_response(503); self.send_header("Content-Length", "0"); self.end_headers(); return
-            data = open(clip, "rb").read()
-            self.send_response(200)
-            self.send_header("Content-Type", "video/mp4")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-    s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-    print(s.server_address[1], flush=True)
-    s.serve_forever()
-    """#
-
-  /// The 3 s clip with its index first, so a server without range requests can serve it.
+  /// The 3 s clip with its index first.
   static func clip() throws -> String {
     try TestMedia.path(
       "moving-3s-faststart.mp4", ["-i", try Clips.moving(seconds: 3), "-c", "copy", "-movflags", "+faststart"])
@@ -34,12 +13,13 @@ final class RetryTests: XCTestCase {
 
   /// Serves the clip with range requests, but the first answer that covers the byte at `argv[2]` (a fraction of the
   /// file) stops there and drops the connection; from then on it answers 503 for `argv[3]` seconds (always, with a
-  /// negative number), then serves again: a server restarting in the middle of a film.
-  static let breakingScript = #"""
+  /// negative number), then serves again: a server restarting in the middle of a film. With `argv[2]` 0 it is down
+  /// from the start: a server restarting when the player opens.
+  static let script = #"""
     import http.server, sys, time, re
     clip, cut, down_for = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
     data = open(clip, "rb").read()
-    state = {"cut_at": None}
+    state = {"cut_at": time.time() if cut <= 0 else None}
     class H(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         def log_message(self, *a): pass
@@ -83,7 +63,7 @@ final class RetryTests: XCTestCase {
 
   func testAServerThatComesBackIsTriedAgainAndPlays() throws {
     try Screen.requireDisplay()
-    let server = try LoopbackServer(script: Self.script, arguments: [try Self.clip(), "2.5"])
+    let server = try LoopbackServer(script: Self.script, arguments: [try Self.clip(), "0", "2.5"])
     defer { server.stop() }
     let player = try BackgroundPlayer(["--events-fd", "1", server.url("/clip.mp4")])
     XCTAssertEqual(player.wait(timeout: 40), 0, player.stderr)
@@ -100,7 +80,7 @@ final class RetryTests: XCTestCase {
 
   func testAServerThatStaysDownIsANetworkErrorOnceTheBudgetIsSpent() throws {
     try Screen.requireDisplay()
-    let server = try LoopbackServer(script: Self.script, arguments: [try Self.clip(), "-1"])
+    let server = try LoopbackServer(script: Self.script, arguments: [try Self.clip(), "0", "-1"])
     defer { server.stop() }
     let started = Date()
     let player = try BackgroundPlayer(
@@ -116,7 +96,7 @@ final class RetryTests: XCTestCase {
   /// Paused while waiting to try again, it stops trying; quitting then is immediate.
   func testAPauseStopsTheTriesAndQuitIsImmediate() throws {
     try Screen.requireDisplay()
-    let server = try LoopbackServer(script: Self.script, arguments: [try Self.clip(), "-1"])
+    let server = try LoopbackServer(script: Self.script, arguments: [try Self.clip(), "0", "-1"])
     defer { server.stop() }
     let title = "retry-\(UUID().uuidString.prefix(6))"
     let player = try BackgroundPlayer(["--title", title, "--events-fd", "1", server.url("/clip.mp4")])
@@ -138,7 +118,7 @@ final class RetryTests: XCTestCase {
   /// the tries are events, the state says buffering meanwhile, and every picture of the film is shown once.
   func testAStreamThatBreaksInTheMiddleResumesWhereItStopped() throws {
     try Screen.requireDisplay()
-    let server = try LoopbackServer(script: Self.breakingScript, arguments: [try Self.longerClip(), "0.5", "4"])
+    let server = try LoopbackServer(script: Self.script, arguments: [try Self.longerClip(), "0.5", "4"])
     defer { server.stop() }
     let player = try BackgroundPlayer(["--events-fd", "1", server.url("/clip.mp4")])
     XCTAssertEqual(player.wait(timeout: 60), 0, player.stderr)
@@ -161,7 +141,7 @@ final class RetryTests: XCTestCase {
   /// One that stays down is a network error once the tries are spent, and the host learns where playback stopped.
   func testAStreamThatBreaksAndStaysDownEndsWithItsPosition() throws {
     try Screen.requireDisplay()
-    let server = try LoopbackServer(script: Self.breakingScript, arguments: [try Self.longerClip(), "0.5", "-1"])
+    let server = try LoopbackServer(script: Self.script, arguments: [try Self.longerClip(), "0.5", "-1"])
     defer { server.stop() }
     let player = try BackgroundPlayer(
       ["--events-fd", "1", "--retry-for", "3", "--error-linger-ms", "0", server.url("/clip.mp4")])
@@ -182,7 +162,7 @@ final class RetryTests: XCTestCase {
         "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=8", "-c:a", "aac", "-movflags",
         "+faststart",
       ])
-    let server = try LoopbackServer(script: Self.breakingScript, arguments: [sound, "0.5", "-1"])
+    let server = try LoopbackServer(script: Self.script, arguments: [sound, "0.5", "-1"])
     defer { server.stop() }
     let player = try BackgroundPlayer(
       ["--events-fd", "1", "--retry-for", "3", "--error-linger-ms", "0", server.url("/sound.m4a")])
