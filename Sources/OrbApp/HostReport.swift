@@ -11,6 +11,8 @@ final class HostReport {
   private let resumeMs: Int64
   /// The host was told playback waits for data.
   private(set) var buffering = false
+  /// The viewer's choices as last sent (nil: not yet for this entry).
+  private var lastSettings: ViewerSettings?
 
   init(eventsFd: Int32?, resumeMs: Int64) {
     events = eventsFd.map { EventWriter(fd: $0) }
@@ -64,6 +66,21 @@ final class HostReport {
   /// An entry of the playlist starts: `{"event":"file","index":…,"count":…,"title":…}` (`index` from 0).
   func file(index: Int, count: Int, title: String) {
     events?.write(["event": "file", "index": index, "count": count, "title": title])
+    lastSettings = nil
+  }
+
+  /// What the viewer chose, once for each entry and again whenever it changes, by key, button, slider or MPRIS:
+  /// `{"event":"settings","volume":…,"muted":…,"speed":…,"audio_track":…|null,"subtitle_track":…|null,
+  /// "fullscreen":…}` (tracks 1-based, as `--aid`/`--sid` take them), so the host can keep a viewer's language and
+  /// volume for the next episode.
+  func settings(_ now: ViewerSettings) {
+    guard now != lastSettings else { return }
+    lastSettings = now
+    events?.write([
+      "event": "settings", "volume": now.volumePercent, "muted": now.isMuted, "speed": now.speed,
+      "audio_track": now.audioTrack ?? NSNull(), "subtitle_track": now.subtitleTrack ?? NSNull(),
+      "fullscreen": now.isFullscreen,
+    ])
   }
 
   /// A network source is tried again: `{"event":"retry","attempt":…,"of":…,"in_ms":…,"reason":…}`.
@@ -96,4 +113,16 @@ final class HostReport {
 
   /// Sends what is queued before the process exits.
   func flush() { events?.flush() }
+}
+
+/// The choices a viewer makes while watching that a host may keep. Thread-safety: a value.
+struct ViewerSettings: Equatable {
+  var volumePercent: Int
+  var isMuted: Bool
+  var speed: Double
+  /// 1-based; nil when no sound plays.
+  var audioTrack: Int?
+  /// 1-based; nil when subtitles are off.
+  var subtitleTrack: Int?
+  var isFullscreen: Bool
 }

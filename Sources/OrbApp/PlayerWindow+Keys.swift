@@ -174,6 +174,14 @@ extension PlayerWindow {
     return "\(name) (\(codec) \(track.channelLayout ?? "\(track.channels) channels"))"
   }
 
+  /// What the viewer has chosen now, as the host hears it.
+  func viewerSettings(_ player: Player) -> ViewerSettings {
+    let audio = player.dsp.settings
+    return ViewerSettings(
+      volumePercent: Int(audio.volumePercent.rounded()), isMuted: audio.isMuted, speed: player.speed,
+      audioTrack: player.audioTracks.current, subtitleTrack: player.subtitles?.current, isFullscreen: isFullscreen)
+  }
+
   var isFullscreen: Bool { gtk_window_is_fullscreen(cast(raw(window))) != 0 }
 
   func toggleFullscreen() {

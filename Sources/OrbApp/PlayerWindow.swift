@@ -350,6 +350,7 @@ final class PlayerWindow: @unchecked Sendable {
       guard let self, !self.finished, self.entrySerial == entry, let player = self.player else { return false }
       self.updateWaiting(player, since: opening)
       self.updateInhibit()
+      self.report.settings(self.viewerSettings(player))
       if player.stats.presented > 0 { self.playlist.played() }
       return true
     }

@@ -106,15 +106,48 @@ final class TransportBar {
     Signals.plain(raw(speedButton), "clicked") { [unowned self] in self.onSpeed?(Self.speed(after: self.speed)) }
     Signals.rangeChange(raw(slider)) { [unowned self] value, jump in
       self.scrub(to: value, jump: jump)
+      self.positionSet = Self.settled(self.slider, value)
       return false
+    }
+    // A screen reader (AT-SPI's Value) sets the value directly, without "change-value": any value that neither the
+    // pointer, the keys nor the player put there is such a request.
+    Signals.plain(raw(slider), "value-changed") { [unowned self] in
+      let value = gtk_range_get_value(cast(raw(self.slider)))
+      if !self.updating, abs(value - self.positionSet) > 0.001 {
+        self.positionSet = value
+        self.onSeek?(value, true)
+      }
     }
     let hovering = gtk_event_controller_motion_new()!
     Signals.motion(raw(hovering)) { [unowned self] x, _ in self.hover(at: x) }
     gtk_widget_add_controller(slider, hovering)
     Signals.rangeChange(raw(volumeSlider)) { [unowned self] value, _ in
       self.onVolume?(min(150, max(0, value)))
+      self.volumeSet = Self.settled(self.volumeSlider, value)
       return false
     }
+    Signals.plain(raw(volumeSlider), "value-changed") { [unowned self] in
+      let value = gtk_range_get_value(cast(raw(self.volumeSlider)))
+      if !self.updating, abs(value - self.volumeSet) > 0.001 {
+        self.volumeSet = value
+        self.onVolume?(min(150, max(0, value)))
+      }
+    }
+  }
+  /// The sliders' values as last put there by the pointer, the keys or the player.
+  private var positionSet = 0.0
+  private var volumeSet = 100.0
+  /// The player's state is being shown: the sliders' moves are not requests.
+  private var updating = false
+
+  /// The value GTK gives a scale after "change-value" asks for `value`: kept within its range and rounded to its
+  /// digits.
+  private static func settled(_ scale: UnsafeMutablePointer<GtkWidget>, _ value: Double) -> Double {
+    let adjustment = gtk_range_get_adjustment(cast(raw(scale)))
+    let upper = gtk_adjustment_get_upper(adjustment) - gtk_adjustment_get_page_size(adjustment)
+    let within = min(max(value, gtk_adjustment_get_lower(adjustment)), upper)
+    let power = pow(10, Double(gtk_scale_get_digits(cast(raw(scale)))))
+    return (within * power).rounded() / power
   }
 
   /// Marks the marker windows on the slider (their start and end, named), as a viewer sees where the intro and the
@@ -218,6 +251,8 @@ final class TransportBar {
 
   /// Brings the controls up to date with the player (called a few times a second while visible).
   func update(position: Double, duration: Double?, paused: Bool, speed: Double, volume: Double, muted: Bool) {
+    updating = true
+    defer { updating = false }
     gtk_button_set_icon_name(
       cast(raw(playButton)), paused ? "media-playback-start-symbolic" : "media-playback-pause-symbolic")
     length = duration ?? 0
@@ -228,6 +263,7 @@ final class TransportBar {
       let range: UnsafeMutablePointer<GtkRange> = cast(raw(slider))
       gtk_range_set_range(range, 0, length)
       gtk_range_set_value(range, min(max(0, position), length))
+      positionSet = gtk_range_get_value(range)
     }
     if speed != self.speed {
       self.speed = speed
@@ -236,5 +272,6 @@ final class TransportBar {
     gtk_button_set_icon_name(
       cast(raw(muteButton)), muted || volume == 0 ? "audio-volume-muted-symbolic" : "audio-volume-high-symbolic")
     gtk_range_set_value(cast(raw(volumeSlider)), volume)
+    volumeSet = gtk_range_get_value(cast(raw(volumeSlider)))
   }
 }

@@ -71,6 +71,19 @@ enum Screen {
     return try RGBImage(png: path)
   }
 
+  /// A screenshot of a window that has stopped changing (a paused picture once the controls and labels have moved
+  /// into place): grabs until two in a row are the same, at most `tries` times; the last one.
+  static func grabSettled(title: String, tries: Int = 8) throws -> RGBImage {
+    var last = try grab(title: title)
+    for _ in 1..<tries {
+      usleep(150_000)
+      let next = try grab(title: title)
+      if next.bytes == last.bytes { return next }
+      last = next
+    }
+    return last
+  }
+
   /// The X window id of the window titled exactly `title`.
   static func windowID(_ title: String) -> String {
     Tool.run("xdotool", ["search", "--name", "^\(title)$"]).stdout.split(separator: "\n").first.map(String.init) ?? ""
@@ -101,6 +114,39 @@ enum Screen {
       ], timeout: 30)
     guard result.succeeded else { throw TestMediaError("screenshot failed: \(result.stderr)") }
   }
+}
+
+/// A window manager on the test display for the length of one test (Openbox): the suite runs without one, as
+/// GTK's own windows do not need it, but fullscreen is something the window manager grants.
+final class WindowManager {
+  private let process = Process()
+
+  /// Starts Openbox and waits until it manages the screen (it owns the WM_S0 selection); fails the test (skips
+  /// outside CI) when it is not installed.
+  init() throws {
+    let found = Tool.run("sh", ["-c", "command -v openbox"]).succeeded
+    try Requirement.require(found, "openbox is not installed (scripts/setup.sh installs it)")
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["openbox", "--sm-disable"]
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let deadline = Date(timeIntervalSinceNow: 10)
+    while Date() < deadline {
+      if Tool.run("xprop", ["-root", "_NET_SUPPORTING_WM_CHECK"]).stdout.contains("window id") { return }
+      usleep(100_000)
+    }
+    throw TestMediaError("openbox did not start managing the display within 10 s")
+  }
+
+  /// Stops it; the windows it managed stay where they are.
+  func stop() {
+    guard process.isRunning else { return }
+    process.terminate()
+    process.waitUntilExit()
+  }
+
+  deinit { stop() }
 }
 
 /// A player process started in the background, its output collected.

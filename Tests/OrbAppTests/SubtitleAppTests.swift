@@ -172,7 +172,7 @@ final class SubtitleAppTests: XCTestCase {
     defer { _ = player.wait(timeout: 1) }
     let window = try XCTUnwrap(Screen.waitForWindow(title: title), player.stderr)
     usleep(1_500_000)
-    let hidden = try Screen.grab(title: title)
+    let hidden = try Screen.grabSettled(title: title)
     Screen.keep(title: title, as: "subtitles-bar-hidden")
     let rowsHidden = textRows(hidden)
     XCTAssertFalse(rowsHidden.isEmpty, "no subtitle text on screen: \(player.stdout)")
@@ -181,10 +181,17 @@ final class SubtitleAppTests: XCTestCase {
     XCTAssertLessThan(bottomHidden, hidden.height - 4)
     // Two lines of text, sized to the picture: together more than a fourteenth of its height.
     XCTAssertGreaterThan(rowsHidden.count, hidden.height / 14, "rows \(rowsHidden)")
+    // A screen reader finds the same text, markup gone and the line break kept, in a label of the window.
+    try Accessibility.require()
+    let cue = "First cue, two\nlines"
+    let pid = player.process.processIdentifier
+    let labels = { (tree: Accessibility.Node) in tree.all.filter { $0.role == "label" }.map(\.text) }
+    let before = try Accessibility.wait(pid) { labels($0).contains(cue) }
+    XCTAssertTrue(labels(before).contains(cue), "the cue is not in the accessible tree: \(labels(before))")
     _ = Tool.run("xdotool", ["mousemove", "\(window.x + window.width / 2)", "\(window.y + window.height / 3)"])
     _ = Tool.run("xdotool", ["mousemove", "\(window.x + window.width / 2 + 5)", "\(window.y + window.height / 3)"])
     usleep(700_000)
-    let shown = try Screen.grab(title: title)
+    let shown = try Screen.grabSettled(title: title)
     Screen.keep(title: title, as: "subtitles-bar-shown")
     // The bar: rows at its left end darker than the clip's 0x203040 (its background is 60% black).
     let barRows = (shown.height / 2..<shown.height).filter { shown.pixel(x: 30, y: $0).b < 0x30 }
@@ -196,6 +203,11 @@ final class SubtitleAppTests: XCTestCase {
     XCTAssertEqual(
       Double(rowsShown.count), Double(rowsHidden.count), accuracy: 4,
       "the whole cue is above the bar, none of it under (text rows \(rowsShown), bar from \(barTop))")
+    let after = try Accessibility.tree(pid)
+    XCTAssertTrue(labels(after).contains(cue), "with the bar shown the cue left the accessible tree: \(labels(after))")
+    XCTAssertTrue(
+      after.all.contains { $0.role == "push button" && $0.name == "Play or pause" },
+      "the shown bar's buttons are not in the accessible tree")
     Screen.press("q", title: title)
   }
 

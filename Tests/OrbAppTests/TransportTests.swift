@@ -58,3 +58,149 @@ final class TransportTests: XCTestCase {
     XCTAssertEqual(ended?["reason"] as? String, "user-quit", player.stdout)
   }
 }
+
+/// Every control of the bar, worked through the accessible tree as a screen reader works them, changes what the
+/// host hears: the state for play/pause, the `settings` event for speed, mute, volume and the two track buttons,
+/// a seek for the position slider, and the end for close.
+final class TransportControlTests: XCTestCase {
+  /// 20 s with two audio tracks and a subtitle track that is not shown until asked for.
+  static func clip() throws -> String {
+    let srt = try TestMedia.file(
+      named: "controls.srt", contents: SubtitleMedia.srt([(0, 20, "A cue for the whole clip")]))
+    return try TestMedia.path(
+      "controls.mkv",
+      [
+        "-f", "lavfi", "-i", "color=c=0x203040:size=640x360:rate=25:duration=20", "-f", "lavfi", "-i",
+        "sine=frequency=440:sample_rate=48000:duration=20", "-f", "lavfi", "-i",
+        "sine=frequency=660:sample_rate=48000:duration=20", "-i", srt, "-map", "0:v", "-map", "1:a", "-map", "2:a",
+        "-map", "3:s", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-c:s", "srt",
+        "-metadata:s:a:0", "language=eng", "-metadata:s:a:1", "language=fre", "-disposition:s:0", "0",
+      ])
+  }
+
+  /// Waits up to `timeout` seconds for an event that `matches`; the first one after the first `after` events.
+  private func waitFor(
+    _ player: BackgroundPlayer, after: Int, timeout: Double = 8, _ matches: ([String: Any]) -> Bool
+  ) -> [String: Any]? {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    repeat {
+      if let found = player.events.dropFirst(after).first(where: matches) { return found }
+      usleep(100_000)
+    } while Date() < deadline
+    return nil
+  }
+
+  private func settings(_ player: BackgroundPlayer, after: Int, _ matches: @escaping ([String: Any]) -> Bool)
+    -> [String: Any]?
+  {
+    waitFor(player, after: after) { $0["event"] as? String == "settings" && matches($0) }
+  }
+
+  func testEachControlChangesWhatTheHostHears() throws {
+    try Screen.requireDisplay()
+    try Accessibility.require()
+    let title = "controls-\(UUID().uuidString.prefix(6))"
+    let player = try BackgroundPlayer(["--title", title, "--events-fd", "1", "--paused", try Self.clip()])
+    defer { _ = player.wait(timeout: 1) }
+    let pid = player.process.processIdentifier
+    let w = try XCTUnwrap(Screen.waitForWindow(title: title), player.stderr)
+    // The first settings: the defaults, the first audio track, subtitles off.
+    let first = try XCTUnwrap(settings(player, after: 0) { _ in true }, player.stdout)
+    XCTAssertEqual(first["volume"] as? Int, 100)
+    XCTAssertEqual(first["muted"] as? Bool, false)
+    XCTAssertEqual(first["speed"] as? Double, 1)
+    XCTAssertEqual(first["audio_track"] as? Int, 1)
+    XCTAssertTrue(first["subtitle_track"] is NSNull, "\(first)")
+    XCTAssertEqual(first["fullscreen"] as? Bool, false)
+    // The controls show on pointer motion and, paused, stay.
+    _ = Tool.run("xdotool", ["mousemove", "\(w.x + w.width / 2)", "\(w.y + w.height / 3)"])
+    _ = Tool.run("xdotool", ["mousemove", "\(w.x + w.width / 2 + 5)", "\(w.y + w.height / 3)"])
+    let tree = try Accessibility.wait(pid) { t in t.all.contains { $0.name == "Next subtitle track" } }
+    let names = Set(tree.all.filter { $0.role == "push button" || $0.role == "slider" }.map(\.name))
+    XCTAssertEqual(
+      names,
+      [
+        "Play or pause", "Speed", "Next audio track", "Next subtitle track", "Mute", "Fullscreen", "Close", "Position",
+        "Volume",
+      ], "the controls a screen reader finds")
+
+    var n = player.events.count
+    try Accessibility.click(pid, "Speed")
+    XCTAssertNotNil(settings(player, after: n) { $0["speed"] as? Double == 1.25 }, "speed: \(player.stdout)")
+    n = player.events.count
+    try Accessibility.click(pid, "Mute")
+    XCTAssertNotNil(settings(player, after: n) { $0["muted"] as? Bool == true }, "mute: \(player.stdout)")
+    n = player.events.count
+    try Accessibility.set(pid, slider: "Volume", to: 50)
+    let volume = settings(player, after: n) { $0["volume"] as? Int == 50 }
+    XCTAssertNotNil(volume, "the volume slider: \(player.stdout)")
+    XCTAssertEqual(volume?["muted"] as? Bool, false, "moving the volume unmutes")
+    n = player.events.count
+    try Accessibility.click(pid, "Next audio track")
+    XCTAssertNotNil(settings(player, after: n) { $0["audio_track"] as? Int == 2 }, "♪: \(player.stdout)")
+    n = player.events.count
+    try Accessibility.click(pid, "Next subtitle track")
+    XCTAssertNotNil(settings(player, after: n) { $0["subtitle_track"] as? Int == 1 }, "CC: \(player.stdout)")
+    XCTAssertNotNil(
+      waitFor(player, after: n) {
+        $0["event"] as? String == "cue" && $0["text"] as? String == "A cue for the whole clip"
+      },
+      "the chosen track's cue: \(player.stdout)")
+    // The position slider seeks exactly where it is set; paused, the progress says so.
+    n = player.events.count
+    try Accessibility.set(pid, slider: "Position", to: 12)
+    let moved = waitFor(player, after: n) {
+      $0["event"] as? String == "progress" && abs(($0["position_ms"] as? Int ?? 0) - 12000) <= 40
+    }
+    XCTAssertNotNil(moved, "the position slider: \(player.stdout)")
+    n = player.events.count
+    try Accessibility.click(pid, "Play or pause")
+    XCTAssertNotNil(
+      waitFor(player, after: n) { $0["event"] as? String == "state" && $0["state"] as? String == "playing" },
+      "play: \(player.stdout)")
+    n = player.events.count
+    try Accessibility.click(pid, "Play or pause")
+    XCTAssertNotNil(
+      waitFor(player, after: n) { $0["event"] as? String == "state" && $0["state"] as? String == "paused" },
+      "pause: \(player.stdout)")
+    try Accessibility.click(pid, "Close")
+    XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+    let ended = player.events.last { $0["event"] as? String == "ended" }
+    XCTAssertEqual(ended?["reason"] as? String, "user-quit", player.stdout)
+    XCTAssertGreaterThan(ended?["position_ms"] as? Int ?? 0, 11900, "the end's position is after the seek")
+  }
+
+  /// The fullscreen button fills the screen (with a window manager to grant it) and the host hears it; a second
+  /// click gives the window back its size.
+  func testTheFullscreenButtonFillsTheScreen() throws {
+    try Screen.requireDisplay()
+    try Accessibility.require()
+    let manager = try WindowManager()
+    defer { manager.stop() }
+    let title = "fullscreen-\(UUID().uuidString.prefix(6))"
+    let player = try BackgroundPlayer(
+      ["--title", title, "--events-fd", "1", "--paused", try MarkerAppTests.clip(seconds: 20)])
+    defer { _ = player.wait(timeout: 1) }
+    let pid = player.process.processIdentifier
+    let w = try XCTUnwrap(Screen.waitForWindow(title: title), player.stderr)
+    XCTAssertNotNil(settings(player, after: 0) { $0["fullscreen"] as? Bool == false }, player.stdout)
+    _ = Tool.run("xdotool", ["mousemove", "\(w.x + w.width / 2)", "\(w.y + w.height / 3)"])
+    _ = Tool.run("xdotool", ["mousemove", "\(w.x + w.width / 2 + 5)", "\(w.y + w.height / 3)"])
+    try Accessibility.wait(pid) { t in t.all.contains { $0.name == "Fullscreen" } }
+    var n = player.events.count
+    try Accessibility.click(pid, "Fullscreen")
+    XCTAssertNotNil(settings(player, after: n) { $0["fullscreen"] as? Bool == true }, player.stdout)
+    let full = try XCTUnwrap(Screen.geometry(title: title))
+    XCTAssertEqual([full.width, full.height], [1920, 1080], "the whole Xvfb screen")
+    n = player.events.count
+    _ = Tool.run("xdotool", ["mousemove", "960", "500"])
+    _ = Tool.run("xdotool", ["mousemove", "965", "500"])
+    try Accessibility.wait(pid) { t in t.all.contains { $0.name == "Fullscreen" } }
+    try Accessibility.click(pid, "Fullscreen")
+    XCTAssertNotNil(settings(player, after: n) { $0["fullscreen"] as? Bool == false }, player.stdout)
+    let back = try XCTUnwrap(Screen.geometry(title: title))
+    XCTAssertEqual([back.width, back.height], [w.width, w.height], "the window's own size again")
+    Screen.press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+  }
+}
