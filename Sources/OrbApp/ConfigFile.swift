@@ -4,9 +4,9 @@ import Foundation
 /// Defaults a person sets once: `$XDG_CONFIG_HOME/orb-player/orb-player.conf` (else `~/.config/…`), one option a
 /// line as mpv.conf has them: `name=value` with a long option's name (`volume=80`, `tone-mapping=hable`,
 /// `sub-scale=1.3`), or a flag's name alone (`mute`; `mute=no` leaves it off); `#` starts a comment. The command
-/// line wins over the file for options with a value (a flag the file sets stays set: GLib's options have no
-/// `--no-` forms). A line that is not an option, or whose value the option refuses, is skipped with a
-/// warning naming the file and the line; playback never fails for the file.
+/// line wins over the file: a later value replaces the file's, and a flag the file sets is turned off with its
+/// `--no-` form (`--no-mute`; `--audio` undoes `no-audio`). A line that is not an option, or whose value the option
+/// refuses, is skipped with a warning naming the file and the line; playback never fails for the file.
 /// Thread-safety: stateless.
 enum ConfigFile {
   /// The file's place.

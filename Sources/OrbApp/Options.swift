@@ -238,8 +238,19 @@ private final class OptionTable {
   private var cells: [UnsafeMutableRawPointer] = []
   private(set) var entries: UnsafeMutablePointer<GOptionEntry>
 
+  /// The flags a config file may set: each has a form that turns it off again on the command line, as mpv has them
+  /// (`--no-mute`, `--no-fullscreen`, and `--audio` for `--no-audio`); the last one given wins.
+  private static func negatable(_ specs: [Spec]) -> [Int] {
+    specs.indices.filter { specs[$0].kind == .flag && !ConfigFile.notInFile.contains(specs[$0].name) }
+  }
+
+  static func negation(of name: String) -> String {
+    name.hasPrefix("no-") ? String(name.dropFirst(3)) : "no-" + name
+  }
+
   init() {
-    entries = .allocate(capacity: specs.count + 1)
+    let negatable = Self.negatable(specs)
+    entries = .allocate(capacity: specs.count + negatable.count + 1)
     for (i, spec) in specs.enumerated() {
       let cell = UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16)
       cell.initializeMemory(as: UInt8.self, repeating: 0, count: 16)
@@ -267,7 +278,14 @@ private final class OptionTable {
         description: spec.help.isEmpty ? nil : UnsafePointer(strdup(spec.help)),
         arg_description: spec.argHelp.map { UnsafePointer(strdup($0)) })
     }
-    entries[specs.count] = GOptionEntry()
+    for (n, i) in negatable.enumerated() {
+      let name = specs[i].name
+      entries[specs.count + n] = GOptionEntry(
+        long_name: UnsafePointer(strdup(Self.negation(of: name))), short_name: 0,
+        flags: gint(G_OPTION_FLAG_REVERSE.rawValue), arg: G_OPTION_ARG_NONE, arg_data: cells[i],
+        description: UnsafePointer(strdup("Undo --\(name) (as set in the config file)")), arg_description: nil)
+    }
+    entries[specs.count + negatable.count] = GOptionEntry()
   }
 
   private func cell(_ name: String) -> (Spec, UnsafeMutableRawPointer) {

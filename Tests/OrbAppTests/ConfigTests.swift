@@ -30,7 +30,8 @@ final class ConfigTests: XCTestCase {
 
     """.write(toFile: "\(home)/orb-player/orb-player.conf", atomically: true, encoding: .utf8)
     let clip = try MarkerAppTests.clip(seconds: 20)
-    for (args, expected) in [([String](), 2.0), (["--speed", "1"], 1.0)] {
+    // The file mutes; `--no-mute` on the command line turns that off again.
+    for (args, expected, muted) in [([String](), 2.0, true), (["--speed", "1", "--no-mute"], 1.0, false)] {
       let title = "config-\(UUID().uuidString.prefix(6))"
       let player = try BackgroundPlayer(
         ["--title", title, "--events-fd", "1"] + args + [clip], environment: ["XDG_CONFIG_HOME": home])
@@ -39,6 +40,8 @@ final class ConfigTests: XCTestCase {
       Screen.press("q", title: title)
       XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
       XCTAssertEqual(rate(player) ?? 0, expected, accuracy: 0.25, "args \(args): \(player.stdout)")
+      let settings = player.events.first { $0["event"] as? String == "settings" }
+      XCTAssertEqual(settings?["muted"] as? Bool, muted, "args \(args): \(player.stdout)")
       let warnings = player.stderr.split(separator: "\n").filter { $0.contains("orb-player.conf line") }
       XCTAssertEqual(warnings.count, 3, player.stderr)
       XCTAssertTrue(warnings.contains { $0.contains("line 3") && $0.contains("bogus") }, "\(warnings)")
