@@ -286,8 +286,9 @@ final class PlayerWindow: @unchecked Sendable {
   /// Milliseconds of opening before the window says "Opening…" (a local file shows its picture before then).
   static let openingNoticeMs: UInt32 = 300
 
+  /// The host's `--title` for what it launched; a file a person dropped or opened is named by itself.
   var windowTitle: String {
-    if let title = options.title, !title.isEmpty { return title }
+    if playingLaunch, let title = options.title, !title.isEmpty { return title }
     if source.isEmpty { return "Orb Player" }
     if TestPatternSource.isTestURL(source) { return "Orb Player — \(source)" }
     // A URL's last component comes decoded once; a path is its own name.

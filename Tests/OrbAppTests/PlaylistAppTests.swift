@@ -61,6 +61,68 @@ final class PlaylistAppTests: XCTestCase {
     XCTAssertEqual(states.count, 3, "each entry started playing: \(player.stdout)")
   }
 
+  /// A file dragged from another application (a GTK 4 window offering it as a file list, as Files does) and dropped
+  /// on the player plays instead of what played, named by itself rather than by the host's title.
+  func testAFileDroppedOnTheWindowPlaysInstead() throws {
+    try Screen.requireDisplay()
+    let python = "/usr/bin/python3"
+    let hasGtk = Tool.run(python, ["-c", "import gi; gi.require_version('Gtk', '4.0')"]).succeeded
+    try Requirement.require(hasGtk, "python3-gi's GTK 4 bindings are not installed")
+    let dropped = try Clips.moving(seconds: 3)
+    let source = Process()
+    source.executableURL = URL(fileURLWithPath: python)
+    source.arguments = ["-c", Self.dragSource, dropped]
+    source.standardError = FileHandle.nullDevice
+    try source.run()
+    defer { if source.isRunning { source.terminate() } }
+    let title = "drop-\(UUID().uuidString.prefix(6))"
+    let player = try BackgroundPlayer(
+      ["--title", title, "--events-fd", "1", "--geometry", "640x360+800+400", try MarkerAppTests.clip(seconds: 20)])
+    defer { _ = player.wait(timeout: 1) }
+    XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
+    XCTAssertNotNil(Screen.waitForWindow(title: "orb-drag-source"), "the drag source's window did not show")
+    // Press on the source (at the screen's corner, where an unmanaged window maps), move in steps onto the
+    // player, release.
+    _ = Tool.run("xdotool", ["mousemove", "100", "100", "mousedown", "1"])
+    usleep(300_000)
+    for x in stride(from: 150, through: 1100, by: 150) {
+      _ = Tool.run("xdotool", ["mousemove", "\(x)", "\(min(580, 100 + x / 2))"])
+      usleep(120_000)
+    }
+    usleep(400_000)
+    _ = Tool.run("xdotool", ["mouseup", "1"])
+    XCTAssertEqual(player.wait(timeout: 20), 0, player.stderr)
+    let entries = files(player)
+    XCTAssertEqual(
+      entries.compactMap { $0["title"] as? String }, [title, (dropped as NSString).lastPathComponent], player.stdout)
+    let ended = player.events.last { $0["event"] as? String == "ended" }
+    XCTAssertEqual(ended?["reason"] as? String, "eof", "the dropped clip played to its end: \(player.stdout)")
+    XCTAssertEqual(ended?["position_ms"] as? Int ?? 0, 3000, accuracy: 100)
+  }
+
+  /// A small GTK 4 window that offers the file in argv[1] to whatever it is dragged onto.
+  private static let dragSource = #"""
+    import gi, sys
+    gi.require_version('Gtk', '4.0'); gi.require_version('Gdk', '4.0')
+    from gi.repository import Gtk, Gdk, Gio, GLib
+    app = Gtk.Application(application_id='org.orb.DragSource', flags=Gio.ApplicationFlags.NON_UNIQUE)
+    def activate(a):
+        window = Gtk.ApplicationWindow(application=a, title='orb-drag-source')
+        label = Gtk.Label(label='drag me')
+        source = Gtk.DragSource(actions=Gdk.DragAction.COPY)
+        def prepare(s, x, y):
+            files = Gdk.FileList.new_from_list([Gio.File.new_for_path(sys.argv[1])])
+            return Gdk.ContentProvider.new_for_value(files)
+        source.connect('prepare', prepare)
+        label.add_controller(source)
+        window.set_child(label)
+        window.set_default_size(200, 200)
+        window.present()
+    app.connect('activate', activate)
+    GLib.timeout_add_seconds(60, app.quit)
+    app.run([])
+    """#
+
   /// From the app grid, with no file: a welcome page with an Open button (not a test pattern), and `q` quits.
   func testWithoutAFileTheWindowWelcomes() throws {
     try Screen.requireDisplay()
