@@ -100,8 +100,23 @@ static inline void orb_fill_interrupt(AVIOInterruptCB *cb, int *flag) {
 }
 // Credentials stay with their origin: every resource a demuxer opens beside the first (HLS playlists, keys and
 // segments) goes through this io_open, which drops the request headers and cookies when the resource's origin
-// (scheme, host, port) is not the media's. The media's origin lives in ctx->opaque (owned: freed by
-// orb_origin_guard_free when the context closes).
+// (scheme, host, port) is not the media's. A request that keeps them must not be redirected by FFmpeg, which would
+// send them on wherever the redirect points: it is made with max_redirects 0, and when that fails as a redirect
+// does (EIO), the player's own resolver follows the redirects with credentials only at the origin, and the request
+// is made again where they end (without credentials when that is elsewhere). With a bearer token, a redirect off
+// the origin is how a sign-in service turns a request away: it is refused, and `refused` says so afterwards.
+// The guard lives in ctx->opaque (owned: freed by orb_origin_guard_free when the context closes). `refused` is
+// written by the demuxer's thread and read once it has failed.
+typedef struct OrbOriginGuard {
+  char origin[320];
+  int has_token;
+  volatile int refused;
+  // Follows url's redirects from the origin (headers and cookies as FFmpeg's options spell them), writing where
+  // they end into out: 1 when that is the origin, 0 elsewhere, 2 refused (a token sent elsewhere: sign-in), an
+  // AVERROR when it failed. `user` is what was installed with it.
+  int (*resolve)(void *user, const char *url, const char *headers, const char *cookies, char *out, int size);
+  void *user;
+} OrbOriginGuard;
 static inline void orb_origin_of(const char *url, char *out, size_t size) {
   char proto[16] = "", host[256] = "";
   // HLS opens AES-128 segments as crypto+https://… (or crypto:https://…): the origin is the inner URL's.
@@ -114,25 +129,72 @@ static inline void orb_origin_of(const char *url, char *out, size_t size) {
   if (port < 0) port = strcmp(proto, "https") == 0 ? 443 : strcmp(proto, "http") == 0 ? 80 : 0;
   snprintf(out, size, "%s://%s:%d", proto, host, port);
 }
-static inline int orb_guarded_io_open(AVFormatContext *s, AVIOContext **pb, const char *url, int flags,
-                                      AVDictionary **options) {
-  const char *origin = s->opaque;
-  char here[320];
-  orb_origin_of(url, here, sizeof here);
-  if (!origin || strcmp(origin, here) != 0) {
-    av_dict_set(options, "headers", NULL, 0);
-    av_dict_set(options, "cookies", NULL, 0);
-  }
+static inline int orb_guarded_open(AVFormatContext *s, AVIOContext **pb, const char *url, int flags,
+                                   AVDictionary **options) {
   // What FFmpeg's own io_open keeps: the protocols this context may use.
   if (s->protocol_whitelist) av_dict_set(options, "protocol_whitelist", s->protocol_whitelist, 0);
   if (s->protocol_blacklist) av_dict_set(options, "protocol_blacklist", s->protocol_blacklist, 0);
   return avio_open2(pb, url, flags, &s->interrupt_callback, options);
 }
-static inline void orb_install_origin_guard(AVFormatContext *ctx, const char *url) {
-  char origin[320];
-  orb_origin_of(url, origin, sizeof origin);
-  ctx->opaque = av_strdup(origin);
+static inline int orb_guarded_io_open(AVFormatContext *s, AVIOContext **pb, const char *url, int flags,
+                                      AVDictionary **options) {
+  OrbOriginGuard *g = s->opaque;
+  char here[320];
+  orb_origin_of(url, here, sizeof here);
+  if (!g || strcmp(g->origin, here) != 0) {
+    av_dict_set(options, "headers", NULL, 0);
+    av_dict_set(options, "cookies", NULL, 0);
+    return orb_guarded_open(s, pb, url, flags, options);
+  }
+  AVDictionaryEntry *headers = av_dict_get(*options, "headers", NULL, 0);
+  AVDictionaryEntry *cookies = av_dict_get(*options, "cookies", NULL, 0);
+  if ((!headers && !cookies) || strncmp(here, "http", 4) != 0) return orb_guarded_open(s, pb, url, flags, options);
+  AVDictionary *first = NULL;
+  av_dict_copy(&first, *options, 0);
+  av_dict_set(&first, "max_redirects", "0", 0);
+  int ret = orb_guarded_open(s, pb, url, flags, &first);
+  if (ret != AVERROR(EIO) || !g->resolve) {
+    av_dict_free(options);
+    *options = first;
+    return ret;
+  }
+  av_dict_free(&first);
+  // The inner URL of an encrypted segment is resolved; the crypto prefix goes back on after.
+  int prefix = strncmp(url, "crypto+", 7) == 0 || strncmp(url, "crypto:", 7) == 0 ? 7 : 0;
+  char target[4096];
+  memcpy(target, url, (size_t)prefix);
+  int same = g->resolve(g->user, url + prefix, headers ? headers->value : NULL, cookies ? cookies->value : NULL,
+                        target + prefix, (int)sizeof target - prefix);
+  if (same == 2 || (same == 0 && g->has_token)) {
+    g->refused = 1;
+    return AVERROR(EACCES);
+  }
+  if (same < 0) return same;
+  if (same == 0) {
+    av_dict_set(options, "headers", NULL, 0);
+    av_dict_set(options, "cookies", NULL, 0);
+  } else {
+    av_dict_set(options, "max_redirects", "0", 0);
+  }
+  return orb_guarded_open(s, pb, target, flags, options);
+}
+static inline void orb_install_origin_guard(
+    AVFormatContext *ctx, const char *url, int has_token,
+    int (*resolve)(void *, const char *, const char *, const char *, char *, int), void *user) {
+  OrbOriginGuard *g = av_mallocz(sizeof *g);
+  if (!g) return;  // no guard: FFmpeg's own io_open, and no credentials are ever given to it (see the caller)
+  orb_origin_of(url, g->origin, sizeof g->origin);
+  g->has_token = has_token;
+  g->resolve = resolve;
+  g->user = user;
+  ctx->opaque = g;
   ctx->io_open = orb_guarded_io_open;
+}
+/// Whether the guard (ctx->opaque, or what it was when FFmpeg freed a context that failed to open) turned a request
+/// away because it was redirected off the origin with a token.
+static inline int orb_origin_guard_refused(const void *guard) {
+  const OrbOriginGuard *g = guard;
+  return g ? g->refused : 0;
 }
 static inline void orb_origin_guard_free(AVFormatContext *ctx) {
   av_freep(&ctx->opaque);

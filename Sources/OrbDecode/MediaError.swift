@@ -65,6 +65,15 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
   }
 
   /// A read that failed in the middle: for a network source it is the network's fault (worth a retry).
+  /// A request of the demuxer's that carried a token was sent on to another host, and the origin guard turned it
+  /// away: a sign-in service's answer, as for the first request (`RedirectCheck`).
+  static func refusedRedirect(_ source: String) -> MediaError {
+    MediaError(
+      .signIn, source: source,
+      reason: "part of the stream is sent on to another host, as a sign-in page does; it is not followed with the "
+        + "credentials")
+  }
+
   static func fromRead(_ code: Int32, source: String) -> MediaError {
     let error = fromOpen(code, source: source)
     let isNetwork = source.range(of: "^[a-zA-Z][a-zA-Z0-9+.-]*://", options: .regularExpression) != nil

@@ -104,6 +104,7 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
   /// server is asked again (a redirect loop, no range requests): this may wait on the network for a few seconds,
   /// so call it from a worker thread, never the main one.
   public func failureExplanation() -> MediaError? {
+    if media.refusedRedirect { return MediaError.refusedRedirect(media.source) }
     let (code, nothing) = state.withLock { ($0.readFailureCode, $0.decodedPictures == 0 && $0.decodedAudioFrames == 0) }
     if let code {
       return MediaSource.explained(

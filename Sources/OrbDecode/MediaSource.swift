@@ -35,6 +35,9 @@ public final class MediaSource: @unchecked Sendable {
   let headers: [String]
   private let format: FormatContext
   var context: UnsafeMutablePointer<AVFormatContext> { format.pointer }
+  /// A request of the demuxer's (an HLS playlist, key or segment) was redirected off the origin while it carried a
+  /// token, and was turned away as a sign-in (the origin guard). Read after the reading has failed.
+  var refusedRedirect: Bool { orb_origin_guard_refused(format.pointer.pointee.opaque) != 0 }
 
   /// Opens `source` (a path or URL) and reads enough to describe its streams.
   /// - Throws: `MediaError` naming the source and the reason.
@@ -74,7 +77,11 @@ public final class MediaSource: @unchecked Sendable {
         avformat_free_context(allocated)
         throw error
       }
-      orb_install_origin_guard(allocated, source)
+      let hasToken = headers.contains { $0.lowercased().hasPrefix("authorization:") }
+      orb_install_origin_guard(
+        allocated, source, hasToken ? 1 : 0, resolveForOriginGuard, Unmanaged.passUnretained(cancellation).toOpaque())
+      // Without its guard (out of memory) the demuxer's own requests could carry the credentials anywhere.
+      if allocated.pointee.opaque == nil { sendHeaders = false }
     }
     let guardCopy = allocated.pointee.opaque
     var ctx: UnsafeMutablePointer<AVFormatContext>? = allocated
@@ -104,7 +111,9 @@ public final class MediaSource: @unchecked Sendable {
     // On failure FFmpeg frees the context it was given; on success `FormatContext` owns it from the next line.
     let openCode = avformat_open_input(&ctx, target, nil, &options)
     guard openCode >= 0, let opened = ctx else {
+      let refused = orb_origin_guard_refused(guardCopy) != 0
       av_free(guardCopy)  // FFmpeg freed the context, not what it pointed at
+      if refused { throw MediaError.refusedRedirect(source) }
       if cancellation.isCancelled { throw MediaError(.unplayable, source: source, reason: "cancelled") }
       if !isURL, let problem = MediaError.headerProblem(source) {
         throw MediaError(.unplayable, source: source, reason: problem)
@@ -121,6 +130,7 @@ public final class MediaSource: @unchecked Sendable {
       streamCount > 0 ? avformat_find_stream_info(opened, &streamOptions) : avformat_find_stream_info(opened, nil)
     for i in 0..<streamCount { av_dict_free(&streamOptions[i]) }
     if findCode < 0 {
+      if orb_origin_guard_refused(opened.pointee.opaque) != 0 { throw MediaError.refusedRedirect(source) }
       throw Self.explained(
         MediaError.fromOpen(findCode, source: source), code: findCode, headers: headers, cancellation: cancellation)
     }
@@ -310,3 +320,40 @@ enum FirstFrameMetadata {
     return nil
   }
 }
+
+/// The origin guard's resolver (`orb_install_origin_guard`): `RedirectCheck`'s walk, for a request of the demuxer's
+/// that kept the credentials and met a redirect. Runs on the demuxer's thread; `user` is the source's
+/// `Cancellation`, which outlives its format context. Returns 1 when the redirects end at the origin, 0 elsewhere,
+/// 2 when a token would have gone elsewhere (sign-in), an AVERROR when they cannot be followed.
+private let resolveForOriginGuard:
+  @convention(c) (
+    UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
+    UnsafeMutablePointer<CChar>?, Int32
+  ) -> Int32 = { user, url, headers, cookies, out, size in
+    guard let user, let url, let out, size > 0 else { return orb_averror(EINVAL) }
+    let cancellation = Unmanaged<Cancellation>.fromOpaque(user).takeUnretainedValue()
+    var lines = headers.map { String(cString: $0).components(separatedBy: "\r\n").filter { !$0.isEmpty } } ?? []
+    // FFmpeg keeps cookies as Set-Cookie lines; the request carries their name=value pairs.
+    let pairs = cookies.map {
+      String(cString: $0).split(separator: "\n").compactMap { $0.split(separator: ";").first }
+        .map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+    if let pairs, !pairs.isEmpty { lines.append("Cookie: " + pairs.joined(separator: "; ")) }
+    do {
+      let (target, sameOrigin) = try RedirectCheck.resolve(
+        String(cString: url), headers: lines, cancellation: cancellation)
+      let bytes = Array(target.utf8)
+      guard bytes.count < Int(size) else { return orb_averror(EINVAL) }
+      bytes.withUnsafeBufferPointer { b in
+        out.withMemoryRebound(to: UInt8.self, capacity: Int(size)) { o in
+          o.update(from: b.baseAddress!, count: b.count)
+          o[b.count] = 0
+        }
+      }
+      return sameOrigin ? 1 : 0
+    } catch let error as MediaError where error.kind == .signIn {
+      return 2
+    } catch {
+      return orb_averror(EIO)
+    }
+  }

@@ -6,8 +6,9 @@ import XCTest
 /// never to HLS segments on another host. Two loopback servers on two ports are two origins.
 final class CredentialTests: XCTestCase {
   /// Serves files from a folder, writes each request's path and headers as a JSON line to a log, and answers
-  /// /go-elsewhere with a redirect to the other server, /go-here with one to itself, /page with a web page, and
-  /// /hls/index.m3u8 with the folder's playlist whose segments are on the other server.
+  /// /go-elsewhere with a redirect to the other server, /go-here with one to itself, /page with a web page,
+  /// /hls/index.m3u8 with the folder's playlist whose segments are on the other server, and /hls-bounce/index.m3u8
+  /// with one whose segments are at the origin's /bounce/, which redirects each to the other server.
   static let script = #"""
     import http.server, sys, os, json
     folder, log, other = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -23,6 +24,15 @@ final class CredentialTests: XCTestCase {
             if self.path == "/page":
                 body = b"<html><body>Sign in</body></html>"
                 self.send_response(200); self.send_header("Content-Type", "text/html")
+                self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body); return
+            if self.path.startswith("/bounce/"):
+                self.send_response(302); self.send_header("Location", other + "/" + self.path[8:])
+                self.end_headers(); return
+            if self.path == "/hls-bounce/index.m3u8":
+                text = open(os.path.join(folder, "index.m3u8")).read()
+                lines = ["/bounce/" + l if l.endswith(".ts") else l for l in text.splitlines()]
+                body = ("\n".join(lines) + "\n").encode()
+                self.send_response(200); self.send_header("Content-Type", "application/vnd.apple.mpegurl")
                 self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body); return
             if self.path == "/hls/index.m3u8":
                 text = open(os.path.join(folder, "index.m3u8")).read()
@@ -120,6 +130,25 @@ final class CredentialTests: XCTestCase {
     let segments = requests("elsewhere.log").filter { ($0["path"] as? String ?? "").hasSuffix(".ts") }
     XCTAssertFalse(segments.isEmpty, "no segment was read")
     XCTAssertTrue(segments.allSatisfy { header($0, "Authorization") == nil }, "the token went to \(segments)")
+  }
+
+  /// A segment at the origin that redirects to another host: FFmpeg would follow it with the request's headers.
+  /// With a token it is turned away as a sign-in (the other host is never asked); without one it is followed
+  /// without the headers.
+  func testAnHLSSegmentRedirectedElsewhereNeverTakesTheCredentials() {
+    let signIn = probe(["--auth-token", "orb-secret", origin.url("/hls-bounce/index.m3u8")])
+    XCTAssertEqual(signIn.status, 1, signIn.stderr)
+    XCTAssertEqual(signIn.kind, "sign-in", signIn.stderr)
+    XCTAssertTrue(requests("elsewhere.log").isEmpty, "the other host was asked: \(requests("elsewhere.log"))")
+    let bounced = requests("origin.log").filter { ($0["path"] as? String ?? "").hasPrefix("/bounce/") }
+    XCTAssertFalse(bounced.isEmpty, "no segment was asked for")
+    XCTAssertTrue(bounced.allSatisfy { header($0, "Authorization") == "Bearer orb-secret" }, "\(bounced)")
+
+    let followed = probe(["--header", "X-Secret: s3cret", origin.url("/hls-bounce/index.m3u8")])
+    XCTAssertEqual(followed.status, 0, followed.stderr)
+    let there = requests("elsewhere.log")
+    XCTAssertFalse(there.isEmpty, "the redirect was not followed")
+    XCTAssertTrue(there.allSatisfy { header($0, "X-Secret") == nil }, "the header left its origin: \(there)")
   }
 
   /// Cookies from `--cookies-file` reach the host they name and stay behind when a redirect leaves it.
