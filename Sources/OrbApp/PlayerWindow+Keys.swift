@@ -12,6 +12,13 @@ extension PlayerWindow {
       offer.accept()
       return true
     }
+    // Tab reaches the controls even while they are hidden: it shows them with the first one focused; once they are
+    // up, GTK moves the focus along them (and they stay up while one has it).
+    if keyval == GDK_KEY_Tab || keyval == GDK_KEY_ISO_Left_Tab || keyval == GDK_KEY_KP_Tab, !transport.isVisible {
+      showTransport()
+      transport.focusFirst()
+      return true
+    }
     let shift = (state.rawValue & GDK_SHIFT_MASK.rawValue) != 0
     guard let command = KeyCommand(keyval: keyval, shift: shift) else { return false }
     perform(command)

@@ -214,6 +214,9 @@ final class TransportBar {
 
   var isVisible: Bool { gtk_widget_get_visible(widget) != 0 }
 
+  /// Gives the keyboard focus to the first control (play/pause).
+  func focusFirst() { gtk_widget_grab_focus(playButton) }
+
   /// Whether the keyboard focus is on one of the controls.
   var hasFocus: Bool {
     guard let root = gtk_widget_get_root(widget), let focus = gtk_root_get_focus(root) else { return false }

@@ -7,12 +7,14 @@ import XCTest
 /// it is what an assistive technology does, and it does not depend on where the control is drawn.
 enum Accessibility {
   /// One accessible object: `role` as AT-SPI names it ("push button", "label", "slider"), `name` its accessible
-  /// name, `text` what a text object holds, `value` a slider's value.
+  /// name, `text` what a text object holds, `value` a slider's value, `focused` whether it has the keyboard.
   struct Node {
     var role: String
     var name: String
     var text: String
     var value: Double?
+    /// It has the keyboard focus.
+    var focused: Bool
     var children: [Node]
 
     /// This node and all below it, depth first.
@@ -41,7 +43,8 @@ enum Accessibility {
         sys.exit('no accessible application with process id %d' % pid)
 
     def node(a):
-        n = {'role': a.get_role_name(), 'name': a.get_name() or '', 'text': '', 'children': []}
+        n = {'role': a.get_role_name(), 'name': a.get_name() or '', 'text': '', 'children': [],
+             'focused': a.get_state_set().contains(Atspi.StateType.FOCUSED)}
         if 'Text' in a.get_interfaces():
             n['text'] = Atspi.Text.get_text(a, 0, Atspi.Text.get_character_count(a))
         if 'Value' in a.get_interfaces():
@@ -98,7 +101,8 @@ enum Accessibility {
       }
       return Node(
         role: role, name: d["name"] as? String ?? "", text: d["text"] as? String ?? "",
-        value: d["value"] as? Double, children: try (d["children"] as? [Any] ?? []).map(node))
+        value: d["value"] as? Double, focused: d["focused"] as? Bool ?? false,
+        children: try (d["children"] as? [Any] ?? []).map(node))
     }
     return try node(json)
   }

@@ -203,4 +203,46 @@ final class TransportControlTests: XCTestCase {
     Screen.press("q", title: title)
     XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
   }
+
+  /// While playing, the controls hide about 3 s after the pointer last moved. Tab brings them back with play/pause
+  /// focused, moves along them, Space works the focused one (instead of pausing), and they stay up while one has the
+  /// keyboard.
+  func testTheControlsHideOnTimeAndTheKeyboardReachesThem() throws {
+    try Screen.requireDisplay()
+    try Accessibility.require()
+    let title = "keyboard-\(UUID().uuidString.prefix(6))"
+    _ = Tool.run("xdotool", ["mousemove", "1270", "710"])
+    let player = try BackgroundPlayer(["--title", title, "--events-fd", "1", try MarkerAppTests.clip(seconds: 30)])
+    defer { _ = player.wait(timeout: 1) }
+    let pid = player.process.processIdentifier
+    let w = try XCTUnwrap(Screen.waitForWindow(title: title), player.stderr)
+    let shown = { (tree: Accessibility.Node) in tree.all.contains { $0.name == "Play or pause" } }
+    let focused = { (tree: Accessibility.Node) in tree.all.first { $0.focused && $0.role == "push button" }?.name }
+    _ = Tool.run("xdotool", ["mousemove", "\(w.x + w.width / 2)", "\(w.y + w.height / 3)"])
+    _ = Tool.run("xdotool", ["mousemove", "\(w.x + w.width / 2 + 5)", "\(w.y + w.height / 3)"])
+    let moved = Date()
+    XCTAssertTrue(shown(try Accessibility.wait(pid, until: shown)), "the pointer's motion shows the controls")
+    let hidden = try Accessibility.wait(pid, timeout: 8) { !shown($0) }
+    let after = Date().timeIntervalSince(moved)
+    XCTAssertFalse(shown(hidden), "the controls stayed up while playing")
+    XCTAssertGreaterThan(after, 2.5, "they hid \(after) s after the pointer stopped, not about 3 s")
+    XCTAssertLessThan(after, 6, "they hid only \(after) s after the pointer stopped")
+
+    Screen.press("Tab", title: title)
+    let first = try Accessibility.wait(pid) { focused($0) == "Play or pause" }
+    XCTAssertEqual(focused(first), "Play or pause", "Tab shows the controls with the first one focused")
+    Screen.press("Tab", title: title)
+    let second = try Accessibility.wait(pid) { focused($0) == "Speed" }
+    XCTAssertEqual(focused(second), "Speed", "a second Tab moves to the speed button")
+    let n = player.events.count
+    Screen.press("space", title: title)
+    XCTAssertNotNil(settings(player, after: n) { $0["speed"] as? Double == 1.25 }, "Space on Speed: \(player.stdout)")
+    usleep(4_500_000)
+    XCTAssertTrue(shown(try Accessibility.tree(pid)), "the controls hid while one had the keyboard")
+    XCTAssertFalse(
+      player.events.dropFirst(n).contains { $0["event"] as? String == "state" && $0["state"] as? String == "paused" },
+      "Space on a focused button paused instead: \(player.stdout)")
+    Screen.press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+  }
 }
