@@ -124,8 +124,10 @@ struct RenderLoop {
   private func drawLoop(_ renderer: Renderer, _ opened: FrameSource) {
     var pending: VideoFrame?
     var firstPictureWait = 0.0
-    // The tries of a stream that broke off in the middle; a picture after one starts the count again.
+    // The tries of a stream that broke off in the middle; a picture after one starts the count again, and so, for
+    // sound alone, does playing on for a second past where the last break resumed.
     var reconnects = RetrySchedule(budget: player.retryFor)
+    var soundBrokeAt: Double?
     while true {
       let waitingAtEnd = pending == nil
       let step = shared.wait(
@@ -164,6 +166,9 @@ struct RenderLoop {
         pending = nil
         seek(opened, to: target, exact: exact, track: track, resumeSound: resumeSound)
       case .soundBrokeOff:
+        let position = player.clock.time()
+        if let last = soundBrokeAt, position > last + 1 { reconnects = RetrySchedule(budget: player.retryFor) }
+        soundBrokeAt = position
         if !sourceEnded(opened, reconnects: &reconnects) { return }
       case .rebuild(let redraw, let w, let h):
         do {

@@ -14,12 +14,13 @@ final class RetryTests: XCTestCase {
   /// Serves the clip with range requests, but the first answer that covers the byte at `argv[2]` (a fraction of the
   /// file) stops there and drops the connection; from then on it answers 503 for `argv[3]` seconds (always, with a
   /// negative number), then serves again: a server restarting in the middle of a film. With `argv[2]` 0 it is down
-  /// from the start: a server restarting when the player opens.
+  /// from the start: a server restarting when the player opens. `argv[2]` may list several fractions ("0.3,0.7"):
+  /// a break at each, one after another.
   static let script = #"""
     import http.server, sys, time, re
-    clip, cut, down_for = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+    clip, cuts, down_for = sys.argv[1], [float(c) for c in sys.argv[2].split(",")], float(sys.argv[3])
     data = open(clip, "rb").read()
-    state = {"cut_at": time.time() if cut <= 0 else None}
+    state = {"cut_at": time.time() if cuts[0] <= 0 else None, "next": 1 if cuts[0] <= 0 else 0}
     class H(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         def log_message(self, *a): pass
@@ -36,11 +37,12 @@ final class RetryTests: XCTestCase {
             self.send_header("Content-Length", str(last + 1 - first))
             if m: self.send_header("Content-Range", "bytes %d-%d/%d" % (first, last, len(data)))
             self.end_headers()
-            stop = int(len(data) * cut)
+            stop = int(len(data) * cuts[state["next"]]) if state["next"] < len(cuts) else -1
             try:
-                if cut_at is None and first < stop <= last:
+                if first < stop <= last:
                     self.wfile.write(data[first:stop]); self.wfile.flush()
                     state["cut_at"] = time.time()
+                    state["next"] += 1
                     self.close_connection = True
                     return
                 self.wfile.write(data[first:last + 1])
@@ -173,5 +175,27 @@ final class RetryTests: XCTestCase {
     let error = player.events.first { $0["event"] as? String == "error" }
     XCTAssertEqual(error?["kind"] as? String, "network", player.stdout)
     XCTAssertGreaterThan(error?["position_ms"] as? Int ?? 0, 1000, "where it stopped: \(player.stdout)")
+  }
+
+  /// Sound that breaks off twice and comes back each time counts its tries afresh for the second break: a try that
+  /// worked (the sound played on) starts the count again, as a picture does for video.
+  func testEachBreakOfASoundStreamCountsItsTriesAfresh() throws {
+    try Screen.requireDisplay()
+    let sound = try TestMedia.path(
+      "sine-12s-faststart.m4a",
+      [
+        "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=12", "-c:a", "aac", "-movflags",
+        "+faststart",
+      ])
+    let server = try LoopbackServer(script: Self.script, arguments: [sound, "0.3,0.7", "4"])
+    defer { server.stop() }
+    let player = try BackgroundPlayer(["--events-fd", "1", server.url("/sound.m4a")])
+    XCTAssertEqual(player.wait(timeout: 60), 0, player.stderr)
+    let attempts = retries(player).compactMap { $0["attempt"] as? Int }
+    // Each 4 s outage takes one try or two, as much of it as the sound read ahead does not cover.
+    XCTAssertEqual(attempts.filter { $0 == 1 }.count, 2, "each break starts at try 1: \(player.stdout)")
+    XCTAssertLessThanOrEqual(attempts.max() ?? 0, 2, "the second break went on counting: \(attempts)")
+    let ended = player.events.last { $0["event"] as? String == "ended" }
+    XCTAssertEqual(ended?["reason"] as? String, "eof", player.stdout)
   }
 }
