@@ -64,7 +64,6 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
     return "its Y4M header gives a picture size that cannot be decoded (\(w)x\(h))"
   }
 
-  /// A read that failed in the middle: for a network source it is the network's fault (worth a retry).
   /// A request of the demuxer's that carried a token was sent on to another host, and the origin guard turned it
   /// away: a sign-in service's answer, as for the first request (`RedirectCheck`).
   static func refusedRedirect(_ source: String) -> MediaError {
@@ -74,6 +73,7 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
         + "credentials")
   }
 
+  /// A read that failed in the middle: for a network source it is the network's fault (worth a retry).
   static func fromRead(_ code: Int32, source: String) -> MediaError {
     let error = fromOpen(code, source: source)
     let isNetwork = source.range(of: "^[a-zA-Z][a-zA-Z0-9+.-]*://", options: .regularExpression) != nil
