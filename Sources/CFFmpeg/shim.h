@@ -8,6 +8,8 @@
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
 #include <libavutil/avutil.h>
+#include <libavutil/avstring.h>
+#include <libavutil/bprint.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
 #include <libavutil/display.h>
@@ -100,7 +102,8 @@ static inline void orb_fill_interrupt(AVIOInterruptCB *cb, int *flag) {
 }
 // Credentials stay with their origin: every resource a demuxer opens beside the first (HLS playlists, keys and
 // segments) goes through this io_open, which drops the request headers and cookies when the resource's origin
-// (scheme, host, port) is not the media's. A request that keeps them must not be redirected by FFmpeg, which would
+// (scheme, host, port) is not the media's; at the origin, with a cookie jar, each request's Cookie line is the one
+// the jar gives for its own URL (domain and path). A request that keeps them must not be redirected by FFmpeg, which would
 // send them on wherever the redirect points: it is made with max_redirects 0, and when that fails as a redirect
 // does (EIO), the player's own resolver follows the redirects with credentials only at the origin, and the request
 // is made again where they end (without credentials when that is elsewhere). With a bearer token, a redirect off
@@ -111,10 +114,13 @@ typedef struct OrbOriginGuard {
   char origin[320];
   int has_token;
   volatile int refused;
-  // Follows url's redirects from the origin (headers and cookies as FFmpeg's options spell them), writing where
-  // they end into out: 1 when that is the origin, 0 elsewhere, 2 refused (a token sent elsewhere: sign-in), an
-  // AVERROR when it failed. `user` is what was installed with it.
-  int (*resolve)(void *user, const char *url, const char *headers, const char *cookies, char *out, int size);
+  // Follows url's redirects from the origin with the credentials, writing where they end into out: 1 when that is
+  // the origin, 0 elsewhere, 2 refused (a token sent elsewhere: sign-in), an AVERROR when it failed.
+  int (*resolve)(void *user, const char *url, char *out, int size);
+  // Writes the "Cookie: …" line for a request of url into out; returns its length, 0 when no cookie matches. NULL
+  // without a cookie jar.
+  int (*cookie)(void *user, const char *url, char *out, int size);
+  // What was installed with them.
   void *user;
 } OrbOriginGuard;
 static inline void orb_origin_of(const char *url, char *out, size_t size) {
@@ -136,6 +142,29 @@ static inline int orb_guarded_open(AVFormatContext *s, AVIOContext **pb, const c
   if (s->protocol_blacklist) av_dict_set(options, "protocol_blacklist", s->protocol_blacklist, 0);
   return avio_open2(pb, url, flags, &s->interrupt_callback, options);
 }
+// Replaces the Cookie line of the request's headers (one copied from an earlier request, for another URL) with the
+// jar's line for `url`, or none.
+static inline void orb_set_request_cookie(OrbOriginGuard *g, const char *url, AVDictionary **options) {
+  AVDictionaryEntry *old = av_dict_get(*options, "headers", NULL, 0);
+  AVBPrint lines;
+  av_bprint_init(&lines, 0, AV_BPRINT_SIZE_UNLIMITED);
+  for (const char *line = old ? old->value : ""; *line;) {
+    const char *end = strstr(line, "\r\n");
+    size_t length = end ? (size_t)(end - line) : strlen(line);
+    if (length > 0 && av_strncasecmp(line, "cookie:", 7) != 0) av_bprintf(&lines, "%.*s\r\n", (int)length, line);
+    line += length + (end ? 2 : 0);
+  }
+  char cookie[4096];
+  if (g->cookie(g->user, url, cookie, sizeof cookie) > 0) av_bprintf(&lines, "%s\r\n", cookie);
+  char *joined = NULL;
+  if (av_bprint_finalize(&lines, &joined) < 0) return;
+  if (*joined) {
+    av_dict_set(options, "headers", joined, AV_DICT_DONT_STRDUP_VAL);
+  } else {
+    av_free(joined);
+    av_dict_set(options, "headers", NULL, 0);
+  }
+}
 static inline int orb_guarded_io_open(AVFormatContext *s, AVIOContext **pb, const char *url, int flags,
                                       AVDictionary **options) {
   OrbOriginGuard *g = s->opaque;
@@ -146,6 +175,9 @@ static inline int orb_guarded_io_open(AVFormatContext *s, AVIOContext **pb, cons
     av_dict_set(options, "cookies", NULL, 0);
     return orb_guarded_open(s, pb, url, flags, options);
   }
+  // The inner URL of an encrypted segment is what is asked for; the crypto prefix goes back on after.
+  int prefix = strncmp(url, "crypto+", 7) == 0 || strncmp(url, "crypto:", 7) == 0 ? 7 : 0;
+  if (g->cookie && strncmp(here, "http", 4) == 0) orb_set_request_cookie(g, url + prefix, options);
   AVDictionaryEntry *headers = av_dict_get(*options, "headers", NULL, 0);
   AVDictionaryEntry *cookies = av_dict_get(*options, "cookies", NULL, 0);
   if ((!headers && !cookies) || strncmp(here, "http", 4) != 0) return orb_guarded_open(s, pb, url, flags, options);
@@ -159,12 +191,9 @@ static inline int orb_guarded_io_open(AVFormatContext *s, AVIOContext **pb, cons
     return ret;
   }
   av_dict_free(&first);
-  // The inner URL of an encrypted segment is resolved; the crypto prefix goes back on after.
-  int prefix = strncmp(url, "crypto+", 7) == 0 || strncmp(url, "crypto:", 7) == 0 ? 7 : 0;
   char target[4096];
   memcpy(target, url, (size_t)prefix);
-  int same = g->resolve(g->user, url + prefix, headers ? headers->value : NULL, cookies ? cookies->value : NULL,
-                        target + prefix, (int)sizeof target - prefix);
+  int same = g->resolve(g->user, url + prefix, target + prefix, (int)sizeof target - prefix);
   if (same == 2 || (same == 0 && g->has_token)) {
     g->refused = 1;
     return AVERROR(EACCES);
@@ -175,17 +204,19 @@ static inline int orb_guarded_io_open(AVFormatContext *s, AVIOContext **pb, cons
     av_dict_set(options, "cookies", NULL, 0);
   } else {
     av_dict_set(options, "max_redirects", "0", 0);
+    if (g->cookie) orb_set_request_cookie(g, target + prefix, options);
   }
   return orb_guarded_open(s, pb, target, flags, options);
 }
-static inline void orb_install_origin_guard(
-    AVFormatContext *ctx, const char *url, int has_token,
-    int (*resolve)(void *, const char *, const char *, const char *, char *, int), void *user) {
+static inline void orb_install_origin_guard(AVFormatContext *ctx, const char *url, int has_token,
+                                            int (*resolve)(void *, const char *, char *, int),
+                                            int (*cookie)(void *, const char *, char *, int), void *user) {
   OrbOriginGuard *g = av_mallocz(sizeof *g);
   if (!g) return;  // no guard: FFmpeg's own io_open, and no credentials are ever given to it (see the caller)
   orb_origin_of(url, g->origin, sizeof g->origin);
   g->has_token = has_token;
   g->resolve = resolve;
+  g->cookie = cookie;
   g->user = user;
   ctx->opaque = g;
   ctx->io_open = orb_guarded_io_open;

@@ -82,16 +82,15 @@ struct Options {
   /// Lines of the config file left out, each a sentence naming the file and the line.
   var warnings: [String] = []
 
-  /// The HTTP request headers for `source`: `--header` lines, and `--auth-token` as a bearer token for http(s)
-  /// sources (never for local files, where it would mean nothing).
-  func requestHeaders(for source: String) -> [String] {
-    var headers = self.headers
+  /// What requests of `source` carry to its origin: `--header` lines, `--auth-token` as a bearer token and the
+  /// `--cookies-file` jar for http(s) sources (token and cookies never for local files, where they mean nothing).
+  func credentials(for source: String) -> Credentials {
     let http = source.hasPrefix("http://") || source.hasPrefix("https://")
+    var headers = self.headers
     if let token = authToken, http {
       headers.append("Authorization: Bearer \(token)")
     }
-    if http, let cookie = cookies?.header(for: source) { headers.append(cookie) }
-    return headers
+    return Credentials(headers: headers, cookies: http ? cookies : nil)
   }
 
   /// Reads mpv's `WxH` and `WxH+X+Y` (`-X` for a negative place).

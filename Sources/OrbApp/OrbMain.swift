@@ -30,19 +30,20 @@ enum OrbMain {
     }
     do {
       if options.probe {
-        print(try MediaOpener.probe(source, headers: options.requestHeaders(for: source)).json())
+        print(try MediaOpener.probe(source, credentials: options.credentials(for: source)).json())
         return 0
       }
       if let seconds = options.frameAt, let output = options.output {
         try FrameGrab.write(
-          source: source, at: seconds, size: options.size, output: output, headers: options.requestHeaders(for: source),
+          source: source, at: seconds, size: options.size, output: output,
+          credentials: options.credentials(for: source),
           toneMapping: options.toneMapping, subtitles: options.subtitles, subtitleFiles: options.subtitleFiles,
           variant: options.variant)
         return 0
       }
       if options.benchmark {
         let result = try Benchmark.run(
-          source: source, size: options.size ?? (1280, 720), headers: options.requestHeaders(for: source),
+          source: source, size: options.size ?? (1280, 720), credentials: options.credentials(for: source),
           maxSeconds: options.benchmarkSeconds, toneMapping: options.toneMapping)
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase

@@ -321,7 +321,7 @@ final class PlayerWindow: @unchecked Sendable {
     let (w, h) = video.pixelSize
     let player = Player(
       // The host's credentials are for what the host launched, never for a file or link a person drops or opens.
-      source: source, headers: playingLaunch ? options.requestHeaders(for: source) : [], start: startPosition(),
+      source: source, credentials: playingLaunch ? options.credentials(for: source) : .none, start: startPosition(),
       paused: options.paused,
       speed: options.speed, presentation: presentation, width: max(w, 16), height: max(h, 16),
       renderContext: vulkan,

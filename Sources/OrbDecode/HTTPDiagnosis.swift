@@ -20,7 +20,7 @@ enum HTTPDiagnosis {
 
   /// What went wrong with `url`: the kind of failure the family's rules give it and the reason in words, or nil when
   /// the server looks fine (the failure lies elsewhere) or `url` is not HTTP(S).
-  static func explain(_ url: String, headers: [String], cancellation: Cancellation) -> (
+  static func explain(_ url: String, credentials: Credentials, cancellation: Cancellation) -> (
     kind: MediaError.Kind, reason: String
   )? {
     guard let start = URL(string: url), ["http", "https"].contains(start.scheme?.lowercased() ?? "") else {
@@ -33,7 +33,9 @@ enum HTTPDiagnosis {
       guard let target = URL(string: current), !cancellation.isCancelled, Date() < deadline else { return nil }
       let sameOrigin = Self.origin(target) == origin
       guard
-        let answer = ask(target, headers: sameOrigin ? headers : [], cancellation: cancellation, deadline: deadline)
+        let answer = ask(
+          target, headers: sameOrigin ? credentials.lines(for: current) : [], cancellation: cancellation,
+          deadline: deadline)
       else {
         return nil
       }

@@ -36,11 +36,13 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
   /// Opens `source` and starts decoding from `start` seconds: video only, or audio too when `audio` is given.
   /// - Throws: `MediaError` when the source cannot be opened or has nothing decodable.
   public convenience init(
-    source: String, headers: [String] = [], start: Double = 0, audio: AudioRequest? = nil, reconnect: Bool = true,
+    source: String, credentials: Credentials = .none, start: Double = 0, audio: AudioRequest? = nil,
+    reconnect: Bool = true,
     cancellation: Cancellation = Cancellation(), limit: PictureLimit = .standard, variant: VariantChoice = .highest
   ) throws {
     try self.init(
-      media: MediaSource(source, headers: headers, reconnect: reconnect, cancellation: cancellation, limit: limit),
+      media: MediaSource(
+        source, credentials: credentials, reconnect: reconnect, cancellation: cancellation, limit: limit),
       start: start, audio: audio, variant: variant)
   }
 
@@ -108,12 +110,12 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
     let (code, nothing) = state.withLock { ($0.readFailureCode, $0.decodedPictures == 0 && $0.decodedAudioFrames == 0) }
     if let code {
       return MediaSource.explained(
-        MediaError.fromRead(code, source: media.source), code: code, headers: media.headers,
+        MediaError.fromRead(code, source: media.source), code: code, credentials: media.credentials,
         cancellation: media.cancellation)
     }
     guard nothing,
       let (kind, reason) = HTTPDiagnosis.explain(
-        media.source, headers: media.headers, cancellation: media.cancellation)
+        media.source, credentials: media.credentials, cancellation: media.cancellation)
     else { return nil }
     return MediaError(kind, source: media.source, reason: reason)
   }

@@ -8,9 +8,15 @@ import Foundation
 final class FormatContext: @unchecked Sendable {
   let pointer: UnsafeMutablePointer<AVFormatContext>
   private let cancellation: Cancellation
-  init(_ pointer: UnsafeMutablePointer<AVFormatContext>, cancellation: Cancellation) {
+  /// What the origin guard's callbacks are given (a network source's); it must live as long as the context.
+  private let guardContext: OriginGuardContext?
+  init(
+    _ pointer: UnsafeMutablePointer<AVFormatContext>, cancellation: Cancellation,
+    guardContext: OriginGuardContext? = nil
+  ) {
     self.pointer = pointer
     self.cancellation = cancellation
+    self.guardContext = guardContext
   }
   deinit {
     orb_origin_guard_free(pointer)
@@ -31,8 +37,8 @@ public final class MediaSource: @unchecked Sendable {
   public let limit: PictureLimit
   /// A copy of each video, audio and subtitle stream's codec parameters, by stream index, for the decoders.
   let parameters: [Int: StreamParameters]
-  /// The request headers it was opened with (asked again when explaining a network failure).
-  let headers: [String]
+  /// What its requests carry to the origin (asked again when explaining a network failure).
+  let credentials: Credentials
   private let format: FormatContext
   var context: UnsafeMutablePointer<AVFormatContext> { format.pointer }
   /// A request of the demuxer's (an HLS playlist, key or segment) was redirected off the origin while it carried a
@@ -47,14 +53,15 @@ public final class MediaSource: @unchecked Sendable {
   ///   - cancellation: `cancel()` makes a blocked open or read return at once.
   ///   - limit: pictures larger than this are not decoded, not even to probe them.
   public init(
-    _ source: String, headers: [String] = [], reconnect: Bool = true, cancellation: Cancellation = Cancellation(),
+    _ source: String, credentials: Credentials = .none, reconnect: Bool = true,
+    cancellation: Cancellation = Cancellation(),
     limit: PictureLimit = .standard
   ) throws {
     orb_av_log_quiet()
     // File managers and launchers may pass file:// URLs; FFmpeg wants the path, with escapes decoded.
     let source = source.hasPrefix("file://") ? (URL(string: source)?.path ?? source) : source
     self.source = source
-    self.headers = headers
+    self.credentials = credentials
     self.cancellation = cancellation
     self.limit = limit
     let isURL = source.range(of: "^[a-zA-Z][a-zA-Z0-9+.-]*://", options: .regularExpression) != nil
@@ -67,19 +74,20 @@ public final class MediaSource: @unchecked Sendable {
     // Credentials go to the media's origin only: redirects are resolved first (`RedirectCheck`), and what the
     // demuxer opens beside the first resource loses them when it lies elsewhere (the origin guard).
     var target = source
-    var sendHeaders = !headers.isEmpty
+    var sendHeaders = !credentials.headers.isEmpty
+    let guardContext = OriginGuardContext(cancellation: cancellation, credentials: credentials)
     if isURL {
       do {
-        let resolved = try RedirectCheck.resolve(source, headers: headers, cancellation: cancellation)
+        let resolved = try RedirectCheck.resolve(source, credentials: credentials, cancellation: cancellation)
         target = resolved.url
         sendHeaders = sendHeaders && resolved.sameOrigin
       } catch {
         avformat_free_context(allocated)
         throw error
       }
-      let hasToken = headers.contains { $0.lowercased().hasPrefix("authorization:") }
       orb_install_origin_guard(
-        allocated, source, hasToken ? 1 : 0, resolveForOriginGuard, Unmanaged.passUnretained(cancellation).toOpaque())
+        allocated, source, credentials.hasToken ? 1 : 0, resolveForOriginGuard,
+        credentials.cookies == nil ? nil : cookieForOriginGuard, Unmanaged.passUnretained(guardContext).toOpaque())
       // Without its guard (out of memory) the demuxer's own requests could carry the credentials anywhere.
       if allocated.pointee.opaque == nil { sendHeaders = false }
     }
@@ -87,7 +95,11 @@ public final class MediaSource: @unchecked Sendable {
     var ctx: UnsafeMutablePointer<AVFormatContext>? = allocated
     var options: OpaquePointer? = nil
     if sendHeaders {
-      av_dict_set(&options, "headers", headers.map { $0 + "\r\n" }.joined(), 0)
+      av_dict_set(&options, "headers", credentials.headers.map { $0 + "\r\n" }.joined(), 0)
+    }
+    // The guard adds each request's own cookie line (`cookieForOriginGuard`).
+    let sendsCookies = guardCopy != nil && credentials.cookies != nil
+    if sendHeaders || sendsCookies {
       // HLS keeps connections alive and sends the next segment on one with its copied options, headers included,
       // around the origin guard: with credentials, each request opens afresh.
       av_dict_set(&options, "http_persistent", "0", 0)
@@ -119,9 +131,10 @@ public final class MediaSource: @unchecked Sendable {
         throw MediaError(.unplayable, source: source, reason: problem)
       }
       throw Self.explained(
-        MediaError.fromOpen(openCode, source: source), code: openCode, headers: headers, cancellation: cancellation)
+        MediaError.fromOpen(openCode, source: source), code: openCode, credentials: credentials,
+        cancellation: cancellation)
     }
-    let format = FormatContext(opened, cancellation: cancellation)
+    let format = FormatContext(opened, cancellation: cancellation, guardContext: guardContext)
     // Probing decodes a few frames: a picture over the limit must fail there too, before its memory is taken.
     let streamCount = Int(opened.pointee.nb_streams)
     var streamOptions = [OpaquePointer?](repeating: nil, count: max(1, streamCount))
@@ -132,7 +145,8 @@ public final class MediaSource: @unchecked Sendable {
     if findCode < 0 {
       if orb_origin_guard_refused(opened.pointee.opaque) != 0 { throw MediaError.refusedRedirect(source) }
       throw Self.explained(
-        MediaError.fromOpen(findCode, source: source), code: findCode, headers: headers, cancellation: cancellation)
+        MediaError.fromOpen(findCode, source: source), code: findCode, credentials: credentials,
+        cancellation: cancellation)
     }
     var copies: [Int: StreamParameters] = [:]
     for i in 0..<Int(opened.pointee.nb_streams) {
@@ -157,12 +171,12 @@ public final class MediaSource: @unchecked Sendable {
   /// `error` in better words where FFmpeg's code says little: an HTTP(S) "input/output error", or any read of a
   /// network stream that broke off, is asked of the server again (a redirect loop, a server that cannot seek, a
   /// 503 while it restarts, a sign-in that expired). What the server says decides the kind.
-  static func explained(_ error: MediaError, code: Int32, headers: [String], cancellation: Cancellation)
+  static func explained(_ error: MediaError, code: Int32, credentials: Credentials, cancellation: Cancellation)
     -> MediaError
   {
     let source = error.source
     guard code == orb_averror(EIO) || error.kind == .network,
-      let (kind, reason) = HTTPDiagnosis.explain(source, headers: headers, cancellation: cancellation)
+      let (kind, reason) = HTTPDiagnosis.explain(source, credentials: credentials, cancellation: cancellation)
     else { return error }
     return MediaError(kind, source: source, reason: reason)
   }
@@ -321,39 +335,57 @@ enum FirstFrameMetadata {
   }
 }
 
-/// The origin guard's resolver (`orb_install_origin_guard`): `RedirectCheck`'s walk, for a request of the demuxer's
-/// that kept the credentials and met a redirect. Runs on the demuxer's thread; `user` is the source's
-/// `Cancellation`, which outlives its format context. Returns 1 when the redirects end at the origin, 0 elsewhere,
-/// 2 when a token would have gone elsewhere (sign-in), an AVERROR when they cannot be followed.
+/// What the origin guard's callbacks (`orb_install_origin_guard`) work with: the source's cancellation (a quit
+/// stops a resolve) and its credentials. Held by the format context, so it outlives every request.
+/// Thread-safety: immutable.
+final class OriginGuardContext: Sendable {
+  let cancellation: Cancellation
+  let credentials: Credentials
+  init(cancellation: Cancellation, credentials: Credentials) {
+    self.cancellation = cancellation
+    self.credentials = credentials
+  }
+}
+
+/// Writes `text` and a NUL into `out` (`size` bytes); false when it does not fit.
+private func copy(_ text: String, to out: UnsafeMutablePointer<CChar>, size: Int32) -> Bool {
+  let bytes = Array(text.utf8)
+  guard bytes.count < Int(size) else { return false }
+  out.withMemoryRebound(to: UInt8.self, capacity: Int(size)) { o in
+    o.update(from: bytes, count: bytes.count)
+    o[bytes.count] = 0
+  }
+  return true
+}
+
+/// The origin guard's resolver: `RedirectCheck`'s walk, for a request of the demuxer's that kept the credentials and
+/// met a redirect. Runs on the demuxer's thread. Returns 1 when the redirects end at the origin, 0 elsewhere, 2 when
+/// a token would have gone elsewhere (sign-in), an AVERROR when they cannot be followed.
 private let resolveForOriginGuard:
-  @convention(c) (
-    UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafePointer<CChar>?, UnsafePointer<CChar>?,
-    UnsafeMutablePointer<CChar>?, Int32
-  ) -> Int32 = { user, url, headers, cookies, out, size in
+  @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32) -> Int32 = {
+    user, url, out, size in
     guard let user, let url, let out, size > 0 else { return orb_averror(EINVAL) }
-    let cancellation = Unmanaged<Cancellation>.fromOpaque(user).takeUnretainedValue()
-    var lines = headers.map { String(cString: $0).components(separatedBy: "\r\n").filter { !$0.isEmpty } } ?? []
-    // FFmpeg keeps cookies as Set-Cookie lines; the request carries their name=value pairs.
-    let pairs = cookies.map {
-      String(cString: $0).split(separator: "\n").compactMap { $0.split(separator: ";").first }
-        .map { $0.trimmingCharacters(in: .whitespaces) }
-    }
-    if let pairs, !pairs.isEmpty { lines.append("Cookie: " + pairs.joined(separator: "; ")) }
+    let context = Unmanaged<OriginGuardContext>.fromOpaque(user).takeUnretainedValue()
     do {
       let (target, sameOrigin) = try RedirectCheck.resolve(
-        String(cString: url), headers: lines, cancellation: cancellation)
-      let bytes = Array(target.utf8)
-      guard bytes.count < Int(size) else { return orb_averror(EINVAL) }
-      bytes.withUnsafeBufferPointer { b in
-        out.withMemoryRebound(to: UInt8.self, capacity: Int(size)) { o in
-          o.update(from: b.baseAddress!, count: b.count)
-          o[b.count] = 0
-        }
-      }
+        String(cString: url), credentials: context.credentials, cancellation: context.cancellation)
+      guard copy(target, to: out, size: size) else { return orb_averror(EINVAL) }
       return sameOrigin ? 1 : 0
     } catch let error as MediaError where error.kind == .signIn {
       return 2
     } catch {
       return orb_averror(EIO)
     }
+  }
+
+/// The origin guard's cookie line for a request of `url` at the origin: the jar's cookies that match its domain and
+/// path. Returns the line's length, 0 when none match.
+private let cookieForOriginGuard:
+  @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32) -> Int32 = {
+    user, url, out, size in
+    guard let user, let url, let out else { return 0 }
+    let context = Unmanaged<OriginGuardContext>.fromOpaque(user).takeUnretainedValue()
+    guard let line = context.credentials.cookies?.header(for: String(cString: url)), copy(line, to: out, size: size)
+    else { return 0 }
+    return Int32(line.utf8.count)
   }

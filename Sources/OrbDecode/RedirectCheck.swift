@@ -12,27 +12,29 @@ import Foundation
 /// - a 5xx is `network`, for the player's retry rule (FFmpeg would retry it on its own, silently).
 /// A server that cannot be asked (down, timing out) is left to FFmpeg, which reports it in its own words.
 /// Resources a demuxer opens beside the first (HLS playlists and segments) are guarded in C
-/// (`orb_install_origin_guard`): their request loses the headers when its origin is not the media's.
+/// (`orb_install_origin_guard`): their request loses the headers when its origin is not the media's, and takes the
+/// cookies that match its own URL.
 /// Thread-safety: stateless; safe from any thread.
 enum RedirectCheck {
   /// The address to open for `url`, and whether the credentials may go with it.
   /// - Throws: `MediaError` `sign-in` or `unplayable` as above.
-  static func resolve(_ url: String, headers: [String], cancellation: Cancellation) throws -> (
+  static func resolve(_ url: String, credentials: Credentials, cancellation: Cancellation) throws -> (
     url: String, sameOrigin: Bool
   ) {
     guard let start = URL(string: url), ["http", "https"].contains(start.scheme?.lowercased() ?? "") else {
       return (url, true)
     }
     let origin = HTTPDiagnosis.origin(start)
-    let hasToken = headers.contains { $0.lowercased().hasPrefix("authorization:") }
-    let hasCredentials = !headers.isEmpty
+    let hasToken = credentials.hasToken
+    let hasCredentials = !credentials.lines(for: url).isEmpty
     let deadline = Date(timeIntervalSinceNow: HTTPDiagnosis.deadlineSeconds)
     var current = start
     for _ in 0...HTTPDiagnosis.maxRedirects {
       let sameOrigin = HTTPDiagnosis.origin(current) == origin
       let answer: HTTPDiagnosis.Answer
       switch HTTPDiagnosis.request(
-        current, headers: sameOrigin ? headers : [], cancellation: cancellation, deadline: deadline)
+        current, headers: sameOrigin ? credentials.lines(for: current.absoluteString) : [],
+        cancellation: cancellation, deadline: deadline)
       {
       case .answer(let a): answer = a
       case .cannotConnect(let code):
@@ -70,7 +72,7 @@ enum RedirectCheck {
       case 200, 206:
         if answer.headers["content-type"]?.lowercased().hasPrefix("text/html") == true {
           throw MediaError(
-            headers.isEmpty || !sameOrigin ? .unplayable : .signIn, source: url,
+            !hasCredentials || !sameOrigin ? .unplayable : .signIn, source: url,
             reason: "the server sent a web page, not a video")
         }
         return (current.absoluteString, sameOrigin)

@@ -11,13 +11,13 @@ public enum FrameGrab {
   /// - Returns: the size written.
   @discardableResult
   public static func write(
-    source: String, at seconds: Double, size: (Int, Int)?, output: String, headers: [String] = [],
+    source: String, at seconds: Double, size: (Int, Int)?, output: String, credentials: Credentials = .none,
     toneMapping: ToneMapping = ToneMapping(), subtitles: SubtitleRequest = .automatic, subtitleFiles: [String] = [],
     variant: VariantChoice = .highest
   ) throws -> (Int, Int) {
     let renderer = try Renderer()
     let media = try MediaOpener.open(
-      source, headers: headers, start: seconds, reconnect: false,
+      source, credentials: credentials, start: seconds, reconnect: false,
       limit: PictureLimit.forDevice(maxSide: renderer.context.maxImageSize), variant: variant)
     defer { media.close() }
     guard let frame = media.nextFrame() else { throw media.noPictureError(source: source, at: seconds) }
@@ -30,7 +30,7 @@ public enum FrameGrab {
     guard let drawn = target.pixels else { throw VulkanError(call: "readback", result: -1) }
     var pixels = [UInt8](drawn)
     let cues = subtitleCues(
-      media.info, headers: headers, at: seconds, request: subtitles, files: subtitleFiles)
+      media.info, credentials: credentials, at: seconds, request: subtitles, files: subtitleFiles)
     let geometry = VideoGeometry(displayAspect: frame.displayAspect, rotation: frame.rotation, width: w, height: h)
     SubtitleBurnIn.draw(cues, into: &pixels, width: target.width, height: target.height, area: geometry.rect)
     try pixels.withUnsafeBytes { bytes in
@@ -42,14 +42,14 @@ public enum FrameGrab {
   /// The cues of the subtitle track playback would start with, shown at `seconds`. A track that cannot be read is
   /// a warning on standard error; the picture is written without it.
   private static func subtitleCues(
-    _ info: MediaInfo, headers: [String], at seconds: Double, request: SubtitleRequest, files: [String]
+    _ info: MediaInfo, credentials: Credentials, at seconds: Double, request: SubtitleRequest, files: [String]
   ) -> [SubtitleCue] {
     let tracks = SubtitleChoice.list(info: info, files: files)
     guard let chosen = SubtitleChoice.initial(tracks, request: request, files: files) else { return [] }
     do {
       switch tracks[chosen - 1].origin {
       case .embedded(let index):
-        return try SubtitleReader.cues(at: seconds, source: info.source, headers: headers, index: index)
+        return try SubtitleReader.cues(at: seconds, source: info.source, credentials: credentials, index: index)
       case .file(let path):
         let video = info.video.first
         return try SubtitleFile.read(path, videoWidth: video?.width ?? 0, videoHeight: video?.height ?? 0)
@@ -78,7 +78,7 @@ public enum Benchmark {
   }
 
   public static func run(
-    source: String, size: (Int, Int), headers: [String] = [], maxSeconds: Double? = nil,
+    source: String, size: (Int, Int), credentials: Credentials = .none, maxSeconds: Double? = nil,
     toneMapping: ToneMapping = ToneMapping()
   ) throws -> Result {
     let renderer = try Renderer()
@@ -88,7 +88,7 @@ public enum Benchmark {
     let started = HostTime.now()
     let cpuStart = ProcessStats.cpuSeconds()
     let media = try MediaOpener.open(
-      source, headers: headers, limit: PictureLimit.forDevice(maxSide: renderer.context.maxImageSize))
+      source, credentials: credentials, limit: PictureLimit.forDevice(maxSide: renderer.context.maxImageSize))
     defer { media.close() }
     var frames = 0
     while let frame = media.nextFrame() {

@@ -54,7 +54,7 @@ public final class Player: Sendable {
   public let toneMapping: ToneMapping
 
   let onEvent: (@Sendable (Event) -> Void)?
-  let headers: [String]
+  let credentials: Credentials
   let audioRequest: MediaPipeline.AudioRequest?
   let makeProcessor: (@Sendable () -> AudioProcessing)?
   let renderContext: VulkanContext?
@@ -78,7 +78,7 @@ public final class Player: Sendable {
   ///   - width, height: the first target size in pixels; the display updates it with `setTargetSize`.
   ///   - onEvent: receives the player's events, on the render thread (post them on).
   public init(
-    source: String, headers: [String] = [], start: Double = 0, paused: Bool = false, speed: Double = 1,
+    source: String, credentials: Credentials = .none, start: Double = 0, paused: Bool = false, speed: Double = 1,
     presentation: Presentation, width: Int, height: Int, clock: MediaClock = MediaClock(),
     renderContext: VulkanContext? = nil, audio: MediaPipeline.AudioRequest? = nil,
     audioSettings: DSPSettings = DSPSettings(), audioProcessor: (@Sendable () -> AudioProcessing)? = nil,
@@ -102,7 +102,7 @@ public final class Player: Sendable {
     dsp = DSPChain(sampleRate: audio?.sampleRate ?? 48000, settings: settings)
     self.renderContext = renderContext
     self.source = source
-    self.headers = headers
+    self.credentials = credentials
     startPosition = start
     shared = Locked(
       PlayerState(

@@ -40,7 +40,7 @@ struct RenderLoop {
     let clock = player.clock
     let onEvent = player.onEvent
     let subtitles = SubtitlePlayback(
-      info: opened.info, headers: player.headers, files: player.subtitleFiles, request: player.subtitleRequest,
+      info: opened.info, credentials: player.credentials, files: player.subtitleFiles, request: player.subtitleRequest,
       delay: player.subtitleDelay, position: { clock.time() }, warn: { onEvent?(.notice($0)) })
     let stopped = shared.withLock { s in
       s.media = opened
@@ -69,7 +69,7 @@ struct RenderLoop {
     while true {
       do {
         let opened = try MediaOpener.open(
-          source, headers: player.headers, start: player.startPosition, audio: player.audioRequest,
+          source, credentials: player.credentials, start: player.startPosition, audio: player.audioRequest,
           cancellation: player.cancellation, limit: PictureLimit.forDevice(maxSide: renderer.context.maxImageSize),
           variant: player.variant)
         shared.change { $0.retrying = false }

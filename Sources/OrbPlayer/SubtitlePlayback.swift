@@ -12,7 +12,7 @@ public final class SubtitlePlayback: Sendable {
   public let tracks: [SubtitleChoice]
   private let store = CueStore()
   private let source: String
-  private let headers: [String]
+  private let credentials: Credentials
   private let position: @Sendable () -> Double
   /// The canvas of a bitmap file's cues when the file gives none: the video's size.
   private let videoSize: (width: Int, height: Int)
@@ -33,12 +33,12 @@ public final class SubtitlePlayback: Sendable {
   ///   - position: the play head, media seconds.
   ///   - warn: hears each problem once (a file that cannot be read, cues dropped), for the log.
   public init(
-    info: MediaInfo, headers: [String], files: [String], request: SubtitleRequest, delay: Double,
+    info: MediaInfo, credentials: Credentials, files: [String], request: SubtitleRequest, delay: Double,
     position: @escaping @Sendable () -> Double, warn: @escaping @Sendable (String) -> Void
   ) {
     tracks = SubtitleChoice.list(info: info, files: files)
     source = info.source
-    self.headers = headers
+    self.credentials = credentials
     self.position = position
     videoSize = info.video.first.map { ($0.width, $0.height) } ?? (0, 0)
     self.warn = warn
@@ -66,7 +66,7 @@ public final class SubtitlePlayback: Sendable {
     switch tracks[chosen - 1].origin {
     case .embedded(let index):
       let reader = SubtitleReader(
-        source: source, headers: headers, index: index, start: position(), store: store, track: chosen,
+        source: source, credentials: credentials, index: index, start: position(), store: store, track: chosen,
         position: position, warn: warn)
       let stale = state.withLock { s -> Bool in
         guard s.choice == choice else { return true }

@@ -8,7 +8,8 @@ final class CredentialTests: XCTestCase {
   /// Serves files from a folder, writes each request's path and headers as a JSON line to a log, and answers
   /// /go-elsewhere with a redirect to the other server, /go-here with one to itself, /page with a web page,
   /// /hls/index.m3u8 with the folder's playlist whose segments are on the other server, and /hls-bounce/index.m3u8
-  /// with one whose segments are at the origin's /bounce/, which redirects each to the other server.
+  /// with one whose segments are at the origin's /bounce/, which redirects each to the other server, and
+  /// /hls-here/index.m3u8 with one whose segments are at the origin's /media/.
   static let script = #"""
     import http.server, sys, os, json
     folder, log, other = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -31,6 +32,12 @@ final class CredentialTests: XCTestCase {
             if self.path == "/hls-bounce/index.m3u8":
                 text = open(os.path.join(folder, "index.m3u8")).read()
                 lines = ["/bounce/" + l if l.endswith(".ts") else l for l in text.splitlines()]
+                body = ("\n".join(lines) + "\n").encode()
+                self.send_response(200); self.send_header("Content-Type", "application/vnd.apple.mpegurl")
+                self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body); return
+            if self.path == "/hls-here/index.m3u8":
+                text = open(os.path.join(folder, "index.m3u8")).read()
+                lines = ["/media/" + l if l.endswith(".ts") else l for l in text.splitlines()]
                 body = ("\n".join(lines) + "\n").encode()
                 self.send_response(200); self.send_header("Content-Type", "application/vnd.apple.mpegurl")
                 self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body); return
@@ -162,6 +169,32 @@ final class CredentialTests: XCTestCase {
     let there = requests("elsewhere.log")
     XCTAssertFalse(there.isEmpty)
     XCTAssertTrue(there.allSatisfy { header($0, "Cookie") == nil }, "the cookie left its host: \(there)")
+  }
+
+  /// Each request takes the cookies that match its own path: the playlist's cookie stays off the segments beside
+  /// it on the same host, and the cookie for the whole host goes with both.
+  func testEachRequestTakesTheCookiesOfItsOwnPath() throws {
+    let cookies = "\(folder)/cookies.txt"
+    try """
+    # Netscape HTTP Cookie File
+    127.0.0.1\tFALSE\t/hls-here/\tFALSE\t0\tplaylist\tonly-here
+    127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\torb-cookie
+
+    """.write(toFile: cookies, atomically: true, encoding: .utf8)
+    let r = probe(["--cookies-file", cookies, origin.url("/hls-here/index.m3u8")])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    let asked = requests("origin.log")
+    let playlist = asked.filter { $0["path"] as? String == "/hls-here/index.m3u8" }
+    XCTAssertFalse(playlist.isEmpty)
+    for request in playlist {
+      let cookie = header(request, "Cookie") ?? ""
+      XCTAssertTrue(cookie.contains("playlist=only-here") && cookie.contains("session=orb-cookie"), cookie)
+    }
+    let segments = asked.filter { ($0["path"] as? String ?? "").hasPrefix("/media/") }
+    XCTAssertFalse(segments.isEmpty, "no segment was read: \(asked)")
+    XCTAssertTrue(
+      segments.allSatisfy { header($0, "Cookie") == "session=orb-cookie" },
+      "a segment's cookies: \(segments.map { header($0, "Cookie") ?? "none" })")
   }
 
   func testAWebPageWhereMediaWasExpectedIsSignInWithCredentials() {

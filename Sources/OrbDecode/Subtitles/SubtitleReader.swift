@@ -24,16 +24,17 @@ public final class SubtitleReader: Sendable {
   private let state: Locked<State>
   private let cancellation = Cancellation()
 
-  /// Starts reading stream `index` of `source` (opened again, with `headers`) at `start` seconds into `store` as
+  /// Starts reading stream `index` of `source` (opened again, with `credentials`) at `start` seconds into `store` as
   /// track `track`. `position` is the play head (media seconds); `warn` hears each problem once, in words for the
   /// log (the track is then shown as far as it could be read; playback never stops for it).
   public init(
-    source: String, headers: [String], index: Int, start: Double, store: CueStore, track: Int,
+    source: String, credentials: Credentials, index: Int, start: Double, store: CueStore, track: Int,
     position: @escaping @Sendable () -> Double, warn: @escaping @Sendable (String) -> Void
   ) {
     state = Locked(State(seekTarget: start))
     let job = Job(
-      source: source, headers: headers, index: index, store: store, track: track, position: position, warn: warn,
+      source: source, credentials: credentials, index: index, store: store, track: track, position: position,
+      warn: warn,
       state: state, cancellation: cancellation)
     let thread = Thread { job.run() }
     thread.name = "orb-subtitles"
@@ -60,7 +61,7 @@ public final class SubtitleReader: Sendable {
   /// Thread-safety: Unsafe; runs on the reader's thread only.
   private struct Job: Sendable {
     let source: String
-    let headers: [String]
+    let credentials: Credentials
     let index: Int
     let store: CueStore
     let track: Int
@@ -72,7 +73,7 @@ public final class SubtitleReader: Sendable {
     func run() {
       let input: SubtitleInput
       do {
-        input = try SubtitleInput(source: source, headers: headers, index: index, cancellation: cancellation)
+        input = try SubtitleInput(source: source, credentials: credentials, index: index, cancellation: cancellation)
       } catch {
         if !cancellation.isCancelled { warn("subtitles: \(error)") }
         return
@@ -126,8 +127,9 @@ public final class SubtitleReader: Sendable {
 
   /// The cues shown at `time` (media seconds) by stream `index` of `source`, read once around that time: for
   /// `--frame-at`, which draws one picture.
-  public static func cues(at time: Double, source: String, headers: [String], index: Int) throws -> [SubtitleCue] {
-    let input = try SubtitleInput(source: source, headers: headers, index: index, cancellation: Cancellation())
+  public static func cues(at time: Double, source: String, credentials: Credentials, index: Int) throws -> [SubtitleCue]
+  {
+    let input = try SubtitleInput(source: source, credentials: credentials, index: index, cancellation: Cancellation())
     let store = CueStore()
     input.seek(before: time)
     reading: while true {
@@ -164,8 +166,8 @@ private final class SubtitleInput {
     case end(String?)
   }
 
-  init(source: String, headers: [String], index: Int, cancellation: Cancellation) throws {
-    media = try MediaSource(source, headers: headers, cancellation: cancellation)
+  init(source: String, credentials: Credentials, index: Int, cancellation: Cancellation) throws {
+    media = try MediaSource(source, credentials: credentials, cancellation: cancellation)
     self.index = index
     guard let parameters = media.parameters[index], media.info.subtitles.contains(where: { $0.index == index }) else {
       throw MediaError(.unplayable, source: source, reason: "stream \(index) is not a subtitle stream")
