@@ -64,6 +64,7 @@ final class PlayerWindow: @unchecked Sendable {
 
   /// Runs the GTK main loop until the window closes; returns the process exit status.
   func run() -> Int32 {
+    WindowRenderer.choose(for: options.videoOutput)
     guard Self.connectDisplay() else {
       let name =
         ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] ?? ProcessInfo.processInfo.environment["DISPLAY"]

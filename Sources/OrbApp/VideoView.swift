@@ -30,6 +30,7 @@ final class VideoView {
   /// - Returns: the path, and why when it is the memory fallback.
   func choosePresentation(requested: VideoOutput, vulkan: VulkanContext) -> (Player.Presentation, String) {
     if requested == .memory { return (.memory, "as requested") }
+    if requested == .auto && WindowRenderer.isCairo { return (.memory, "GTK draws with cairo") }
     guard vulkan.canExportMemory else { return (.memory, "the Vulkan device cannot export memory") }
     guard let native = gtk_widget_get_native(picture), let surface = gtk_native_get_surface(native) else {
       return (.memory, "no window surface")

@@ -68,6 +68,22 @@ final class WindowTests: XCTestCase {
     try barsShowThrough("memory")
   }
 
+  /// Left to choose (`auto`), the window draws with GL where there is a GPU, and with GTK's cairo renderer from
+  /// memory where there is none (GL would be Mesa's software GL, which costs far more memory and CPU there).
+  func testWithoutAGPUTheWindowDrawsWithCairo() throws {
+    let title = "bars-auto-\(UUID().uuidString.prefix(6))"
+    let player = try start(["test://bars?duration=30"], title: title)
+    usleep(1_500_000)
+    assertShowsBars(try Screen.grab(title: title))
+    let gpu = ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/dri")) ?? []).contains {
+      $0.hasPrefix("renderD")
+    }
+    let expected = gpu ? "presentation: zero-copy" : "presentation: memory (GTK draws with cairo)"
+    XCTAssertTrue(player.stderr.contains(expected), "GPU render node: \(gpu); \(player.stderr)")
+    press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 15), 0, player.stderr)
+  }
+
   func testClipPlaysToTheEndAtItsRateWithEvents() throws {
     let clip = try Clips.moving(seconds: 3)
     try Screen.requireDisplay()
