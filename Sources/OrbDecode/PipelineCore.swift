@@ -83,7 +83,9 @@ final class PipelineCore: Sendable {
   // Bounded by bytes and count, so a high-bitrate stream cannot grow memory without limit.
   let videoPackets = BoundedQueue<PacketItem>(capacity: 64 << 20, maxCount: 512)
   let audioPackets = BoundedQueue<PacketItem>(capacity: 16 << 20, maxCount: 2048)
-  let frames = BoundedQueue<FrameItem>(capacity: 4)
+  /// Two decoded pictures ahead of the render thread, which draws two more ahead into its ring: enough to ride out a
+  /// slow frame, and at 4K HDR each one held is 24 MB.
+  let frames = BoundedQueue<FrameItem>(capacity: 2)
   /// About half a second of decoded audio ahead of the output.
   let audioChunks: BoundedQueue<AudioItem>
   let state: Locked<PipelineState>
