@@ -37,8 +37,9 @@ struct Options {
   var title: String?
   var authToken: String?
   var headers: [String] = []
-  /// `--hls-bitrate`: which variant of an HLS master playlist plays.
-  var variant = VariantChoice.highest
+  /// `--hls-bitrate`: which variant of an HLS master playlist plays; nil: in a window the one that fits its screen
+  /// (`VariantChoice.fitting`), in the headless modes the highest.
+  var variant: VariantChoice?
   /// `--retry-for`: seconds of waiting between tries to open a network source that failed (0: none).
   var retryFor = RetrySchedule.fiveMinutes
   /// `--cookies-file`: cookies sent to the hosts and paths they name.
@@ -175,7 +176,8 @@ private final class OptionTable {
       name: "auth-token", kind: .string, help: "Sent as 'Authorization: Bearer', only to the media's host",
       argHelp: "TOKEN"),
     Spec(
-      name: "hls-bitrate", kind: .string, help: "HLS variant: max (default), min, or the most bits/s (e.g. 3M)",
+      name: "hls-bitrate", kind: .string,
+      help: "HLS variant: max, min, or the most bits/s (e.g. 3M); default: the one that fits the screen",
       argHelp: "max|min|N"),
     Spec(
       name: "retry-for", kind: .double, help: "How long to keep trying a server that fails (default 300, 0: never)",

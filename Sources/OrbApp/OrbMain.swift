@@ -38,7 +38,7 @@ enum OrbMain {
           source: source, at: seconds, size: options.size, output: output,
           credentials: options.credentials(for: source),
           toneMapping: options.toneMapping, subtitles: options.subtitles, subtitleFiles: options.subtitleFiles,
-          variant: options.variant)
+          variant: options.variant ?? .highest)
         return 0
       }
       if options.benchmark {

@@ -297,6 +297,19 @@ final class PlayerWindow: @unchecked Sendable {
       ?? (source as NSString).lastPathComponent
   }
 
+  /// The HLS variant for the screen the window is on: the cheapest that fills it (`VariantChoice.fitting`), so a 4K
+  /// master plays its 1080p variant on a 1080p screen. The highest when the screen is not known.
+  func screenVariant() -> VariantChoice {
+    guard let native = gtk_widget_get_native(video.picture), let surface = gtk_native_get_surface(native),
+      let monitor = gdk_display_get_monitor_at_surface(gdk_surface_get_display(surface), surface)
+    else { return .highest }
+    var area = GdkRectangle()
+    gdk_monitor_get_geometry(monitor, &area)
+    let scale = Int(gdk_monitor_get_scale_factor(monitor))
+    guard area.width > 0, area.height > 0 else { return .highest }
+    return .fitting(width: Int(area.width) * scale, height: Int(area.height) * scale)
+  }
+
   /// The window's surface exists now: choose the presentation path and start the engine.
   func startPlayback() {
     guard player == nil, !finished, !source.isEmpty else { return }
@@ -332,7 +345,7 @@ final class PlayerWindow: @unchecked Sendable {
         remap: options.remap, volumePercent: Double(options.volume),
         isMuted: options.mute),
       toneMapping: options.toneMapping, subtitleFiles: options.subtitleFiles, subtitles: options.subtitles,
-      subtitleDelay: options.subtitleDelay, retryFor: options.retryFor, variant: options.variant,
+      subtitleDelay: options.subtitleDelay, retryFor: options.retryFor, variant: options.variant ?? screenVariant(),
       cpuConversion: options.videoOutput == .auto,
       onEvent: { [unowned self] event in
         // An entry that has gone may still speak (a failure as the next one starts): only the current one is heard.

@@ -142,6 +142,10 @@ public enum VariantChoice: Sendable, Equatable {
   case highest
   case lowest
   case atMost(Int64)
+  /// The cheapest variant that fills a screen of this many pixels (its width or its height reaches the screen's),
+  /// else the largest: a variant bigger than the screen is never seen at its size, and costs its bandwidth and
+  /// decoding all the same. What a window plays unless `--hls-bitrate` says otherwise.
+  case fitting(width: Int, height: Int)
 
   /// Reads `max`, `min` or a number of bits per second (`3000000`, `3M`, `800k`); nil for anything else.
   public init?(_ text: String) {

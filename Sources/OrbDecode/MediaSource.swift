@@ -196,6 +196,8 @@ public final class MediaSource: @unchecked Sendable {
     switch choice {
     case .lowest: return sorted.first
     case .highest: return sorted.last
+    case .fitting(let width, let height):
+      return sorted.first { $0.width >= width || $0.height >= height } ?? sorted.last
     case .atMost(let bits): return sorted.last { $0.variantBitrate! <= bits } ?? sorted.first
     }
   }
