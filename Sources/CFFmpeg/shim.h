@@ -240,11 +240,11 @@ static inline int orb_format_has_no_timestamps(const AVFormatContext *ctx) {
 static inline int orb_format_can_seek_bytes(const AVFormatContext *ctx) {
   return (ctx->iformat->flags & AVFMT_NO_BYTE_SEEK) == 0 && ctx->pb != NULL;
 }
-/// A swscale context that converts src_format pictures of src_w x src_h to RGBA of dst_w x dst_h with two-tap
+/// A swscale context that converts src_format pictures of src_w x src_h to RGBA (BGRA with `bgra`) of dst_w x dst_h with two-tap
 /// bilinear filtering (SWS_FAST_BILINEAR: what the shader's texture sampling does, and the cheapest), in `threads` slices at once, reading the source with the given matrix (SWS_CS_*) and range. NULL when
 /// swscale cannot.
 static inline struct SwsContext *orb_sws_rgba_context(int src_format, int src_w, int src_h, int dst_w, int dst_h,
-                                                      int threads, int colorspace, int full_range) {
+                                                      int threads, int colorspace, int full_range, int bgra) {
   struct SwsContext *c = sws_alloc_context();
   if (!c) return NULL;
   av_opt_set_int(c, "srcw", src_w, 0);
@@ -252,7 +252,7 @@ static inline struct SwsContext *orb_sws_rgba_context(int src_format, int src_w,
   av_opt_set_int(c, "src_format", src_format, 0);
   av_opt_set_int(c, "dstw", dst_w, 0);
   av_opt_set_int(c, "dsth", dst_h, 0);
-  av_opt_set_int(c, "dst_format", AV_PIX_FMT_RGBA, 0);
+  av_opt_set_int(c, "dst_format", bgra ? AV_PIX_FMT_BGRA : AV_PIX_FMT_RGBA, 0);
   av_opt_set_int(c, "sws_flags", SWS_FAST_BILINEAR, 0);
   av_opt_set_int(c, "threads", threads, 0);
   if (sws_init_context(c, NULL, NULL) < 0) {
@@ -269,12 +269,12 @@ static void orb_sws_keep(void *opaque, uint8_t *data) {
   (void)data;
 }
 
-/// Converts the picture in `planes` (the context's source format and size) into RGBA rows at `dst`, `dst_stride`
+/// Converts the picture in `planes` (the context's source format and size) into RGBA (BGRA) rows at `dst`, `dst_stride`
 /// bytes apart, through the frame API, so the context's slice threads run. The memory on both sides stays the
 /// caller's: the frames only borrow it.
 static inline int orb_sws_scale_planes(struct SwsContext *sws, int src_format, int src_w, int src_h,
                                        const uint8_t *const planes[4], const int strides[4], uint8_t *dst,
-                                       int dst_stride, int dst_w, int dst_h) {
+                                       int dst_stride, int dst_w, int dst_h, int bgra) {
   AVFrame *src = av_frame_alloc();
   AVFrame *out = av_frame_alloc();
   int ret = AVERROR(ENOMEM);
@@ -287,7 +287,7 @@ static inline int orb_sws_scale_planes(struct SwsContext *sws, int src_format, i
     src->linesize[i] = strides[i];
   }
   src->buf[0] = av_buffer_create((uint8_t *)planes[0], 1, orb_sws_keep, NULL, AV_BUFFER_FLAG_READONLY);
-  out->format = AV_PIX_FMT_RGBA;
+  out->format = bgra ? AV_PIX_FMT_BGRA : AV_PIX_FMT_RGBA;
   out->width = dst_w;
   out->height = dst_h;
   out->data[0] = dst;

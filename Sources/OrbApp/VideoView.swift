@@ -7,9 +7,18 @@ import OrbRender
 /// paced by a tick callback on the window's frame clock.
 /// Zero-copy: the render target's memory, exported by Vulkan as an fd, is imported once per ring slot into a GL
 /// texture (GL_EXT_memory_object_fd) and wrapped as a GdkGLTexture. Fallback: the slot's pixels are copied into
-/// a GdkMemoryTexture. Thread-safety: main thread only.
+/// a GdkMemoryTexture. Where GTK draws with cairo (`WindowRenderer`), the widget is a GtkDrawingArea that paints the
+/// slot's BGRA pixels straight from its memory: GTK 4.8's cairo renderer turns every memory texture into floats
+/// and back, a quarter of the whole CPU at 1080p. Thread-safety: main thread only.
 final class VideoView {
   let picture: UnsafeMutablePointer<GtkWidget>
+  /// GTK draws with cairo, and so does this view (see above).
+  let drawsWithCairo = WindowRenderer.isCairo
+  /// What the drawing area paints (cairo mode): the picture held for it (its slot stays out of the ring until the
+  /// next one replaces it), or a BGRA copy of one the GPU drew in RGBA, with its size.
+  private var painted: ShownPicture?
+  private var swizzled: [UInt32] = []
+  private var paintedSize = (width: 0, height: 0)
   private(set) var player: Player?
   private var glContext: OpaquePointer?
   private var imported: [Int: (texture: GLuint, memory: GLuint, slot: Weak<VideoSlot>)] = [:]
@@ -19,11 +28,78 @@ final class VideoView {
   var onTick: (() -> Void)?
 
   init() {
-    picture = gtk_picture_new()
-    gtk_picture_set_can_shrink(opaque(picture), 1)
-    gtk_picture_set_content_fit(opaque(picture), GTK_CONTENT_FIT_FILL)
+    if drawsWithCairo {
+      picture = gtk_drawing_area_new()
+      let box = Unmanaged.passRetained(SignalBox<Paint> { [unowned self] cr, w, h in self.paint(cr, w, h) })
+      let fn: GtkDrawingAreaDrawFunc = { _, cr, w, h, data in
+        guard let cr else { return }
+        Unmanaged<SignalBox<Paint>>.fromOpaque(data!).takeUnretainedValue().handler(cr, w, h)
+      }
+      gtk_drawing_area_set_draw_func(cast(raw(picture)), fn, box.toOpaque()) { data in
+        Unmanaged<SignalBox<Paint>>.fromOpaque(data!).release()
+      }
+    } else {
+      picture = gtk_picture_new()
+      gtk_picture_set_can_shrink(opaque(picture), 1)
+      gtk_picture_set_content_fit(opaque(picture), GTK_CONTENT_FIT_FILL)
+    }
     gtk_widget_set_hexpand(picture, 1)
     gtk_widget_set_vexpand(picture, 1)
+  }
+
+  typealias Paint = (OpaquePointer, Int32, Int32) -> Void
+
+  /// Paints the picture held (cairo mode) over the whole area, black before there is one.
+  private func paint(_ cr: OpaquePointer, _ width: Int32, _ height: Int32) {
+    let (w, h) = paintedSize
+    let data: UnsafeMutableRawPointer? =
+      painted?.slot.target.pixels.map { UnsafeMutableRawPointer(mutating: $0.baseAddress) } ?? nil
+    guard w > 0, h > 0, width > 0, height > 0 else { return }
+    let paint = { (pixels: UnsafeMutableRawPointer) in
+      guard
+        let surface = cairo_image_surface_create_for_data(
+          pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24, Int32(w), Int32(h), Int32(w * 4))
+      else { return }
+      cairo_save(cr)
+      cairo_scale(cr, Double(width) / Double(w), Double(height) / Double(h))
+      cairo_set_source_surface(cr, surface, 0, 0)
+      cairo_paint(cr)
+      cairo_restore(cr)
+      cairo_surface_destroy(surface)
+    }
+    if let data {
+      paint(data)
+    } else if swizzled.count == w * h {
+      swizzled.withUnsafeMutableBytes { paint($0.baseAddress!) }
+    }
+  }
+
+  /// Holds `shown` for the drawing area (cairo mode), letting the one before go back to the ring. A picture the GPU
+  /// drew (RGBA) is copied in BGRA, and its slot goes back at once.
+  private func hold(_ shown: ShownPicture, player: Player) {
+    let target = shown.slot.target
+    guard let pixels = target.pixels, pixels.count >= target.width * target.height * 4 else {
+      player.release(shown)
+      return
+    }
+    if let old = painted { player.release(old) }
+    painted = nil
+    paintedSize = (target.width, target.height)
+    if target.order == .bgra {
+      painted = shown
+    } else {
+      let count = target.width * target.height
+      if swizzled.count != count { swizzled = [UInt32](repeating: 0, count: count) }
+      let source = pixels.bindMemory(to: UInt32.self)
+      swizzled.withUnsafeMutableBufferPointer { out in
+        for i in 0..<count {
+          let v = UInt32(littleEndian: source[i])  // bytes R G B A
+          out[i] = (v & 0xFF00_FF00) | ((v & 0xFF) << 16) | ((v >> 16) & 0xFF)
+        }
+      }
+      player.release(shown)
+    }
+    gtk_widget_queue_draw(picture)
   }
 
   /// Chooses how frames reach GTK. Needs the window realized (its surface makes the GL context).
@@ -89,7 +165,14 @@ final class VideoView {
     tickID = 0
     player?.stop(timeout: 0)  // the main thread never waits; the process waits once the window is gone
     // What GL imported goes with the player; the picture lets go of its last texture first.
-    gtk_picture_set_paintable(opaque(picture), nil)
+    if drawsWithCairo {
+      if let old = painted { player?.release(old) }
+      painted = nil
+      paintedSize = (0, 0)
+      gtk_widget_queue_draw(picture)
+    } else {
+      gtk_picture_set_paintable(opaque(picture), nil)
+    }
     if let context = glContext {
       gdk_gl_context_make_current(context)
       for entry in imported.values { orb_gl_delete_import(entry.texture, entry.memory) }
@@ -127,6 +210,7 @@ final class VideoView {
   }
 
   private func show(_ picture: ShownPicture, player: Player) {
+    if drawsWithCairo { return hold(picture, player: player) }
     let slot = picture.slot
     let w = Int32(slot.target.width)
     let h = Int32(slot.target.height)

@@ -21,6 +21,7 @@ final class CPUConverter {
     var outHeight: Int
     var matrix: ColorInfo.Matrix
     var range: ColorInfo.Range
+    var order: PixelOrder
   }
 
   deinit { sws_freeContext(sws) }
@@ -30,9 +31,12 @@ final class CPUConverter {
     variant == .sdr && frame.rotation == 0 && av_get_pix_fmt(frame.pixelFormatName).rawValue >= 0
   }
 
-  /// Draws `frame` into `target` (a readable one) fitted into `rect`, black around it. False when swscale cannot
+  /// Draws `frame` into `target` (a readable one) fitted into `rect`, black around it, its bytes in `order`. False
+  /// when swscale cannot
   /// (the caller draws on the GPU instead).
-  func draw(_ frame: VideoFrame, into target: RenderTarget, rect: (x0: Int, y0: Int, x1: Int, y1: Int)) -> Bool {
+  func draw(
+    _ frame: VideoFrame, into target: RenderTarget, rect: (x0: Int, y0: Int, x1: Int, y1: Int), order: PixelOrder
+  ) -> Bool {
     guard let memory = target.mutablePixels else { return false }
     let width = target.width
     let height = target.height
@@ -43,7 +47,7 @@ final class CPUConverter {
     guard x1 > x0, y1 > y0 else { return false }
     let wanted = Key(
       format: av_get_pix_fmt(frame.pixelFormatName).rawValue, width: frame.width, height: frame.height,
-      outWidth: x1 - x0, outHeight: y1 - y0, matrix: frame.color.matrix, range: frame.color.range)
+      outWidth: x1 - x0, outHeight: y1 - y0, matrix: frame.color.matrix, range: frame.color.range, order: order)
     if key != wanted {
       sws_freeContext(sws)
       let space: Int32
@@ -54,7 +58,7 @@ final class CPUConverter {
       }
       sws = orb_sws_rgba_context(
         wanted.format, Int32(frame.width), Int32(frame.height), Int32(wanted.outWidth), Int32(wanted.outHeight),
-        threads, space, frame.color.range == .full ? 1 : 0)
+        threads, space, frame.color.range == .full ? 1 : 0, order == .bgra ? 1 : 0)
       key = sws == nil ? nil : wanted
     }
     guard let sws else { return false }
@@ -84,7 +88,7 @@ final class CPUConverter {
       strides.withUnsafeBufferPointer { s in
         orb_sws_scale_planes(
           sws, wanted.format, Int32(frame.width), Int32(frame.height), p.baseAddress, s.baseAddress, out,
-          Int32(rowBytes), Int32(wanted.outWidth), Int32(wanted.outHeight))
+          Int32(rowBytes), Int32(wanted.outWidth), Int32(wanted.outHeight), order == .bgra ? 1 : 0)
       }
     }
     return code >= 0

@@ -8,6 +8,9 @@ import Foundation
 public final class RenderTarget: @unchecked Sendable {
   public let width: Int
   public let height: Int
+  /// The byte order of the picture last drawn: RGBA from the GPU, either from swscale (`Renderer.cpuPixelOrder`).
+  /// Written with each draw, by the render thread, before the target is handed on.
+  public internal(set) var order = PixelOrder.rgba
   let image: GPUImage
   let framebuffer: VkFramebuffer
   let readback: GPUBuffer?
@@ -70,4 +73,11 @@ public final class RenderTarget: @unchecked Sendable {
     guard let readback, let base = readback.mapped else { return nil }
     return UnsafeRawBufferPointer(start: base, count: width * height * 4)
   }
+}
+
+/// The order of the four bytes of a pixel in memory. BGRA is what cairo draws from directly (its ARGB32 on a
+/// little-endian machine), with no conversion.
+public enum PixelOrder: Sendable, Equatable {
+  case rgba
+  case bgra
 }

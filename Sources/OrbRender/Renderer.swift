@@ -41,6 +41,8 @@ public final class Renderer: @unchecked Sendable {
   /// Draw SDR pictures into readable targets with swscale on the CPU (`CPUConverter`) instead of the shader: what a
   /// CPU Vulkan device (lavapipe) wants; `prefersCPUConversion` says whether this one is.
   public var convertsOnCPU = false
+  /// The byte order swscale writes in (the GPU always writes RGBA): BGRA for a window that GTK draws with cairo.
+  public var cpuPixelOrder = PixelOrder.rgba
   private lazy var cpu = CPUConverter()
   /// Whether the last `render` drew with swscale (else the shader).
   public private(set) var drewOnCPU = false
@@ -235,13 +237,15 @@ public final class Renderer: @unchecked Sendable {
     if let frame, target.mutablePixels != nil, convertsOnCPU(frame, toneMapping: toneMapping) {
       let geometry = VideoGeometry(
         displayAspect: frame.displayAspect, rotation: frame.rotation, width: target.width, height: target.height)
-      if cpu.draw(frame, into: target, rect: geometry.rect) {
+      if cpu.draw(frame, into: target, rect: geometry.rect, order: cpuPixelOrder) {
         curvePeak = nil
         drewOnCPU = true
+        target.order = cpuPixelOrder
         return
       }
     }
     drewOnCPU = false
+    target.order = .rgba
     let planes = try planeSet(for: frame)
     let params: PushConstants
     var variant = PipelineVariant.sdr
