@@ -193,7 +193,7 @@ final class DesktopTests: XCTestCase {
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = output
     process.standardError = output
-    try process.run()
+    try Tool.spawn(process)
     return process
   }
 

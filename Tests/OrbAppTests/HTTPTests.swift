@@ -388,7 +388,7 @@ final class LoopbackServer {
     process.arguments = ["python3", file] + arguments
     let out = Pipe()
     process.standardOutput = out
-    try process.run()
+    try Tool.spawn(process)
     let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
     port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     if port == 0 {

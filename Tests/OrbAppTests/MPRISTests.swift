@@ -213,7 +213,7 @@ private final class SignalMonitor: @unchecked Sendable {
       let chunk = handle.availableData
       self?.lock.withLock { self?.data.append(chunk) }
     }
-    try process.run()
+    try Tool.spawn(process)
   }
 
   var output: String { lock.withLock { String(decoding: data, as: UTF8.self) } }

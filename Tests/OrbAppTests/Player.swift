@@ -130,7 +130,7 @@ final class WindowManager {
     process.arguments = ["openbox", "--sm-disable"]
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
-    try process.run()
+    try Tool.spawn(process)
     let deadline = Date(timeIntervalSinceNow: 10)
     while Date() < deadline {
       if Tool.run("xprop", ["-root", "_NET_SUPPORTING_WM_CHECK"]).stdout.contains("window id") { return }
@@ -175,7 +175,7 @@ final class BackgroundPlayer: @unchecked Sendable {
       let d = h.availableData
       self?.lock.withLock { self?.errData.append(d) }
     }
-    try process.run()
+    try Tool.spawn(process)
   }
 
   var stdout: String { lock.withLock { String(decoding: outData, as: UTF8.self) } }

@@ -73,7 +73,7 @@ final class PlaylistAppTests: XCTestCase {
     source.executableURL = URL(fileURLWithPath: python)
     source.arguments = ["-c", Self.dragSource, dropped]
     source.standardError = FileHandle.nullDevice
-    try source.run()
+    try Tool.spawn(source)
     defer { if source.isRunning { source.terminate() } }
     let title = "drop-\(UUID().uuidString.prefix(6))"
     let player = try BackgroundPlayer(

@@ -471,7 +471,7 @@ final class Watched: @unchecked Sendable {
     process.standardError = err
     let exited = self.exited
     process.terminationHandler = { _ in exited.signal() }
-    try process.run()
+    try Tool.spawn(process)
     read(out.fileHandleForReading) { [self] d in
       outPartial.append(d)
       while let nl = outPartial.firstIndex(of: UInt8(ascii: "\n")) {

@@ -28,6 +28,11 @@ public enum Tool {
   /// - Parameters:
   ///   - environment: the child's whole environment; nil inherits this process's.
   ///   - timeout: seconds before the tool is sent SIGTERM, then SIGKILL a second later.
+  /// Starts `process`, one start at a time in the whole test process: swift-corelibs-foundation's `Process.run`
+  /// crashed once (a bad read in its copying) while two robustness workers started players at the same moment.
+  public static func spawn(_ process: Process) throws { try spawning.withLock { try process.run() } }
+  private static let spawning = NSLock()
+
   public static func run(
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: Double = 60
   ) -> ToolResult {
@@ -47,7 +52,7 @@ public enum Tool {
     let exited = DispatchSemaphore(value: 0)
     process.terminationHandler = { _ in exited.signal() }
     do {
-      try process.run()
+      try Tool.spawn(process)
     } catch {
       let message = "\(path): \(error)\n"
       return ToolResult(status: 126, stdoutData: Data(), stderrData: Data(message.utf8), timedOut: false)
