@@ -23,6 +23,7 @@ enum OrbMain {
       return 0
     }
     let source = options.source ?? defaultSource
+    WindowRenderer.chooseVulkanDriver()
     let headless = options.probe || options.frameAt != nil || options.benchmark
     if headless && options.sources.count > 1 {
       say("orb-player: --probe, --frame-at and --benchmark take one FILE or URL, not \(options.sources.count)")

@@ -75,9 +75,9 @@ final class WindowTests: XCTestCase {
     let player = try start(["test://bars?duration=30"], title: title)
     usleep(1_500_000)
     assertShowsBars(try Screen.grab(title: title))
-    let gpu = ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/dri")) ?? []).contains {
-      $0.hasPrefix("renderD")
-    }
+    let gpu =
+      ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/dri")) ?? []).contains { $0.hasPrefix("renderD") }
+      || FileManager.default.fileExists(atPath: "/dev/nvidiactl")
     let expected = gpu ? "presentation: zero-copy" : "presentation: memory (GTK draws with cairo)"
     XCTAssertTrue(player.stderr.contains(expected), "GPU render node: \(gpu); \(player.stderr)")
     press("q", title: title)
