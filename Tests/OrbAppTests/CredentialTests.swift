@@ -29,21 +29,12 @@ final class CredentialTests: XCTestCase {
             if self.path.startswith("/bounce/"):
                 self.send_response(302); self.send_header("Location", other + "/" + self.path[8:])
                 self.end_headers(); return
-            if self.path == "/hls-bounce/index.m3u8":
+            # The folder's playlist with its segments elsewhere, behind the origin's redirects, or at the origin.
+            playlists = {"/hls/index.m3u8": other + "/", "/hls-bounce/index.m3u8": "/bounce/",
+                         "/hls-here/index.m3u8": "/media/"}
+            if self.path in playlists:
                 text = open(os.path.join(folder, "index.m3u8")).read()
-                lines = ["/bounce/" + l if l.endswith(".ts") else l for l in text.splitlines()]
-                body = ("\n".join(lines) + "\n").encode()
-                self.send_response(200); self.send_header("Content-Type", "application/vnd.apple.mpegurl")
-                self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body); return
-            if self.path == "/hls-here/index.m3u8":
-                text = open(os.path.join(folder, "index.m3u8")).read()
-                lines = ["/media/" + l if l.endswith(".ts") else l for l in text.splitlines()]
-                body = ("\n".join(lines) + "\n").encode()
-                self.send_response(200); self.send_header("Content-Type", "application/vnd.apple.mpegurl")
-                self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body); return
-            if self.path == "/hls/index.m3u8":
-                text = open(os.path.join(folder, "index.m3u8")).read()
-                lines = [other + "/" + l if l.endswith(".ts") else l for l in text.splitlines()]
+                lines = [playlists[self.path] + l if l.endswith(".ts") else l for l in text.splitlines()]
                 body = ("\n".join(lines) + "\n").encode()
                 self.send_response(200); self.send_header("Content-Type", "application/vnd.apple.mpegurl")
                 self.send_header("Content-Length", str(len(body))); self.end_headers(); self.wfile.write(body); return

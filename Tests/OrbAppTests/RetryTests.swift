@@ -53,6 +53,16 @@ final class RetryTests: XCTestCase {
     s.serve_forever()
     """#
 
+  /// A sine tone of `seconds` as AAC with its index first: sound alone.
+  static func sound(seconds: Int) throws -> String {
+    try TestMedia.path(
+      "sine-\(seconds)s-faststart.m4a",
+      [
+        "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)", "-c:a", "aac", "-movflags",
+        "+faststart",
+      ])
+  }
+
   /// 6 s with its index first, so the break falls in the middle of playing, after the open.
   static func longerClip() throws -> String {
     try TestMedia.path(
@@ -158,12 +168,7 @@ final class RetryTests: XCTestCase {
   /// and once the tries are spent the host learns where it stopped.
   func testASoundStreamThatBreaksIsTriedAgainAndEndsWithItsPosition() throws {
     try Screen.requireDisplay()
-    let sound = try TestMedia.path(
-      "sine-8s-faststart.m4a",
-      [
-        "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=8", "-c:a", "aac", "-movflags",
-        "+faststart",
-      ])
+    let sound = try Self.sound(seconds: 8)
     let server = try LoopbackServer(script: Self.script, arguments: [sound, "0.5", "-1"])
     defer { server.stop() }
     let player = try BackgroundPlayer(
@@ -181,12 +186,7 @@ final class RetryTests: XCTestCase {
   /// worked (the sound played on) starts the count again, as a picture does for video.
   func testEachBreakOfASoundStreamCountsItsTriesAfresh() throws {
     try Screen.requireDisplay()
-    let sound = try TestMedia.path(
-      "sine-12s-faststart.m4a",
-      [
-        "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=12", "-c:a", "aac", "-movflags",
-        "+faststart",
-      ])
+    let sound = try Self.sound(seconds: 12)
     let server = try LoopbackServer(script: Self.script, arguments: [sound, "0.3,0.7", "4"])
     defer { server.stop() }
     let player = try BackgroundPlayer(["--events-fd", "1", server.url("/sound.m4a")])
