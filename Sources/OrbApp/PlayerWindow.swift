@@ -346,7 +346,7 @@ final class PlayerWindow: @unchecked Sendable {
         isMuted: options.mute),
       toneMapping: options.toneMapping, subtitleFiles: options.subtitleFiles, subtitles: options.subtitles,
       subtitleDelay: options.subtitleDelay, retryFor: options.retryFor, variant: options.variant ?? screenVariant(),
-      cpuConversion: options.videoOutput == .auto, cpuPixelOrder: video.drawsWithCairo ? .bgra : .rgba,
+      cpuConversion: options.videoOutput == .auto, memoryPixelOrder: video.drawsWithCairo ? .bgra : .rgba,
       onEvent: { [unowned self] event in
         // An entry that has gone may still speak (a failure as the next one starts): only the current one is heard.
         MainLoop.post { [unowned self] in if self.entrySerial == entry { self.handle(event) } }

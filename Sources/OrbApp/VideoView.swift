@@ -14,11 +14,9 @@ final class VideoView {
   let picture: UnsafeMutablePointer<GtkWidget>
   /// GTK draws with cairo, and so does this view (see above).
   let drawsWithCairo = WindowRenderer.isCairo
-  /// What the drawing area paints (cairo mode): the picture held for it (its slot stays out of the ring until the
-  /// next one replaces it), or a BGRA copy of one the GPU drew in RGBA, with its size.
+  /// What the drawing area paints (cairo mode): the picture held for it, its slot kept out of the ring until the
+  /// next one replaces it.
   private var painted: ShownPicture?
-  private var swizzled: [UInt32] = []
-  private var paintedSize = (width: 0, height: 0)
   private(set) var player: Player?
   private var glContext: OpaquePointer?
   private var imported: [Int: (texture: GLuint, memory: GLuint, slot: Weak<VideoSlot>)] = [:]
@@ -51,54 +49,34 @@ final class VideoView {
 
   /// Paints the picture held (cairo mode) over the whole area, black before there is one.
   private func paint(_ cr: OpaquePointer, _ width: Int32, _ height: Int32) {
-    let (w, h) = paintedSize
-    let data: UnsafeMutableRawPointer? =
-      painted?.slot.target.pixels.map { UnsafeMutableRawPointer(mutating: $0.baseAddress) } ?? nil
-    guard w > 0, h > 0, width > 0, height > 0 else { return }
-    let paint = { (pixels: UnsafeMutableRawPointer) in
-      guard
-        let surface = cairo_image_surface_create_for_data(
-          pixels.assumingMemoryBound(to: UInt8.self), CAIRO_FORMAT_RGB24, Int32(w), Int32(h), Int32(w * 4))
-      else { return }
-      cairo_save(cr)
-      cairo_scale(cr, Double(width) / Double(w), Double(height) / Double(h))
-      cairo_set_source_surface(cr, surface, 0, 0)
-      cairo_paint(cr)
-      cairo_restore(cr)
-      cairo_surface_destroy(surface)
-    }
-    if let data {
-      paint(data)
-    } else if swizzled.count == w * h {
-      swizzled.withUnsafeMutableBytes { paint($0.baseAddress!) }
-    }
+    // cairo only reads it: the pointer is mutable because its API is.
+    guard let target = painted?.slot.target, let pixels = target.pixels?.baseAddress, width > 0, height > 0,
+      let surface = cairo_image_surface_create_for_data(
+        UnsafeMutablePointer(mutating: pixels.assumingMemoryBound(to: UInt8.self)), CAIRO_FORMAT_RGB24,
+        Int32(target.width), Int32(target.height), Int32(target.width * 4))
+    else { return }
+    cairo_save(cr)
+    cairo_scale(cr, Double(width) / Double(target.width), Double(height) / Double(target.height))
+    cairo_set_source_surface(cr, surface, 0, 0)
+    cairo_paint(cr)
+    cairo_restore(cr)
+    cairo_surface_destroy(surface)
   }
 
-  /// Holds `shown` for the drawing area (cairo mode), letting the one before go back to the ring. A picture the GPU
-  /// drew (RGBA) is copied in BGRA, and its slot goes back at once.
+  /// Holds `shown` for the drawing area (cairo mode), letting the one before go back to the ring. Its memory is in
+  /// BGRA (`Renderer.memoryPixelOrder`); one that is not yet is reordered where it lies, while it is ours.
   private func hold(_ shown: ShownPicture, player: Player) {
     let target = shown.slot.target
-    guard let pixels = target.pixels, pixels.count >= target.width * target.height * 4 else {
+    guard let pixels = target.pixels, let base = pixels.baseAddress, pixels.count >= target.width * target.height * 4
+    else {
       player.release(shown)
       return
     }
-    if let old = painted { player.release(old) }
-    painted = nil
-    paintedSize = (target.width, target.height)
-    if target.order == .bgra {
-      painted = shown
-    } else {
-      let count = target.width * target.height
-      if swizzled.count != count { swizzled = [UInt32](repeating: 0, count: count) }
-      let source = pixels.bindMemory(to: UInt32.self)
-      swizzled.withUnsafeMutableBufferPointer { out in
-        for i in 0..<count {
-          let v = UInt32(littleEndian: source[i])  // bytes R G B A
-          out[i] = (v & 0xFF00_FF00) | ((v & 0xFF) << 16) | ((v >> 16) & 0xFF)
-        }
-      }
-      player.release(shown)
+    if target.order != .bgra {
+      PixelOrder.swapRedAndBlue(UnsafeMutableRawPointer(mutating: base), count: target.width * target.height)
     }
+    if let old = painted { player.release(old) }
+    painted = shown
     gtk_widget_queue_draw(picture)
   }
 
@@ -168,7 +146,6 @@ final class VideoView {
     if drawsWithCairo {
       if let old = painted { player?.release(old) }
       painted = nil
-      paintedSize = (0, 0)
       gtk_widget_queue_draw(picture)
     } else {
       gtk_picture_set_paintable(opaque(picture), nil)

@@ -65,8 +65,8 @@ public final class Player: Sendable {
   /// On a Vulkan device that is the CPU, SDR pictures are converted with swscale into memory targets instead of by
   /// the shader (`Renderer.convertsOnCPU`); the presentation turns to memory for them.
   let cpuConversion: Bool
-  /// The byte order of pictures swscale converts (`Renderer.cpuPixelOrder`).
-  let cpuPixelOrder: PixelOrder
+  /// The byte order of pictures swscale converts (`Renderer.memoryPixelOrder`).
+  let memoryPixelOrder: PixelOrder
   /// Seconds of waiting between tries to open a network source that failed (`RetrySchedule`).
   let retryFor: Double
   /// The HLS variant to play (`--hls-bitrate`).
@@ -87,11 +87,11 @@ public final class Player: Sendable {
     toneMapping: ToneMapping = ToneMapping(), subtitleFiles: [String] = [],
     subtitles subtitleRequest: SubtitleRequest = .automatic, subtitleDelay: Double = 0,
     retryFor: Double = RetrySchedule.fiveMinutes, variant: VariantChoice = .highest, cpuConversion: Bool = false,
-    cpuPixelOrder: PixelOrder = .rgba,
+    memoryPixelOrder: PixelOrder = .rgba,
     onEvent: (@Sendable (Event) -> Void)? = nil
   ) {
     self.cpuConversion = cpuConversion
-    self.cpuPixelOrder = cpuPixelOrder
+    self.memoryPixelOrder = memoryPixelOrder
     self.retryFor = retryFor
     self.variant = variant
     self.subtitleFiles = subtitleFiles

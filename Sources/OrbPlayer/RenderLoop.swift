@@ -25,7 +25,7 @@ struct RenderLoop {
       return
     }
     renderer.convertsOnCPU = player.cpuConversion && renderer.prefersCPUConversion
-    renderer.cpuPixelOrder = player.cpuPixelOrder
+    renderer.memoryPixelOrder = player.memoryPixelOrder
     guard let opened = open(renderer) else { return }
     // Before the subtitles start reading: they begin where playback does.
     if player.startPosition > 0, let length = opened.duration, length > 0, player.startPosition >= length {

@@ -8,7 +8,7 @@ import Foundation
 public final class RenderTarget: @unchecked Sendable {
   public let width: Int
   public let height: Int
-  /// The byte order of the picture last drawn: RGBA from the GPU, either from swscale (`Renderer.cpuPixelOrder`).
+  /// The byte order of the picture last drawn in its memory (`Renderer.memoryPixelOrder`); RGBA in the image.
   /// Written with each draw, by the render thread, before the target is handed on.
   public internal(set) var order = PixelOrder.rgba
   let image: GPUImage
@@ -80,4 +80,13 @@ public final class RenderTarget: @unchecked Sendable {
 public enum PixelOrder: Sendable, Equatable {
   case rgba
   case bgra
+
+  /// Swaps the first and third byte of each of the `count` 4-byte pixels at `pixels`: RGBA ⇄ BGRA, in place.
+  public static func swapRedAndBlue(_ pixels: UnsafeMutableRawPointer, count: Int) {
+    let words = pixels.bindMemory(to: UInt32.self, capacity: count)
+    for i in 0..<count {
+      let v = UInt32(littleEndian: words[i])
+      words[i] = ((v & 0xFF00_FF00) | ((v & 0xFF) << 16) | ((v >> 16) & 0xFF)).littleEndian
+    }
+  }
 }

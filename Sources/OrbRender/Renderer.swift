@@ -41,8 +41,9 @@ public final class Renderer: @unchecked Sendable {
   /// Draw SDR pictures into readable targets with swscale on the CPU (`CPUConverter`) instead of the shader: what a
   /// CPU Vulkan device (lavapipe) wants; `prefersCPUConversion` says whether this one is.
   public var convertsOnCPU = false
-  /// The byte order swscale writes in (the GPU always writes RGBA): BGRA for a window that GTK draws with cairo.
-  public var cpuPixelOrder = PixelOrder.rgba
+  /// The byte order of pictures in readable targets' memory: swscale writes it directly, and a picture the GPU drew
+  /// (always RGBA) is reordered in place after its readback. BGRA for a window that GTK draws with cairo.
+  public var memoryPixelOrder = PixelOrder.rgba
   private lazy var cpu = CPUConverter()
   /// Whether the last `render` drew with swscale (else the shader).
   public private(set) var drewOnCPU = false
@@ -237,10 +238,10 @@ public final class Renderer: @unchecked Sendable {
     if let frame, target.mutablePixels != nil, convertsOnCPU(frame, toneMapping: toneMapping) {
       let geometry = VideoGeometry(
         displayAspect: frame.displayAspect, rotation: frame.rotation, width: target.width, height: target.height)
-      if cpu.draw(frame, into: target, rect: geometry.rect, order: cpuPixelOrder) {
+      if cpu.draw(frame, into: target, rect: geometry.rect, order: memoryPixelOrder) {
         curvePeak = nil
         drewOnCPU = true
-        target.order = cpuPixelOrder
+        target.order = memoryPixelOrder
         return
       }
     }
@@ -336,6 +337,10 @@ public final class Renderer: @unchecked Sendable {
       try vk(vkQueueSubmit(context.queue, 1, &submit, fence), "vkQueueSubmit")
     }
     try vk(vkWaitForFences(device, 1, [fence], VkBool32(VK_TRUE), UInt64.max), "vkWaitForFences")
+    if memoryPixelOrder == .bgra, let memory = target.mutablePixels {
+      PixelOrder.swapRedAndBlue(memory, count: target.width * target.height)
+      target.order = .bgra
+    }
   }
 
   /// The plane images for `frame`'s layout and size, made anew (and bound) when they change.
