@@ -103,11 +103,12 @@ static inline void orb_fill_interrupt(AVIOInterruptCB *cb, int *flag) {
 // Credentials stay with their origin: every resource a demuxer opens beside the first (HLS playlists, keys and
 // segments) goes through this io_open, which drops the request headers and cookies when the resource's origin
 // (scheme, host, port) is not the media's; at the origin, with a cookie jar, each request's Cookie line is the one
-// the jar gives for its own URL (domain and path). A request that keeps them must not be redirected by FFmpeg, which would
-// send them on wherever the redirect points: it is made with max_redirects 0, and when that fails as a redirect
-// does (EIO), the player's own resolver follows the redirects with credentials only at the origin, and the request
-// is made again where they end (without credentials when that is elsewhere). With a bearer token, a redirect off
-// the origin is how a sign-in service turns a request away: it is refused, and `refused` says so afterwards.
+// the jar gives for its own URL (domain and path). A request that keeps them must not be redirected by FFmpeg,
+// which would send them on wherever the redirect points: it is made with max_redirects 0, and when that fails as a
+// redirect does (EIO), the player's own resolver follows the redirects with credentials only at the origin, and the
+// request is made again where they end (without credentials when that is elsewhere). With a bearer token, a
+// redirect off the origin is how a sign-in service turns a request away: it is refused, and `refused` says so
+// afterwards.
 // The guard lives in ctx->opaque (owned: freed by orb_origin_guard_free when the context closes). `refused` is
 // written by the demuxer's thread and read once it has failed.
 typedef struct OrbOriginGuard {
@@ -240,9 +241,10 @@ static inline int orb_format_has_no_timestamps(const AVFormatContext *ctx) {
 static inline int orb_format_can_seek_bytes(const AVFormatContext *ctx) {
   return (ctx->iformat->flags & AVFMT_NO_BYTE_SEEK) == 0 && ctx->pb != NULL;
 }
-/// A swscale context that converts src_format pictures of src_w x src_h to RGBA (BGRA with `bgra`) of dst_w x dst_h with two-tap
-/// bilinear filtering (SWS_FAST_BILINEAR: what the shader's texture sampling does, and the cheapest), in `threads` slices at once, reading the source with the given matrix (SWS_CS_*) and range. NULL when
-/// swscale cannot.
+/// A swscale context that converts src_format pictures of src_w x src_h to RGBA (BGRA with `bgra`) of dst_w x dst_h
+/// with two-tap bilinear filtering (SWS_FAST_BILINEAR: what the shader's texture sampling does, and the cheapest), in
+/// `threads` slices at once, reading the source with the given matrix (SWS_CS_*) and range. NULL when swscale
+/// cannot.
 static inline struct SwsContext *orb_sws_rgba_context(int src_format, int src_w, int src_h, int dst_w, int dst_h,
                                                       int threads, int colorspace, int full_range, int bgra) {
   struct SwsContext *c = sws_alloc_context();
@@ -269,9 +271,9 @@ static void orb_sws_keep(void *opaque, uint8_t *data) {
   (void)data;
 }
 
-/// Converts the picture in `planes` (the context's source format and size) into RGBA (BGRA) rows at `dst`, `dst_stride`
-/// bytes apart, through the frame API, so the context's slice threads run. The memory on both sides stays the
-/// caller's: the frames only borrow it.
+/// Converts the picture in `planes` (the context's source format and size) into RGBA (BGRA with `bgra`, as the
+/// context was made) rows at `dst`, `dst_stride` bytes apart, through the frame API, so the context's slice threads
+/// run. The memory on both sides stays the caller's: the frames only borrow it.
 static inline int orb_sws_scale_planes(struct SwsContext *sws, int src_format, int src_w, int src_h,
                                        const uint8_t *const planes[4], const int strides[4], uint8_t *dst,
                                        int dst_stride, int dst_w, int dst_h, int bgra) {

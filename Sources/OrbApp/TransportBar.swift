@@ -104,36 +104,35 @@ final class TransportBar {
     Signals.plain(raw(muteButton), "clicked") { [unowned self] in self.onMute?() }
     Signals.plain(raw(closeButton), "clicked") { [unowned self] in self.onClose?() }
     Signals.plain(raw(speedButton), "clicked") { [unowned self] in self.onSpeed?(Self.speed(after: self.speed)) }
-    Signals.rangeChange(raw(slider)) { [unowned self] value, jump in
-      self.scrub(to: value, jump: jump)
-      self.positionSet = Self.settled(self.slider, value)
-      return false
-    }
-    // A screen reader (AT-SPI's Value) sets the value directly, without "change-value": any value that neither the
-    // pointer, the keys nor the player put there is such a request.
-    Signals.plain(raw(slider), "value-changed") { [unowned self] in
-      let value = gtk_range_get_value(cast(raw(self.slider)))
-      if !self.updating, abs(value - self.positionSet) > 0.001 {
-        self.positionSet = value
-        self.onSeek?(value, true)
-      }
-    }
+    follow(slider, last: \.positionSet) { [unowned self] value, jump in self.scrub(to: value, jump: jump) }
     let hovering = gtk_event_controller_motion_new()!
     Signals.motion(raw(hovering)) { [unowned self] x, _ in self.hover(at: x) }
     gtk_widget_add_controller(slider, hovering)
-    Signals.rangeChange(raw(volumeSlider)) { [unowned self] value, _ in
-      self.onVolume?(min(150, max(0, value)))
-      self.volumeSet = Self.settled(self.volumeSlider, value)
+    follow(volumeSlider, last: \.volumeSet) { [unowned self] value, _ in self.onVolume?(min(150, max(0, value))) }
+  }
+
+  /// Calls `moved` for each move a person makes on `scale`: with the pointer or the keys ("change-value", and
+  /// whether it jumped), or set by a screen reader. AT-SPI's Value sets the value directly, without "change-value":
+  /// any value that neither the pointer, the keys nor the player put there is such a request (not a jump). `last`
+  /// keeps the value the pointer, the keys or the player last put there.
+  private func follow(
+    _ scale: UnsafeMutablePointer<GtkWidget>, last: ReferenceWritableKeyPath<TransportBar, Double>,
+    moved: @escaping (Double, _ jump: Bool) -> Void
+  ) {
+    Signals.rangeChange(raw(scale)) { [unowned self] value, jump in
+      moved(value, jump)
+      self[keyPath: last] = Self.settled(scale, value)
       return false
     }
-    Signals.plain(raw(volumeSlider), "value-changed") { [unowned self] in
-      let value = gtk_range_get_value(cast(raw(self.volumeSlider)))
-      if !self.updating, abs(value - self.volumeSet) > 0.001 {
-        self.volumeSet = value
-        self.onVolume?(min(150, max(0, value)))
+    Signals.plain(raw(scale), "value-changed") { [unowned self] in
+      let value = gtk_range_get_value(cast(raw(scale)))
+      if !self.updating, abs(value - self[keyPath: last]) > 0.001 {
+        self[keyPath: last] = value
+        moved(value, false)
       }
     }
   }
+
   /// The sliders' values as last put there by the pointer, the keys or the player.
   private var positionSet = 0.0
   private var volumeSet = 100.0

@@ -64,16 +64,12 @@ final class VideoView {
   }
 
   /// Holds `shown` for the drawing area (cairo mode), letting the one before go back to the ring. Its memory is in
-  /// BGRA (`Renderer.memoryPixelOrder`); one that is not yet is reordered where it lies, while it is ours.
+  /// BGRA: the player is made with that `memoryPixelOrder` whenever this view draws with cairo.
   private func hold(_ shown: ShownPicture, player: Player) {
     let target = shown.slot.target
-    guard let pixels = target.pixels, let base = pixels.baseAddress, pixels.count >= target.width * target.height * 4
-    else {
+    guard target.pixels != nil else {
       player.release(shown)
       return
-    }
-    if target.order != .bgra {
-      PixelOrder.swapRedAndBlue(UnsafeMutableRawPointer(mutating: base), count: target.width * target.height)
     }
     if let old = painted { player.release(old) }
     painted = shown
@@ -84,7 +80,8 @@ final class VideoView {
   /// - Returns: the path, and why when it is the memory fallback.
   func choosePresentation(requested: VideoOutput, vulkan: VulkanContext) -> (Player.Presentation, String) {
     if requested == .memory { return (.memory, "as requested") }
-    if requested == .auto && WindowRenderer.isCairo { return (.memory, "GTK draws with cairo") }
+    // Cairo paints memory; a GL texture would only be read back for it.
+    if drawsWithCairo { return (.memory, "GTK draws with cairo") }
     guard vulkan.canExportMemory else { return (.memory, "the Vulkan device cannot export memory") }
     guard let native = gtk_widget_get_native(picture), let surface = gtk_native_get_surface(native) else {
       return (.memory, "no window surface")

@@ -19,25 +19,20 @@ enum WindowRenderer {
     setenv("VK_LOADER_DRIVERS_SELECT", "*lvp*", 1)
   }
 
-  /// Picks cairo where the rule above says so; whether GTK now draws with cairo.
-  @discardableResult
-  static func choose(for output: VideoOutput, environment: [String: String] = ProcessInfo.processInfo.environment)
-    -> Bool
-  {
-    if let asked = environment["GSK_RENDERER"] { return asked == "cairo" }
-    guard output == .auto, !hasGPU else { return false }
+  /// Picks cairo where the rule above says so (`isCairo` then says GTK draws with it).
+  static func choose(for output: VideoOutput, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    guard environment["GSK_RENDERER"] == nil, output == .auto, !hasGPU else { return }
     setenv("GSK_RENDERER", "cairo", 1)
     // Nothing else in the window needs GL then; GTK need not load Mesa's GL driver at all.
     if environment["GDK_DEBUG"] == nil { setenv("GDK_DEBUG", "gl-disable", 1) }
-    return true
   }
 
   /// Whether GTK draws with cairo (so a GL texture would only be copied back to memory for it).
   static var isCairo: Bool { ProcessInfo.processInfo.environment["GSK_RENDERER"] == "cairo" }
 
-  /// A GPU's device node: a DRM render node, or NVIDIA's control device.
-  static var hasGPU: Bool {
+  /// A GPU's device node: a DRM render node, or NVIDIA's control device (looked for once).
+  static let hasGPU: Bool = {
     let nodes = (try? FileManager.default.contentsOfDirectory(atPath: "/dev/dri")) ?? []
     return nodes.contains { $0.hasPrefix("renderD") } || FileManager.default.fileExists(atPath: "/dev/nvidiactl")
-  }
+  }()
 }

@@ -18,8 +18,6 @@ public struct Credentials: Sendable, Equatable {
   /// Nothing to send.
   public static let none = Credentials()
 
-  public var isEmpty: Bool { headers.isEmpty && (cookies?.cookies.isEmpty ?? true) }
-
   /// A bearer token (a launch by the media server): a redirect off the origin is then a sign-in, not followed.
   public var hasToken: Bool { headers.contains { $0.lowercased().hasPrefix("authorization:") } }
 

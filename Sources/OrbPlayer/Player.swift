@@ -65,7 +65,7 @@ public final class Player: Sendable {
   /// On a Vulkan device that is the CPU, SDR pictures are converted with swscale into memory targets instead of by
   /// the shader (`Renderer.convertsOnCPU`); the presentation turns to memory for them.
   let cpuConversion: Bool
-  /// The byte order of pictures swscale converts (`Renderer.memoryPixelOrder`).
+  /// The byte order of pictures in memory targets (`Renderer.memoryPixelOrder`): BGRA for a window cairo draws.
   let memoryPixelOrder: PixelOrder
   /// Seconds of waiting between tries to open a network source that failed (`RetrySchedule`).
   let retryFor: Double

@@ -2,7 +2,7 @@ import CFFmpeg
 import Foundation
 import OrbDecode
 
-/// Scales and converts SDR pictures to RGBA on the CPU with swscale (its SIMD code, in slices on several threads),
+/// Scales and converts SDR pictures to RGBA (or BGRA) on the CPU with swscale (its SIMD code, in slices on several threads),
 /// straight into a target's host-visible memory, letterbox included: on a Vulkan device that is itself the CPU
 /// (lavapipe), the fragment shader's per-pixel sampling costs several times what swscale does for the same picture.
 /// HDR and wide-gamut pictures, and rotated ones, stay on the shader path (tone mapping lives there).
@@ -32,8 +32,7 @@ final class CPUConverter {
   }
 
   /// Draws `frame` into `target` (a readable one) fitted into `rect`, black around it, its bytes in `order`. False
-  /// when swscale cannot
-  /// (the caller draws on the GPU instead).
+  /// when swscale cannot (the caller draws on the GPU instead).
   func draw(
     _ frame: VideoFrame, into target: RenderTarget, rect: (x0: Int, y0: Int, x1: Int, y1: Int), order: PixelOrder
   ) -> Bool {

@@ -8,9 +8,6 @@ import Foundation
 public final class RenderTarget: @unchecked Sendable {
   public let width: Int
   public let height: Int
-  /// The byte order of the picture last drawn in its memory (`Renderer.memoryPixelOrder`); RGBA in the image.
-  /// Written with each draw, by the render thread, before the target is handed on.
-  public internal(set) var order = PixelOrder.rgba
   let image: GPUImage
   let framebuffer: VkFramebuffer
   let readback: GPUBuffer?
@@ -68,7 +65,8 @@ public final class RenderTarget: @unchecked Sendable {
   /// The readback memory to write a picture into directly (readable targets only): `CPUConverter` draws there.
   var mutablePixels: UnsafeMutableRawPointer? { readback?.mapped }
 
-  /// The last drawn picture as tightly packed RGBA8 rows, top row first (readable targets only).
+  /// The last drawn picture as tightly packed 8-bit rows in the renderer's `memoryPixelOrder`, top row first
+  /// (readable targets only).
   public var pixels: UnsafeRawBufferPointer? {
     guard let readback, let base = readback.mapped else { return nil }
     return UnsafeRawBufferPointer(start: base, count: width * height * 4)

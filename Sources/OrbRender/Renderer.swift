@@ -241,12 +241,10 @@ public final class Renderer: @unchecked Sendable {
       if cpu.draw(frame, into: target, rect: geometry.rect, order: memoryPixelOrder) {
         curvePeak = nil
         drewOnCPU = true
-        target.order = memoryPixelOrder
         return
       }
     }
     drewOnCPU = false
-    target.order = .rgba
     let planes = try planeSet(for: frame)
     let params: PushConstants
     var variant = PipelineVariant.sdr
@@ -339,7 +337,6 @@ public final class Renderer: @unchecked Sendable {
     try vk(vkWaitForFences(device, 1, [fence], VkBool32(VK_TRUE), UInt64.max), "vkWaitForFences")
     if memoryPixelOrder == .bgra, let memory = target.mutablePixels {
       PixelOrder.swapRedAndBlue(memory, count: target.width * target.height)
-      target.order = .bgra
     }
   }
 
