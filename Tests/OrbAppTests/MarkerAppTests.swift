@@ -19,18 +19,6 @@ final class MarkerAppTests: XCTestCase {
     player.events.filter { $0["event"] as? String == name }
   }
 
-  /// Waits up to `timeout` seconds for an event that `matches`.
-  private func waitFor(
-    _ player: BackgroundPlayer, timeout: Double = 10, _ matches: ([String: Any]) -> Bool
-  ) -> [String: Any]? {
-    let deadline = Date(timeIntervalSinceNow: timeout)
-    while Date() < deadline {
-      if let found = player.events.first(where: matches) { return found }
-      usleep(50_000)
-    }
-    return nil
-  }
-
   /// Bright pixels (the button's white border and text) in the bottom-right quarter of `image`.
   private func brightInCorner(_ image: RGBImage) -> Int {
     var count = 0
@@ -60,7 +48,7 @@ final class MarkerAppTests: XCTestCase {
     XCTAssertEqual(brightInCorner(before), 0, "a skip button before the intro")
     Screen.press("space", title: title)
     let shown = try XCTUnwrap(
-      waitFor(player) { $0["event"] as? String == "marker" && $0["state"] as? String == "shown" }, player.stdout)
+      player.waitForEvent { $0["event"] as? String == "marker" && $0["state"] as? String == "shown" }, player.stdout)
     XCTAssertEqual(shown["kind"] as? String, "intro")
     XCTAssertEqual(shown["start_ms"] as? Int, 1000)
     XCTAssertEqual(shown["end_ms"] as? Int, 3000)
@@ -82,16 +70,16 @@ final class MarkerAppTests: XCTestCase {
     XCTAssertGreaterThan(box.x1, box.x0, "no button found")
     let (x, y) = (window.x + box.x1 - 30, window.y + (box.y0 + box.y1) / 2)
     _ = Tool.run("xdotool", ["mousemove", "\(x)", "\(y)", "click", "1"])
-    let skip = try XCTUnwrap(waitFor(player) { $0["event"] as? String == "skip" }, player.stdout)
+    let skip = try XCTUnwrap(player.waitForEvent { $0["event"] as? String == "skip" }, player.stdout)
     XCTAssertEqual(skip["kind"] as? String, "intro")
     XCTAssertEqual(skip["to_ms"] as? Int, 3000)
     XCTAssertLessThan(skip["from_ms"] as? Int ?? 9999, 3000)
     let hidden = try XCTUnwrap(
-      waitFor(player) { $0["event"] as? String == "marker" && $0["state"] as? String == "hidden" }, player.stdout)
+      player.waitForEvent { $0["event"] as? String == "marker" && $0["state"] as? String == "hidden" }, player.stdout)
     XCTAssertGreaterThanOrEqual(hidden["position_ms"] as? Int ?? 0, 3000, "left the intro by the skip")
     // The credits run to the end: skipping them ends playback for the host's next episode.
     XCTAssertNotNil(
-      waitFor(player) { $0["event"] as? String == "marker" && $0["kind"] as? String == "credits" }, player.stdout)
+      player.waitForEvent { $0["event"] as? String == "marker" && $0["kind"] as? String == "credits" }, player.stdout)
     usleep(300_000)
     _ = Tool.run("xdotool", ["mousemove", "\(x + 2)", "\(y)", "click", "1"])
     XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
@@ -115,7 +103,7 @@ final class MarkerAppTests: XCTestCase {
 
   /// Waits for a progress event at or past `ms`.
   private func waitForPosition(_ player: BackgroundPlayer, _ ms: Int) -> Bool {
-    waitFor(player, timeout: 30) { $0["event"] as? String == "progress" && ($0["position_ms"] as? Int ?? 0) >= ms }
+    player.waitForEvent(timeout: 30) { $0["event"] as? String == "progress" && ($0["position_ms"] as? Int ?? 0) >= ms }
       != nil
   }
 
@@ -130,7 +118,7 @@ final class MarkerAppTests: XCTestCase {
     defer { _ = player.wait(timeout: 1) }
     let window = try XCTUnwrap(Screen.waitForWindow(title: title), player.stderr)
     XCTAssertNotNil(
-      waitFor(player) { $0["event"] as? String == "marker" && $0["state"] as? String == "shown" }, player.stdout)
+      player.waitForEvent { $0["event"] as? String == "marker" && $0["state"] as? String == "shown" }, player.stdout)
     XCTAssertTrue(waitForPosition(player, 2000), player.stdout)
     XCTAssertGreaterThan(brightAboveTheBar(try Screen.grab(title: title)), 30, "no button 1.5 s into the intro")
     // 8 s into the intro (at 8.5 s) it goes; at 10 s it is gone.

@@ -198,6 +198,16 @@ final class BackgroundPlayer: @unchecked Sendable {
   /// The JSON event lines written so far to stdout (`--events-fd 1`).
   var events: [[String: Any]] { Orb.events(stdout) }
 
+  /// Waits up to `timeout` seconds for an event that `matches`, among those after the first `after`; the first one.
+  func waitForEvent(after: Int = 0, timeout: Double = 10, _ matches: ([String: Any]) -> Bool) -> [String: Any]? {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    repeat {
+      if let found = events.dropFirst(after).first(where: matches) { return found }
+      usleep(50_000)
+    } while Date() < deadline
+    return nil
+  }
+
   deinit {
     if process.isRunning { process.terminate() }
   }

@@ -78,16 +78,9 @@ final class TransportControlTests: XCTestCase {
       ])
   }
 
-  /// Waits up to `timeout` seconds for an event that `matches`; the first one after the first `after` events.
-  private func waitFor(
-    _ player: BackgroundPlayer, after: Int, timeout: Double = 8, _ matches: ([String: Any]) -> Bool
-  ) -> [String: Any]? {
-    let deadline = Date(timeIntervalSinceNow: timeout)
-    repeat {
-      if let found = player.events.dropFirst(after).first(where: matches) { return found }
-      usleep(100_000)
-    } while Date() < deadline
-    return nil
+  /// Waits up to 8 s for an event that `matches`, after the first `after` events.
+  private func waitFor(_ player: BackgroundPlayer, after: Int, _ matches: ([String: Any]) -> Bool) -> [String: Any]? {
+    player.waitForEvent(after: after, timeout: 8, matches)
   }
 
   private func settings(_ player: BackgroundPlayer, after: Int, _ matches: @escaping ([String: Any]) -> Bool)
