@@ -112,17 +112,16 @@ final class PlayerWindow: @unchecked Sendable {
   func offMainThread<T>(
     _ name: String, _ work: @escaping @Sendable () -> T, done: @escaping (T) -> Void
   ) {
+    // `done` and its value belong to the main thread: made there, called there, touched by the worker not at all.
     nonisolated(unsafe) let deliver = done
     let group = workers
     group.enter()
-    let t = Thread {
+    startThread(named: name) {
       let result = work()
       nonisolated(unsafe) let value = result
       MainLoop.post { deliver(value) }
       group.leave()
     }
-    t.name = name
-    t.start()
   }
 
   func activate() {

@@ -1,22 +1,18 @@
 import Foundation
+import Synchronization
 
 /// A blocking FIFO bounded by a cost (bytes, frames, seconds: the caller's unit), for one producer thread
 /// and one consumer thread. `close()` wakes both sides for good.
-/// Thread-safety: Safe; its items and counts are one value behind a `Locked`, and what it carries is `Sendable`.
-public final class BoundedQueue<Element: Sendable>: Sendable {
+/// Thread-safety: Safe; its items and counts are one value behind a `Locked`. An item need not be `Sendable`: it is
+/// `sending` in and out, so the compiler checks that the producer keeps no reference to what it pushed and that
+/// what a consumer pops belongs to it alone (an AVPacket, say, owned by one thread at a time).
+public final class BoundedQueue<Element>: Sendable {
   private struct State {
     var items: [(element: Element, cost: Int)] = []
     var totalCost = 0
     var closed = false
 
     var count: Int { items.count }
-
-    mutating func removeFirst() -> Element {
-      // Queues hold tens of items, so removeFirst's shift is cheaper than a ring's bookkeeping.
-      let item = items.removeFirst()
-      totalCost -= item.cost
-      return item.element
-    }
 
     mutating func removeAll() {
       items.removeAll()
@@ -38,13 +34,16 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
 
   /// Appends, waiting while the queue is full. Returns false (and drops `element`) once the queue is closed.
   @discardableResult
-  public func push(_ element: Element, cost: Int = 1) -> Bool {
+  public func push(_ element: sending Element, cost: Int = 1) -> Bool {
     let (capacity, maxCount) = (capacity, maxCount)
+    // The lock's body may take the item only out of a value of its own: a captured `sending` parameter is not
+    // disconnected from the caller in the compiler's eyes, a `Mutex` made from it is.
+    let handed = Mutex<Element?>(element)
     return state.wait(
       until: { s in s.closed || s.count == 0 || (s.totalCost + cost <= capacity && s.count < maxCount) },
       notifying: true,
       then: { s, _ -> Bool in
-        if s.closed { return false }
+        guard !s.closed, let element = handed.withLock({ $0.take() }) else { return false }
         s.items.append((element, cost))
         s.totalCost += cost
         return true
@@ -52,16 +51,22 @@ public final class BoundedQueue<Element: Sendable>: Sendable {
   }
 
   /// Removes the oldest item, waiting while the queue is empty; nil once it is closed.
-  public func pop() -> Element? { pop(until: nil) }
+  public func pop() -> sending Element? { pop(until: nil) }
 
   /// Like `pop`, but gives up after `timeout` seconds.
-  public func pop(timeout: Double) -> Element? { pop(until: Date(timeIntervalSinceNow: timeout)) }
+  public func pop(timeout: Double) -> sending Element? { pop(until: Date(timeIntervalSinceNow: timeout)) }
 
-  private func pop(until deadline: Date?) -> Element? {
+  private func pop(until deadline: Date?) -> sending Element? {
     // Notifying: a producer may be waiting for room.
     state.wait(
       until: { $0.closed || $0.count > 0 }, deadline: deadline, notifying: true,
-      then: { s, _ -> Element? in s.closed || s.count == 0 ? nil : s.removeFirst() })
+      then: { s, _ -> sending Element? in
+        if s.closed || s.count == 0 { return nil }
+        // Queues hold tens of items, so removeFirst's shift is cheaper than a ring's bookkeeping. The item leaves
+        // the queue's state here, so it belongs to the caller alone.
+        s.totalCost -= s.items[0].cost
+        return s.items.removeFirst().element
+      })
   }
 
   /// Whether `close` was called (a timed-out `pop` and a closed queue both return nil).

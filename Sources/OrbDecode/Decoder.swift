@@ -60,8 +60,9 @@ final class StreamParameters: @unchecked Sendable {
 }
 
 /// An opened AVCodecContext for one stream; frees it exactly once, on every path.
-/// Thread-safety: Unsafe; one decode thread uses it.
-final class Decoder: @unchecked Sendable {
+/// Thread-safety: not `Sendable`; made where a source is opened and handed whole to its decode thread
+/// (`startThread`), which alone uses it from then on.
+final class Decoder {
   let context: UnsafeMutablePointer<AVCodecContext>
 
   /// - Parameters:

@@ -114,7 +114,7 @@ struct Demuxer {
           // frame into the last group of pictures.
           overshot = held.contains { $0.pointer.pointee.stream_index == videoIndex }
           if !overshot {
-            for packet in held { route(packet, generation: gen, videoIndex: videoIndex, audioIndex: audioIndex) }
+            route(all: held, generation: gen, videoIndex: videoIndex, audioIndex: audioIndex)
             return ended(code, generation: gen)
           }
           break reading
@@ -135,7 +135,7 @@ struct Demuxer {
         }
       }
       if !overshot {
-        for packet in held { route(packet, generation: gen, videoIndex: videoIndex, audioIndex: audioIndex) }
+        route(all: held, generation: gen, videoIndex: videoIndex, audioIndex: audioIndex)
         return false
       }
       let landing = held.lazy.map { $0.pointer.pointee.pos }.first { $0 >= 0 }
@@ -172,10 +172,10 @@ struct Demuxer {
     case packet(Packet)
   }
 
-  private func readPacket(_ ctx: UnsafeMutablePointer<AVFormatContext>) -> ReadResult {
+  private func readPacket(_ ctx: UnsafeMutablePointer<AVFormatContext>) -> sending ReadResult {
     // Out of memory for a packet is a read failure like any other: the decoders hear the end and drain.
     let packet = av_packet_alloc()
-    let owned = packet.map(Packet.init)
+    let owned: Packet? = if let packet { Packet(packet) } else { nil }
     let code = packet.map { av_read_frame(ctx, $0) } ?? orb_averror(ENOMEM)
     if code == FFmpegError.again { return .again }
     // Interrupted by a seek or by close (demuxers turn the interrupt into codes of their own): the loop takes
@@ -183,7 +183,9 @@ struct Demuxer {
     if code < 0 && core.state.withLock({ $0.stopped || $0.pendingSeek != nil }) { return .interrupted }
     if code < 0 { return .ended(code) }
     guard let owned else { return .ended(orb_averror(ENOMEM)) }
-    return .packet(owned)
+    // The compiler puts the packet in the format context's region because both went into av_read_frame; FFmpeg
+    // keeps no reference to the packet it filled, so it is the caller's alone.
+    return .packet(Unshared(owned).value)
   }
 
   /// Reads one packet and routes it. Returns whether the source is at its end (or failed) for now.
@@ -223,9 +225,18 @@ struct Demuxer {
     av_q2d(core.media.context.pointee.streams[Int(index)]!.pointee.time_base)
   }
 
+  /// Routes held packets in order. Each leaves the list as it is routed, so each goes on alone (`sending`).
+  private func route(all held: sending [Packet], generation gen: Int, videoIndex: Int32?, audioIndex: Int32?) {
+    let list = Locked(held)
+    while let packet = list.withLock({ l -> sending Packet? in l.isEmpty ? nil : l.removeFirst() }) {
+      route(packet, generation: gen, videoIndex: videoIndex, audioIndex: audioIndex)
+    }
+  }
+
   /// Records how far the packet's stream has been read and passes it to its decoder, if one wants it.
-  private func route(_ owned: Packet, generation gen: Int, videoIndex: Int32?, audioIndex: Int32?) {
+  private func route(_ owned: sending Packet, generation gen: Int, videoIndex: Int32?, audioIndex: Int32?) {
     let packet = owned.pointer
+    let size = Int(packet.pointee.size)
     let index = packet.pointee.stream_index
     let isVideo = index == videoIndex
     let isAudio = index == audioIndex
@@ -241,9 +252,9 @@ struct Demuxer {
       return (!s.videoStopped, !s.audioStopped)
     }
     if isVideo && videoWanted {
-      core.videoPackets.push(.packet(owned, generation: gen), cost: Int(packet.pointee.size))
+      core.videoPackets.push(.packet(owned, generation: gen), cost: size)
     } else if isAudio && audioWanted {
-      core.audioPackets.push(.packet(owned, generation: gen), cost: Int(packet.pointee.size))
+      core.audioPackets.push(.packet(owned, generation: gen), cost: size)
     }
   }
 }

@@ -5,16 +5,20 @@ import Foundation
 /// `withLock` or `wait`, so no code can touch it unlocked; this is the one place that pairing is trusted by hand.
 /// Rules: inside `body`, call no callback, and take only locks that come after this one in the lock order of the
 /// type that uses it (written where that type is declared).
+/// The value goes in, and each result comes out, `sending`, as with `Mutex`: a state that holds non-`Sendable`
+/// things (packets on their way between threads) can hand them out only as values the compiler sees nothing else
+/// holds, so taking an item out of the state (`removeFirst`) is how one leaves it; never return a reference the
+/// state keeps.
 /// Thread-safety: Safe.
 public final class Locked<State>: @unchecked Sendable {
   private let condition = NSCondition()
   private var state: State
 
-  public init(_ state: State) { self.state = state }
+  public init(_ state: sending State) { self.state = state }
 
   /// Runs `body` with the value, holding the lock.
   @discardableResult
-  public func withLock<R>(_ body: (inout State) throws -> R) rethrows -> R {
+  public func withLock<R>(_ body: (inout sending State) throws -> sending R) rethrows -> sending R {
     condition.lock()
     defer { condition.unlock() }
     return try body(&state)
@@ -23,7 +27,7 @@ public final class Locked<State>: @unchecked Sendable {
   /// Runs `body` with the value, holding the lock, then wakes every thread waiting in `wait`: for changes a
   /// waiter may be waiting for.
   @discardableResult
-  public func change<R>(_ body: (inout State) throws -> R) rethrows -> R {
+  public func change<R>(_ body: (inout sending State) throws -> sending R) rethrows -> sending R {
     condition.lock()
     defer {
       condition.broadcast()
@@ -36,8 +40,8 @@ public final class Locked<State>: @unchecked Sendable {
   /// all under the lock. Wakes on every `change`; `notifying` makes the body a `change` itself.
   public func wait<R>(
     until ready: (State) -> Bool, deadline: Date? = nil, notifying: Bool = false,
-    then body: (inout State, _ ready: Bool) throws -> R
-  ) rethrows -> R {
+    then body: (inout sending State, _ ready: Bool) throws -> sending R
+  ) rethrows -> sending R {
     condition.lock()
     defer {
       if notifying { condition.broadcast() }

@@ -61,20 +61,18 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
     }
     // The threads hold the pipeline's core until `close()` ends them: close it when done.
     let core = core
-    let demux = Thread { Demuxer(core: core).run() }
-    demux.name = "orb-demux"
-    demux.start()
+    startThread(named: "orb-demux") { Demuxer(core: core).run() }
     if let videoDecoder = choice.videoDecoder {
-      let t = Thread { VideoDecoding(core: core).run(videoDecoder) }
-      t.name = "orb-video-decode"
-      t.start()
+      startThread(named: "orb-video-decode") {
+        if let decoder = videoDecoder.take() { VideoDecoding(core: core).run(decoder) }
+      }
     } else {
       core.frames.close()
     }
     if let audioDecoder = choice.audioDecoder {
-      let t = Thread { AudioDecoding(core: core).run(audioDecoder) }
-      t.name = "orb-audio-decode"
-      t.start()
+      startThread(named: "orb-audio-decode") {
+        if let decoder = audioDecoder.take() { AudioDecoding(core: core).run(decoder) }
+      }
     } else {
       core.audioChunks.close()
     }

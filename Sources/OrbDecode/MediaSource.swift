@@ -2,10 +2,10 @@ import CFFmpeg
 import Foundation
 
 /// Owns one opened AVFormatContext and closes it exactly once, when the last reference goes, on every path.
-/// Thread-safety: Unsafe; whoever holds it uses the context from one thread at a time.
 /// It keeps the `Cancellation` whose flag FFmpeg polls through the context's interrupt callback alive until the
 /// context is closed (closing a TLS connection still polls it).
-final class FormatContext: @unchecked Sendable {
+/// Thread-safety: not `Sendable`; only its `MediaSource` holds it, and says how the context is shared.
+final class FormatContext {
   let pointer: UnsafeMutablePointer<AVFormatContext>
   private let cancellation: Cancellation
   /// What the origin guard's callbacks are given (a network source's); it must live as long as the context.

@@ -3,8 +3,9 @@ import Foundation
 
 /// An owned AVPacket, made by the demux thread and handed to one decode thread through a queue; neither touches it
 /// once it has handed it on.
-/// Thread-safety: Unsafe in itself; it crosses threads only through a `BoundedQueue`, one owner at a time.
-final class Packet: @unchecked Sendable {
+/// Thread-safety: not `Sendable`; it crosses threads only as a `sending` item of a `BoundedQueue`, so the compiler
+/// sees that one thread at a time owns it.
+final class Packet {
   let pointer: UnsafeMutablePointer<AVPacket>
   init(_ pointer: UnsafeMutablePointer<AVPacket>) { self.pointer = pointer }
   deinit {
@@ -14,7 +15,8 @@ final class Packet: @unchecked Sendable {
 }
 
 /// What flows from the demux thread to a decode thread.
-enum PacketItem: Sendable {
+/// Thread-safety: not `Sendable` (it may hold a `Packet`); `sending` through a queue.
+enum PacketItem {
   case packet(Packet, generation: Int)
   /// A seek (or a track switch): forget what came before, start again at `target` seconds.
   case flush(generation: Int, target: Double)

@@ -5,9 +5,10 @@
 /// Thread-safety: a value type, made once while the pipeline opens.
 struct TrackChoice {
   private(set) var video: VideoStreamInfo?
-  private(set) var videoDecoder: Decoder?
+  /// Each decoder is taken by its decode thread.
+  private(set) var videoDecoder: Handoff<Decoder>?
   private(set) var audio: AudioStreamInfo?
-  private(set) var audioDecoder: Decoder?
+  private(set) var audioDecoder: Handoff<Decoder>?
   /// Things worth telling the user once (a track that is not there, a stream dropped).
   private(set) var notices: [String] = []
 
@@ -44,7 +45,7 @@ struct TrackChoice {
     }
     if let v = video {
       if let par = media.parameters[v.index], let decoder = try? Decoder(par, limit: media.limit) {
-        videoDecoder = decoder
+        videoDecoder = Handoff(decoder)
       } else {
         problems.append("cannot decode its video (\(media.parameters[v.index]?.codecDescription ?? v.codec))")
         video = nil
@@ -52,7 +53,7 @@ struct TrackChoice {
     }
     if let a = audio {
       if let par = media.parameters[a.index], let decoder = try? Decoder(par, threads: 1) {
-        audioDecoder = decoder
+        audioDecoder = Handoff(decoder)
       } else {
         problems.append("cannot decode its audio (\(media.parameters[a.index]?.codecDescription ?? a.codec))")
         audio = nil

@@ -93,9 +93,7 @@ public final class AudioPlayback: MasterClock, Sendable {
   public var output: AudioOutput? { state.withLock { $0.output } }
 
   public func start() {
-    let t = Thread { [self] in feedLoop() }
-    t.name = "orb-audio-feed"
-    t.start()
+    startThread(named: "orb-audio-feed") { [self] in feedLoop() }
   }
 
   public func stop() { state.change { $0.stopped = true } }

@@ -119,14 +119,11 @@ public final class Player: Sendable {
 
   /// Starts opening and decoding on the render thread.
   public func start() {
-    let t = Thread { [self] in
+    shared.withLock { $0.renderStarted = true }
+    startThread(named: "orb-render", stackSize: 8 << 20) { [self] in
       RenderLoop(player: self).run()
       shared.change { $0.renderDone = true }
     }
-    t.name = "orb-render"
-    t.stackSize = 8 << 20
-    shared.withLock { $0.renderStarted = true }
-    t.start()
   }
 
   /// Stops the engine: the audio feed, the decoders and the render thread, waiting (up to `timeout` seconds; 0: not

@@ -78,7 +78,7 @@ public final class SubtitlePlayback: Sendable {
       let (store, warn) = (store, warn)
       let still: @Sendable () -> Bool = { [weak self] in self?.state.withLock { $0.choice == choice } ?? false }
       let video = videoSize
-      let thread = Thread {
+      startThread(named: "orb-subtitle-file") {
         do {
           let read = try SubtitleFile.read(path, videoWidth: video.width, videoHeight: video.height)
           for warning in read.warnings { warn("subtitles: \(path): \(warning)") }
@@ -87,8 +87,6 @@ public final class SubtitlePlayback: Sendable {
           warn("subtitles: \(error)")
         }
       }
-      thread.name = "orb-subtitle-file"
-      thread.start()
     }
   }
 

@@ -6,7 +6,7 @@ import OrbDecode
 /// range, scales, rotates and letterboxes in the fragment shader (so a target is drawn at its own size, not the
 /// video's). Each `render` call finishes on the GPU before it returns.
 /// Thread-safety: Unsafe; owned by one thread (the render thread, or the caller of a headless mode).
-public final class Renderer: @unchecked Sendable {
+public final class Renderer {
   public let context: VulkanContext
   private let device: VkDevice
   private let renderPass: VkRenderPass

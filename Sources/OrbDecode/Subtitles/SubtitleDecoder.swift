@@ -4,8 +4,8 @@ import CFFmpeg
 /// on every path (a throw half-way through `init` included).
 /// Text streams (SubRip, ASS/SSA, mov_text, WebVTT, MicroDVD …) come out of libavcodec as ASS events, read by
 /// `ASSText`; bitmap streams (DVD/VobSub, DVB, PGS) as palettes of indices, converted to RGBA.
-/// Thread-safety: Unsafe; one thread (the demux thread, or a file reader) uses it.
-public final class SubtitleDecoder: @unchecked Sendable {
+/// Thread-safety: not `Sendable`; made and used by one thread (a subtitle reader's, or a file reader).
+public final class SubtitleDecoder {
   let context: UnsafeMutablePointer<AVCodecContext>
   /// Whether the codec draws pictures rather than text.
   public let isBitmap: Bool

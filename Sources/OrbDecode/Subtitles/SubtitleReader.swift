@@ -36,9 +36,7 @@ public final class SubtitleReader: Sendable {
       source: source, credentials: credentials, index: index, store: store, track: track, position: position,
       warn: warn,
       state: state, cancellation: cancellation)
-    let thread = Thread { job.run() }
-    thread.name = "orb-subtitles"
-    thread.start()
+    startThread(named: "orb-subtitles") { job.run() }
   }
 
   /// Reads again around `seconds` (media time).
