@@ -12,6 +12,7 @@
 #include <libavutil/bprint.h>
 #include <libavutil/imgutils.h>
 #include <libavutil/pixdesc.h>
+#include <libavutil/time.h>
 #include <libavutil/display.h>
 #include <libavutil/mastering_display_metadata.h>
 #include <libavutil/opt.h>
@@ -121,8 +122,15 @@ typedef struct OrbOriginGuard {
   // Writes the "Cookie: …" line for a request of url into out; returns its length, 0 when no cookie matches. NULL
   // without a cookie jar.
   int (*cookie)(void *user, const char *url, char *out, int size);
+  // Hears each request that failed (an HLS rendition or segment answered 404, say), with FFmpeg's code; NULL: none.
+  void (*failed)(void *user, const char *url, int code);
   // What was installed with them.
   void *user;
+  // What the requests brought in, to measure the throughput while the source opens: the bytes of those closed,
+  // the ones still open (16 at most are followed), and when the first began (av_gettime_relative, µs).
+  int64_t closed_bytes;
+  AVIOContext *open[16];
+  int64_t first_open_us;
 } OrbOriginGuard;
 static inline void orb_origin_of(const char *url, char *out, size_t size) {
   char proto[16] = "", host[256] = "";
@@ -166,8 +174,8 @@ static inline void orb_set_request_cookie(OrbOriginGuard *g, const char *url, AV
     av_dict_set(options, "headers", NULL, 0);
   }
 }
-static inline int orb_guarded_io_open(AVFormatContext *s, AVIOContext **pb, const char *url, int flags,
-                                      AVDictionary **options) {
+static inline int orb_guarded_io_open_request(AVFormatContext *s, AVIOContext **pb, const char *url, int flags,
+                                              AVDictionary **options) {
   OrbOriginGuard *g = s->opaque;
   char here[320];
   orb_origin_of(url, here, sizeof here);
@@ -209,18 +217,61 @@ static inline int orb_guarded_io_open(AVFormatContext *s, AVIOContext **pb, cons
   }
   return orb_guarded_open(s, pb, target, flags, options);
 }
+// Every request: the origin rule above, then what it opened is counted, or its failure told.
+static inline int orb_guarded_io_open(AVFormatContext *s, AVIOContext **pb, const char *url, int flags,
+                                      AVDictionary **options) {
+  OrbOriginGuard *g = s->opaque;
+  if (g && !g->first_open_us) g->first_open_us = av_gettime_relative();
+  int ret = orb_guarded_io_open_request(s, pb, url, flags, options);
+  if (!g) return ret;
+  if (ret >= 0) {
+    for (int i = 0; i < 16; i++) {
+      if (!g->open[i]) {
+        g->open[i] = *pb;
+        break;
+      }
+    }
+  } else if (ret != AVERROR_EXIT && !g->refused && g->failed) {
+    g->failed(g->user, url, ret);
+  }
+  return ret;
+}
+static inline int orb_guarded_io_close(AVFormatContext *s, AVIOContext *pb) {
+  OrbOriginGuard *g = s->opaque;
+  for (int i = 0; g && pb && i < 16; i++) {
+    if (g->open[i] == pb) {
+      g->open[i] = NULL;
+      g->closed_bytes += pb->bytes_read;
+    }
+  }
+  return avio_close(pb);
+}
+/// The bytes the context's requests have brought in so far, and the µs since the first began (0 without a guard).
+/// Read it while the source opens: later, a connection FFmpeg closes on its own (not through io_close2) leaves its
+/// entry behind.
+static inline int64_t orb_origin_guard_bytes(const AVFormatContext *ctx, int64_t *elapsed_us) {
+  const OrbOriginGuard *g = ctx->opaque;
+  *elapsed_us = g && g->first_open_us ? av_gettime_relative() - g->first_open_us : 0;
+  if (!g) return 0;
+  int64_t bytes = g->closed_bytes;
+  for (int i = 0; i < 16; i++) bytes += g->open[i] ? g->open[i]->bytes_read : 0;
+  return bytes;
+}
 static inline void orb_install_origin_guard(AVFormatContext *ctx, const char *url, int has_token,
                                             int (*resolve)(void *, const char *, char *, int),
-                                            int (*cookie)(void *, const char *, char *, int), void *user) {
+                                            int (*cookie)(void *, const char *, char *, int),
+                                            void (*failed)(void *, const char *, int), void *user) {
   OrbOriginGuard *g = av_mallocz(sizeof *g);
   if (!g) return;  // no guard: FFmpeg's own io_open, and no credentials are ever given to it (see the caller)
   orb_origin_of(url, g->origin, sizeof g->origin);
   g->has_token = has_token;
   g->resolve = resolve;
   g->cookie = cookie;
+  g->failed = failed;
   g->user = user;
   ctx->opaque = g;
   ctx->io_open = orb_guarded_io_open;
+  ctx->io_close2 = orb_guarded_io_close;
 }
 /// Whether the guard (ctx->opaque, or what it was when FFmpeg freed a context that failed to open) turned a request
 /// away because it was redirected off the origin with a token.

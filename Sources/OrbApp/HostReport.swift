@@ -88,6 +88,10 @@ final class HostReport {
     events?.write(["event": "retry", "attempt": attempt, "of": of, "in_ms": ms(delay), "reason": reason])
   }
 
+  /// Something was left out or changed, playback going on: `{"event":"warning","message":…}` (an HLS rendition
+  /// that could not be loaded, no audio output, a damaged subtitle track).
+  func warning(_ message: String) { events?.write(["event": "warning", "message": message]) }
+
   /// A screenshot was saved: `{"event":"screenshot","path":…}`.
   func screenshot(path: String) { events?.write(["event": "screenshot", "path": path]) }
 

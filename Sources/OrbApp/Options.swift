@@ -38,7 +38,7 @@ struct Options {
   var authToken: String?
   var headers: [String] = []
   /// `--hls-bitrate`: which variant of an HLS master playlist plays; nil: in a window the one that fits its screen
-  /// (`VariantChoice.fitting`), in the headless modes the highest.
+  /// and the throughput measured while it opens (`VariantChoice.fitting`), in the headless modes the highest.
   var variant: VariantChoice?
   /// `--retry-for`: seconds of waiting between tries to open a network source that failed (0: none).
   var retryFor = RetrySchedule.fiveMinutes

@@ -435,11 +435,12 @@ final class PlayerWindow: @unchecked Sendable {
       fail(error)
     case .notice(let message):
       log(message)
-      if message.hasPrefix("audio: ") {
-        audioText = String(message.dropFirst(7))
-      } else if message.hasPrefix("no audio output") {
-        audioText = "none (\(message))"
-      }
+      if message.hasPrefix("audio: ") { audioText = String(message.dropFirst(7)) }
+    case .warning(let message):
+      log(message)
+      report.warning(message)
+      overlays.showMessage(message)
+      if message.hasPrefix("no audio output") { audioText = "none (\(message))" }
     }
   }
 

@@ -11,6 +11,11 @@ public struct MediaInfo: Sendable, Encodable {
   public var video: [VideoStreamInfo] = []
   public var audio: [AudioStreamInfo] = []
   public var subtitles: [SubtitleStreamInfo] = []
+  /// Bits per second the network gave while the source opened (every request of the demuxer's together: an HLS
+  /// master's playlists and first segments); nil for a local file or too little data to tell.
+  public var throughput: Int64?
+  /// What could not be loaded and is left out, in words for the user (an HLS rendition whose playlist is missing).
+  public var warnings: [String] = []
 
   public init(source: String, container: String, durationMs: Int64? = nil, bitRate: Int64? = nil) {
     self.source = source
@@ -144,7 +149,8 @@ public enum VariantChoice: Sendable, Equatable {
   case atMost(Int64)
   /// The cheapest variant that fills a screen of this many pixels (its width or its height reaches the screen's),
   /// else the largest: a variant bigger than the screen is never seen at its size, and costs its bandwidth and
-  /// decoding all the same. What a window plays unless `--hls-bitrate` says otherwise.
+  /// decoding all the same. Then no more than three quarters of the throughput measured while the source opened
+  /// (`MediaInfo.throughput`), else the lowest. What a window plays unless `--hls-bitrate` says otherwise.
   case fitting(width: Int, height: Int)
 
   /// Reads `max`, `min` or a number of bits per second (`3000000`, `3M`, `800k`); nil for anything else.

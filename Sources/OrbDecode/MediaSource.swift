@@ -1,5 +1,6 @@
 import CFFmpeg
 import Foundation
+import Synchronization
 
 /// Owns one opened AVFormatContext and closes it exactly once, when the last reference goes, on every path.
 /// It keeps the `Cancellation` whose flag FFmpeg polls through the context's interrupt callback alive until the
@@ -87,7 +88,8 @@ public final class MediaSource: @unchecked Sendable {
       }
       orb_install_origin_guard(
         allocated, source, credentials.hasToken ? 1 : 0, resolveForOriginGuard,
-        credentials.cookies == nil ? nil : cookieForOriginGuard, Unmanaged.passUnretained(guardContext).toOpaque())
+        credentials.cookies == nil ? nil : cookieForOriginGuard, failedForOriginGuard,
+        Unmanaged.passUnretained(guardContext).toOpaque())
       // Without its guard (out of memory) the demuxer's own requests could carry the credentials anywhere.
       if allocated.pointee.opaque == nil { sendHeaders = false }
     }
@@ -157,7 +159,14 @@ public final class MediaSource: @unchecked Sendable {
       else { continue }
       copies[i] = copy
     }
-    let described = Self.describe(opened, source: source, parameters: copies, limit: limit)
+    var described = Self.describe(opened, source: source, parameters: copies, limit: limit)
+    if isURL {
+      var elapsed: Int64 = 0
+      let bytes = orb_origin_guard_bytes(opened, &elapsed)
+      // Below 64 KB, or in under 10 ms, the time is the requests' round trips, not what the network can carry.
+      if bytes >= 65536 && elapsed >= 10_000 { described.throughput = bytes * 8 * 1_000_000 / elapsed }
+      described.warnings = guardContext.failures.withLock { $0 }
+    }
     if described.video.isEmpty && described.audio.isEmpty {
       throw MediaError(
         .unplayable, source: source,
@@ -197,7 +206,12 @@ public final class MediaSource: @unchecked Sendable {
     case .lowest: return sorted.first
     case .highest: return sorted.last
     case .fitting(let width, let height):
-      return sorted.first { $0.width >= width || $0.height >= height } ?? sorted.last
+      let fits = sorted.first { $0.width >= width || $0.height >= height } ?? sorted.last!
+      // No more than the network carried while opening, with a quarter to spare (bit rates vary from segment to
+      // segment): a variant it cannot keep up with stalls every few seconds.
+      guard let throughput = info.throughput else { return fits }
+      let affordable = sorted.last { $0.variantBitrate! <= min(fits.variantBitrate!, throughput * 3 / 4) }
+      return affordable ?? sorted.first
     case .atMost(let bits): return sorted.last { $0.variantBitrate! <= bits } ?? sorted.first
     }
   }
@@ -339,10 +353,12 @@ enum FirstFrameMetadata {
 
 /// What the origin guard's callbacks (`orb_install_origin_guard`) work with: the source's cancellation (a quit
 /// stops a resolve) and its credentials. Held by the format context, so it outlives every request.
-/// Thread-safety: immutable.
+/// Thread-safety: Safe; immutable but for the failures, behind their lock.
 final class OriginGuardContext: Sendable {
   let cancellation: Cancellation
   let credentials: Credentials
+  /// The requests that failed (`failedForOriginGuard`), in words, oldest first; the first 32.
+  let failures = Mutex<[String]>([])
   init(cancellation: Cancellation, credentials: Credentials) {
     self.cancellation = cancellation
     self.credentials = credentials
@@ -379,6 +395,24 @@ private let resolveForOriginGuard:
       return orb_averror(EIO)
     }
   }
+
+/// The origin guard hears that a request of the demuxer's failed: an HLS playlist (a rendition or variant, which
+/// the demuxer then leaves out) or a segment (skipped). Runs on the thread reading the source.
+private let failedForOriginGuard: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int32) -> Void = {
+  user, url, code in
+  guard let user, let url else { return }
+  let context = Unmanaged<OriginGuardContext>.fromOpaque(user).takeUnretainedValue()
+  let link = String(cString: url)
+  let path = URL(string: link)?.path ?? link
+  let name = path.split(separator: "/").last.map(String.init) ?? link
+  let why = FFmpegError.message(code)
+  let words =
+    path.lowercased().hasSuffix(".m3u8")
+    ? "the stream of \(name) could not be loaded (\(why)); playing without it"
+    : "\(name) could not be loaded (\(why)); skipped"
+  // The demuxer may ask twice for one playlist (an audio-only variant that is also a rendition): said once.
+  context.failures.withLock { if $0.count < 32 && !$0.contains(words) { $0.append(words) } }
+}
 
 /// The origin guard's cookie line for a request of `url` at the origin: the jar's cookies that match its domain and
 /// path. Returns the line's length, 0 when none match.

@@ -10,10 +10,11 @@ struct TrackChoice {
   private(set) var audio: AudioStreamInfo?
   private(set) var audioDecoder: Handoff<Decoder>?
   /// Things worth telling the user once (a track that is not there, a stream dropped).
-  private(set) var notices: [String] = []
+  private(set) var notices: [String]
 
   /// - Throws: `MediaError` (`unplayable`) when nothing in `media` can be decoded as asked.
   init(media: MediaSource, audio request: MediaPipeline.AudioRequest?, variant: VariantChoice = .highest) throws {
+    notices = media.info.warnings
     let chosenVideo = media.videoStream(for: variant)
     // In an HLS master playlist each variant carries its own audio: the one of the chosen picture's variant, so one
     // variant is read, not two.

@@ -30,8 +30,11 @@ public final class Player: Sendable {
     /// The media opened; the render device's name.
     case opened(MediaInfo, device: String)
     case failed(MediaError)
-    /// Something the user should hear about once, playback going on (e.g. "no audio output").
+    /// How the engine plays, said once for the log (e.g. "audio: PipeWire, 48000 Hz stereo").
     case notice(String)
+    /// Something left out or changed that the user and the host should hear of, playback going on (e.g. "no audio
+    /// output", an HLS rendition that could not be loaded).
+    case warning(String)
     /// A network source failed to open: try `attempt` of `of` comes in `delay` seconds, for `reason`.
     case retry(attempt: Int, of: Int, delay: Double, reason: String)
   }

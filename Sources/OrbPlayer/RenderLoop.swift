@@ -34,7 +34,7 @@ struct RenderLoop {
       player.clock.set(0)
       shared.withLock { $0.startsAt = 0 }
       player.onEvent?(
-        .notice(
+        .warning(
           "the resume point \(StatsText.clock(player.startPosition)) is past the end "
             + "(\(StatsText.clock(length))); starting from the beginning"))
     }
@@ -42,7 +42,7 @@ struct RenderLoop {
     let onEvent = player.onEvent
     let subtitles = SubtitlePlayback(
       info: opened.info, credentials: player.credentials, files: player.subtitleFiles, request: player.subtitleRequest,
-      delay: player.subtitleDelay, position: { clock.time() }, warn: { onEvent?(.notice($0)) })
+      delay: player.subtitleDelay, position: { clock.time() }, warn: { onEvent?(.warning($0)) })
     let stopped = shared.withLock { s in
       s.media = opened
       s.info = opened.info
@@ -56,7 +56,7 @@ struct RenderLoop {
       return
     }
     player.onEvent?(.opened(opened.info, device: renderer.context.deviceName))
-    for notice in opened.notices { player.onEvent?(.notice(notice)) }
+    for notice in opened.notices { player.onEvent?(.warning(notice)) }
     SoundAttachment(player: player).attach(opened)
     drawLoop(renderer, opened)
     opened.close()
@@ -259,7 +259,7 @@ struct RenderLoop {
       do {
         try sound.switchAudio(track: track, at: target)
       } catch {
-        player.onEvent?(.notice("\(error)"))
+        player.onEvent?(.warning("\(error)"))
         opened.seek(to: target)
       }
     } else {

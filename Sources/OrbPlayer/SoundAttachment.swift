@@ -18,7 +18,7 @@ struct SoundAttachment {
     } catch {
       sound.stopAudio()
       player.shared.withLock { $0.soundDiscarded = true }
-      player.onEvent?(.notice("no audio output (\(error)); playing without sound"))
+      player.onEvent?(.warning("no audio output (\(error)); playing without sound"))
       return
     }
     output.setActive(false)  // until the first picture starts the clock
@@ -29,7 +29,7 @@ struct SoundAttachment {
       sound: sound, output: output, processor: player.makeProcessor?() ?? player.dsp,
       reconnect: { try AudioOutput(mediaName: name) }, clockTime: { clock.time() },
       onOutputLost: { [weak owner] in
-        owner?.onEvent?(.notice("no audio output (PipeWire went away); playing on without sound"))
+        owner?.onEvent?(.warning("no audio output (PipeWire went away); playing on without sound"))
       },
       onOutputRestored: { [weak owner] in
         guard let player = owner else { return }
@@ -65,6 +65,6 @@ struct SoundAttachment {
       return (s.audio, !runs)
     }
     playback?.setPaused(paused)
-    player.onEvent?(.notice("no picture could be decoded from the video; playing the sound only"))
+    player.onEvent?(.warning("no picture could be decoded from the video; playing the sound only"))
   }
 }

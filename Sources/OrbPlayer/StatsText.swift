@@ -46,7 +46,9 @@ public struct StatsText: Sendable {
       let rate = v.frameRate.map { String(format: "%.3f fps", $0) } ?? "? fps"
       out.append("Video     \(v.codec)\(v.profile.map { " (\($0))" } ?? "")  \(v.width)x\(v.height)  \(rate)")
       if let bits = v.variantBitrate, (info?.video.count ?? 0) > 1 {
-        out.append(String(format: "Variant   %.2f Mb/s of %d (HLS)", Double(bits) / 1e6, info?.video.count ?? 0))
+        let network = info?.throughput.map { String(format: ", network %.2f Mb/s", Double($0) / 1e6) } ?? ""
+        out.append(
+          String(format: "Variant   %.2f Mb/s of %d (HLS)", Double(bits) / 1e6, info?.video.count ?? 0) + network)
       }
       if v.sampleAspectRatio != "1:1" || v.rotation != 0 {
         out.append(

@@ -45,6 +45,118 @@ final class HLSVariantTests: XCTestCase {
     return try RGBImage(png: png).width
   }
 
+  /// Serves a folder (`argv[1]`) on a free loopback port, each answer at most `argv[2]` bytes a second (0: as fast as
+  /// it can), a file that is not there as 404; logs each path asked for to `argv[3]`.
+  static let folderServer = #"""
+    import http.server, sys, os, time
+    folder, rate, log = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    class H(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *a): pass
+        def do_GET(self):
+            with open(log, "a") as f: f.write(self.path + "\n")
+            name = os.path.join(folder, self.path.split("?")[0].lstrip("/"))
+            if not os.path.isfile(name):
+                self.send_response(404); self.send_header("Content-Length", "0"); self.end_headers(); return
+            data = open(name, "rb").read()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/vnd.apple.mpegurl" if name.endswith(".m3u8") else "video/mp2t")
+            self.send_header("Content-Length", str(len(data))); self.end_headers()
+            step = max(1, rate // 20) if rate else len(data)
+            for i in range(0, len(data), step):
+                self.wfile.write(data[i:i + step]); self.wfile.flush()
+                if rate: time.sleep(step / rate)
+    s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
+    print(s.server_address[1], flush=True)
+    s.serve_forever()
+    """#
+
+  /// A master playlist whose video variant takes its sound from an audio rendition (English) in a playlist of its
+  /// own, `audio.m3u8`, which the caller may remove; 3 s of testsrc2 at 320x180 and a tone.
+  static func renditionPlaylist() throws -> String {
+    let folder = NSTemporaryDirectory() + "orb-rendition-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    let made = Tool.run(
+      "ffmpeg",
+      [
+        "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=3",
+        "-f", "lavfi", "-i", "sine=frequency=440:duration=3", "-map", "0:v", "-map", "1:a", "-c:v", "libx264",
+        "-preset", "ultrafast", "-g", "25", "-b:v", "300k", "-c:a", "aac", "-b:a", "64k", "-f", "hls", "-hls_time",
+        "1", "-hls_playlist_type", "vod", "-var_stream_map", "a:0,agroup:aud,language:en,name:audio v:0,agroup:aud",
+        "-master_pl_name", "master.m3u8", "-hls_segment_filename", "\(folder)/%v_%d.ts", "\(folder)/%v.m3u8",
+      ], timeout: 120)
+    guard made.succeeded else { throw TestMediaError("ffmpeg could not make the HLS rendition: \(made.stderr)") }
+    return folder
+  }
+
+  /// An audio rendition whose playlist answers 404 is left out with a warning that names it and the answer, and
+  /// the video plays on to its end: in `--probe`'s JSON, and in a window, where the host hears a `warning` event.
+  func testAMissingAudioRenditionIsLeftOutWithAWarning() throws {
+    let folder = try Self.renditionPlaylist()
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let whole = try LoopbackServer(script: Self.folderServer, arguments: [folder, "0", "\(folder)/log"])
+    let probeWhole = Orb.run(["--probe", whole.url("/master.m3u8")])
+    whole.stop()
+    XCTAssertTrue(
+      probeWhole.stdout.contains("\"channels\""), "with its playlist the rendition plays: \(probeWhole.stdout)")
+    try FileManager.default.removeItem(atPath: "\(folder)/audio.m3u8")
+    let server = try LoopbackServer(script: Self.folderServer, arguments: [folder, "0", "\(folder)/log"])
+    defer { server.stop() }
+    let probe = Orb.run(["--probe", server.url("/master.m3u8")])
+    XCTAssertEqual(probe.status, 0, probe.stderr)
+    let json = try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as? [String: Any]
+    XCTAssertEqual((json?["audio"] as? [Any])?.count, 0, probe.stdout)
+    XCTAssertEqual((json?["video"] as? [Any])?.count, 1, probe.stdout)
+    let warnings = json?["warnings"] as? [String] ?? []
+    XCTAssertEqual(warnings.count, 1, probe.stdout)
+    XCTAssertTrue(
+      warnings.first?.contains("audio.m3u8") == true && warnings.first?.contains("404") == true, probe.stdout)
+
+    try Screen.requireDisplay()
+    let player = try BackgroundPlayer(["--events-fd", "1", server.url("/master.m3u8")])
+    defer { _ = player.wait(timeout: 1) }
+    XCTAssertEqual(player.wait(timeout: 30), 0, player.stderr)
+    let warning = player.events.first { $0["event"] as? String == "warning" }
+    let message = warning?["message"] as? String ?? ""
+    XCTAssertTrue(message.contains("audio.m3u8") && message.contains("404"), player.stdout)
+    let ended = player.events.last { $0["event"] as? String == "ended" }
+    XCTAssertEqual(ended?["reason"] as? String, "eof", player.stdout)
+    XCTAssertGreaterThan(ended?["position_ms"] as? Int ?? 0, 2500, "the video played on to its end: \(player.stdout)")
+  }
+
+  /// In a window, the variant is also no more than the network carried while the master opened: from a server
+  /// that sends 30 KB/s (240 kb/s) a 600 kb/s and a 100 kb/s variant play the 100 kb/s one, though neither fills the
+  /// screen; from a fast server, the 600 kb/s one. The stats overlay says which, with the throughput.
+  func testAWindowPlaysAVariantTheNetworkCanCarry() throws {
+    try Screen.requireDisplay()
+    try Accessibility.require()
+    let master = try Self.masterPlaylist(
+      named: "hls-throughput-variants-v1", large: (640, 360, "600k"), small: (320, 180, "100k"), seconds: 3)
+    let folder = (master as NSString).deletingLastPathComponent
+    for (rate, expected) in [(30_000, "320x180"), (0, "640x360")] {
+      let log = NSTemporaryDirectory() + "orb-throughput-\(UUID().uuidString).log"
+      let server = try LoopbackServer(script: Self.folderServer, arguments: [folder, "\(rate)", log])
+      defer { server.stop() }
+      let title = "throughput-\(UUID().uuidString.prefix(6))"
+      let player = try BackgroundPlayer(["--title", title, "--paused", server.url("/master.m3u8")])
+      defer { _ = player.wait(timeout: 1) }
+      XCTAssertNotNil(Screen.waitForWindow(title: title, timeout: 30), player.stderr)
+      usleep(500_000)
+      Screen.press("i", title: title)
+      let lines = { (tree: Accessibility.Node) in
+        tree.all.map(\.text).joined(separator: "\n").split(separator: "\n").map(String.init)
+      }
+      let tree = try Accessibility.wait(player.process.processIdentifier) {
+        lines($0).contains { $0.hasPrefix("Video") }
+      }
+      let video = lines(tree).first { $0.hasPrefix("Video") } ?? ""
+      let variant = lines(tree).first { $0.hasPrefix("Variant") } ?? ""
+      XCTAssertTrue(video.contains(expected), "at \(rate) B/s: \(video); \(player.stderr)")
+      XCTAssertTrue(variant.contains("network"), "the overlay names the throughput: \(variant)")
+      Screen.press("q", title: title)
+      XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+    }
+  }
+
   func testTheVariantIsTheOneAskedFor() throws {
     XCTAssertEqual(try width([]), 640, "the highest by default")
     XCTAssertEqual(try width(["--hls-bitrate", "min"]), 320)
