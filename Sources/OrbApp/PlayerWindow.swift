@@ -101,6 +101,9 @@ final class PlayerWindow: @unchecked Sendable {
 
   /// The Vulkan device, made on a worker thread while the window opens (nil until it is there).
   var vulkan: Result<VulkanContext, Error>?
+  /// No GPU, and pictures go to memory for cairo anyway: no Vulkan device is made unless a picture needs one (an
+  /// HDR one), so an SDR video never loads lavapipe and its LLVM (`FrameDrawer.Device.whenNeeded`).
+  lazy var vulkanWhenNeeded = WindowRenderer.isCairo && options.videoOutput == .auto
   /// The surface is realized but the device was not ready yet: playback starts when it is.
   var startWhenVulkanReady = false
   var presented = false
@@ -150,12 +153,14 @@ final class PlayerWindow: @unchecked Sendable {
       }
     }
     // The Vulkan device and the probe of a local file are made on worker threads, so the main thread never waits.
-    offMainThread(
-      "orb-vulkan-init", { Result { try VulkanContext() } },
-      done: { [unowned self] result in
-        self.vulkan = result
-        if self.startWhenVulkanReady { self.startPlayback() }
-      })
+    if !vulkanWhenNeeded {
+      offMainThread(
+        "orb-vulkan-init", { Result { try VulkanContext() } },
+        done: { [unowned self] result in
+          self.vulkan = result
+          if self.startWhenVulkanReady { self.startPlayback() }
+        })
+    }
     // A local file or built-in pattern is probed first (milliseconds), so the window opens at the video's size
     // instead of resizing once it plays; a probe that takes longer than `presentWaitMs` does not hold the window
     // back. Network sources size the window when they open.
@@ -312,16 +317,18 @@ final class PlayerWindow: @unchecked Sendable {
   /// The window's surface exists now: choose the presentation path and start the engine.
   func startPlayback() {
     guard player == nil, !finished, !source.isEmpty else { return }
-    guard let made = self.vulkan else {
-      startWhenVulkanReady = true
-      return
-    }
-    let vulkan: VulkanContext
-    do {
-      vulkan = try made.get()
-    } catch {
-      fail(MediaError(.unplayable, source: source, reason: "no usable Vulkan device (\(error))"))
-      return
+    var vulkan: VulkanContext?
+    if !vulkanWhenNeeded {
+      guard let made = self.vulkan else {
+        startWhenVulkanReady = true
+        return
+      }
+      do {
+        vulkan = try made.get()
+      } catch {
+        fail(MediaError(.unplayable, source: source, reason: "no usable Vulkan device (\(error))"))
+        return
+      }
     }
     entrySerial += 1
     let entry = entrySerial
@@ -329,7 +336,8 @@ final class PlayerWindow: @unchecked Sendable {
     if options.videoOutput == .zeroCopy && presentation != .zeroCopy {
       log("zero-copy presentation unavailable: \(why); using memory copies")
     }
-    log("presentation: \(presentation.rawValue) (\(why)); Vulkan device: \(vulkan.deviceName)")
+    let deviceName = vulkan?.deviceName ?? "none until a picture needs one (SDR is drawn with swscale)"
+    log("presentation: \(presentation.rawValue) (\(why)); Vulkan device: \(deviceName)")
     presentationText = presentation == .zeroCopy ? "zero-copy GL import" : "memory copies (\(why))"
     let (w, h) = video.pixelSize
     let player = Player(
@@ -337,7 +345,7 @@ final class PlayerWindow: @unchecked Sendable {
       source: source, credentials: playingLaunch ? options.credentials(for: source) : .none, start: startPosition(),
       paused: options.paused,
       speed: options.speed, presentation: presentation, width: max(w, 16), height: max(h, 16),
-      renderContext: vulkan,
+      device: vulkan.map { .now($0) } ?? .whenNeeded,
       audio: options.noAudio ? nil : MediaPipeline.AudioRequest(track: options.audioTrack),
       audioSettings: DSPSettings(
         equalizerGainsDB: options.equalizer ?? [Double](repeating: 0, count: 10), nightMode: options.nightMode,

@@ -78,11 +78,11 @@ final class VideoView {
 
   /// Chooses how frames reach GTK. Needs the window realized (its surface makes the GL context).
   /// - Returns: the path, and why when it is the memory fallback.
-  func choosePresentation(requested: VideoOutput, vulkan: VulkanContext) -> (Player.Presentation, String) {
+  func choosePresentation(requested: VideoOutput, vulkan: VulkanContext?) -> (Player.Presentation, String) {
     if requested == .memory { return (.memory, "as requested") }
     // Cairo paints memory; a GL texture would only be read back for it.
     if drawsWithCairo { return (.memory, "GTK draws with cairo") }
-    guard vulkan.canExportMemory else { return (.memory, "the Vulkan device cannot export memory") }
+    guard let vulkan, vulkan.canExportMemory else { return (.memory, "the Vulkan device cannot export memory") }
     guard let native = gtk_widget_get_native(picture), let surface = gtk_native_get_surface(native) else {
       return (.memory, "no window surface")
     }

@@ -60,13 +60,14 @@ public final class Player: Sendable {
   let credentials: Credentials
   let audioRequest: MediaPipeline.AudioRequest?
   let makeProcessor: (@Sendable () -> AudioProcessing)?
-  let renderContext: VulkanContext?
+  /// Where the render thread's Vulkan device comes from (`FrameDrawer.Device`).
+  let device: FrameDrawer.Device
   let startPosition: Double
   let subtitleFiles: [String]
   let subtitleRequest: SubtitleRequest
   let subtitleDelay: Double
-  /// On a Vulkan device that is the CPU, SDR pictures are converted with swscale into memory targets instead of by
-  /// the shader (`Renderer.convertsOnCPU`); the presentation turns to memory for them.
+  /// On a Vulkan device that is the CPU (or with none, `FrameDrawer.Device.whenNeeded`), SDR pictures are converted
+  /// with swscale into memory targets instead of by the shader; the presentation turns to memory for them.
   let cpuConversion: Bool
   /// The byte order of pictures in memory targets (`Renderer.memoryPixelOrder`): BGRA for a window cairo draws.
   let memoryPixelOrder: PixelOrder
@@ -85,7 +86,7 @@ public final class Player: Sendable {
   public init(
     source: String, credentials: Credentials = .none, start: Double = 0, paused: Bool = false, speed: Double = 1,
     presentation: Presentation, width: Int, height: Int, clock: MediaClock = MediaClock(),
-    renderContext: VulkanContext? = nil, audio: MediaPipeline.AudioRequest? = nil,
+    device: FrameDrawer.Device = .now(nil), audio: MediaPipeline.AudioRequest? = nil,
     audioSettings: DSPSettings = DSPSettings(), audioProcessor: (@Sendable () -> AudioProcessing)? = nil,
     toneMapping: ToneMapping = ToneMapping(), subtitleFiles: [String] = [],
     subtitles subtitleRequest: SubtitleRequest = .automatic, subtitleDelay: Double = 0,
@@ -107,7 +108,7 @@ public final class Player: Sendable {
     var settings = audioSettings
     settings.speed = speed
     dsp = DSPChain(sampleRate: audio?.sampleRate ?? 48000, settings: settings)
-    self.renderContext = renderContext
+    self.device = device
     self.source = source
     self.credentials = credentials
     startPosition = start

@@ -17,16 +17,16 @@ struct RenderLoop {
   private var source: String { player.source }
 
   func run() {
-    let renderer: Renderer
+    let renderer: FrameDrawer
     do {
-      renderer = try Renderer(context: player.renderContext)
+      renderer = try FrameDrawer(
+        device: player.device, cpuConversion: player.cpuConversion, memoryPixelOrder: player.memoryPixelOrder)
     } catch {
       player.fail(MediaError(.unplayable, source: source, reason: "no usable Vulkan device (\(error))"))
       return
     }
-    renderer.convertsOnCPU = player.cpuConversion && renderer.prefersCPUConversion
-    renderer.memoryPixelOrder = player.memoryPixelOrder
     guard let opened = open(renderer) else { return }
+    renderer.prepare(for: opened.info.video)
     // Before the subtitles start reading: they begin where playback does.
     if player.startPosition > 0, let length = opened.duration, length > 0, player.startPosition >= length {
       // A resume point past the end (a stale bookmark, another cut of the film): from the beginning, said once.
@@ -46,7 +46,7 @@ struct RenderLoop {
     let stopped = shared.withLock { s in
       s.media = opened
       s.info = opened.info
-      s.deviceName = renderer.context.deviceName
+      s.deviceName = renderer.deviceName
       s.subtitles = subtitles
       return s.stopped
     }
@@ -55,7 +55,7 @@ struct RenderLoop {
       opened.close()
       return
     }
-    player.onEvent?(.opened(opened.info, device: renderer.context.deviceName))
+    player.onEvent?(.opened(opened.info, device: renderer.deviceName))
     for notice in opened.notices { player.onEvent?(.warning(notice)) }
     SoundAttachment(player: player).attach(opened)
     drawLoop(renderer, opened)
@@ -65,13 +65,13 @@ struct RenderLoop {
   /// Opens the source; a network source that fails for a reason worth trying again (a 5xx, a refused or reset
   /// connection, a timeout) is tried again on the `RetrySchedule`, each try an event. Nil when it failed for good or
   /// playback was stopped (the failure is reported).
-  private func open(_ renderer: Renderer) -> FrameSource? {
+  private func open(_ renderer: FrameDrawer) -> FrameSource? {
     var schedule = RetrySchedule(budget: player.retryFor)
     while true {
       do {
         let opened = try MediaOpener.open(
           source, credentials: player.credentials, start: player.startPosition, audio: player.audioRequest,
-          cancellation: player.cancellation, limit: PictureLimit.forDevice(maxSide: renderer.context.maxImageSize),
+          cancellation: player.cancellation, limit: PictureLimit.forDevice(maxSide: renderer.maxImageSize),
           variant: player.variant)
         shared.change { $0.retrying = false }
         return opened
@@ -122,7 +122,7 @@ struct RenderLoop {
     case draw(VideoFrame)
   }
 
-  private func drawLoop(_ renderer: Renderer, _ opened: FrameSource) {
+  private func drawLoop(_ renderer: FrameDrawer, _ opened: FrameSource) {
     var pending: VideoFrame?
     var firstPictureWait = 0.0
     // The tries of a stream that broke off in the middle; a picture after one starts the count again, and so, for
@@ -223,11 +223,12 @@ struct RenderLoop {
           return
         }
         let corrupt = opened.health.corruptPackets
-        let peak = renderer.curvePeak
+        let (peak, device) = (renderer.curvePeak, renderer.deviceName)
         shared.change { s in
           s.ring.drawn(slot, frame: frame)
           s.stats.corruptPackets = corrupt
           s.curvePeak = peak
+          s.deviceName = device  // a device made on demand, for the first picture swscale could not draw
         }
         pending = nil
       }
@@ -360,7 +361,7 @@ struct RenderLoop {
     }
   }
 
-  private func rebuildRing(_ renderer: Renderer, width: Int, height: Int, redraw: [VideoFrame]) throws {
+  private func rebuildRing(_ renderer: FrameDrawer, width: Int, height: Int, redraw: [VideoFrame]) throws {
     var made: [VideoSlot] = []
     let kind = shared.withLock { $0.presentation }
     for _ in 0..<SlotRing.size {

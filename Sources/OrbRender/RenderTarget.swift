@@ -1,28 +1,36 @@
 import CVulkan
 import Foundation
 
-/// An RGBA8 image the renderer draws a whole picture into (letterbox included), with what is needed to
-/// hand it on: an exportable fd for GL (zero-copy), or a host-visible copy of its pixels.
+/// An RGBA8 picture the renderer draws a whole frame into (letterbox included), with what is needed to hand it on:
+/// an image on the Vulkan device (with an exportable fd for GL, zero-copy, or a host-visible copy of its pixels),
+/// or plain memory alone, which swscale writes and a cairo window paints, with no Vulkan device at all.
 /// Thread-safety: Unsafe; drawn by the render thread; `pixels` may be read by another thread only while the
 /// render thread does not draw into this target (the player's slot ring guarantees it).
 public final class RenderTarget: @unchecked Sendable {
   public let width: Int
   public let height: Int
-  let image: GPUImage
-  let framebuffer: VkFramebuffer
-  let readback: GPUBuffer?
-  private let context: VulkanContext
+  /// The Vulkan image and what draws into it and reads it back; nil for a target of plain memory.
+  let gpu: GPUParts?
+  /// The pixels of a target of plain memory (`width * height * 4` bytes); nil for a Vulkan one.
+  private let memory: UnsafeMutableRawPointer?
+
+  struct GPUParts {
+    let image: GPUImage
+    let framebuffer: VkFramebuffer
+    let readback: GPUBuffer?
+    let context: VulkanContext
+  }
 
   init(_ context: VulkanContext, renderPass: VkRenderPass, width: Int, height: Int, exportable: Bool, readable: Bool)
     throws
   {
-    self.context = context
     self.width = width
     self.height = height
+    memory = nil
     let usage =
       VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT.rawValue | VK_IMAGE_USAGE_TRANSFER_SRC_BIT.rawValue
       | VK_IMAGE_USAGE_SAMPLED_BIT.rawValue
-    image = try GPUImage(
+    let image = try GPUImage(
       context, width: width, height: height, format: VK_FORMAT_R8G8B8A8_UNORM, usage: usage,
       exportable: exportable && context.canExportMemory)
     var view: VkImageView? = image.view
@@ -39,6 +47,7 @@ public final class RenderTarget: @unchecked Sendable {
       return vkCreateFramebuffer(context.device, &info, nil, &framebuffer)
     }
     try vk(result, "vkCreateFramebuffer")
+    let readback: GPUBuffer?
     do {
       readback =
         readable
@@ -50,25 +59,43 @@ public final class RenderTarget: @unchecked Sendable {
       vkDestroyFramebuffer(context.device, framebuffer, nil)
       throw error
     }
-    self.framebuffer = framebuffer!
+    gpu = GPUParts(image: image, framebuffer: framebuffer!, readback: readback, context: context)
   }
 
-  deinit { vkDestroyFramebuffer(context.device, framebuffer, nil) }
+  /// A target of plain memory, opaque black: no Vulkan object at all.
+  public init(memoryWidth width: Int, height: Int) {
+    self.width = max(1, width)
+    self.height = max(1, height)
+    gpu = nil
+    let bytes = self.width * self.height * 4
+    let memory = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
+    memory.bindMemory(to: UInt32.self, capacity: bytes / 4).initialize(
+      repeating: UInt32(0xFF00_0000).littleEndian, count: bytes / 4)
+    self.memory = memory
+  }
+
+  deinit {
+    if let gpu { vkDestroyFramebuffer(gpu.context.device, gpu.framebuffer, nil) }
+    memory?.deallocate()
+  }
+
+  /// Whether the target is plain memory, with nothing on a Vulkan device.
+  var isMemoryOnly: Bool { gpu == nil }
 
   /// Whether GL can import this target's memory.
-  public var isExportable: Bool { image.exportable }
+  public var isExportable: Bool { gpu?.image.exportable ?? false }
   /// Bytes of the image's allocation, for the importer.
-  public var allocationSize: UInt64 { image.allocationSize }
+  public var allocationSize: UInt64 { gpu?.image.allocationSize ?? 0 }
   /// A new fd for the image's memory; the caller owns it (GL takes ownership on import).
-  public func exportMemoryFd() -> Int32? { image.exportFd() }
+  public func exportMemoryFd() -> Int32? { gpu?.image.exportFd() }
 
-  /// The readback memory to write a picture into directly (readable targets only): `CPUConverter` draws there.
-  var mutablePixels: UnsafeMutableRawPointer? { readback?.mapped }
+  /// The memory to write a picture into directly (readable and plain-memory targets): `CPUConverter` draws there.
+  var mutablePixels: UnsafeMutableRawPointer? { memory ?? gpu?.readback?.mapped }
 
   /// The last drawn picture as tightly packed 8-bit rows in the renderer's `memoryPixelOrder`, top row first
-  /// (readable targets only).
+  /// (readable and plain-memory targets).
   public var pixels: UnsafeRawBufferPointer? {
-    guard let readback, let base = readback.mapped else { return nil }
+    guard let base = mutablePixels else { return nil }
     return UnsafeRawBufferPointer(start: base, count: width * height * 4)
   }
 }

@@ -245,6 +245,8 @@ public final class Renderer {
       }
     }
     drewOnCPU = false
+    // Targets of plain memory come from `FrameDrawer`, which draws them with swscale or copies into them.
+    guard let gpu = target.gpu else { preconditionFailure("the Vulkan renderer drew into a target of plain memory") }
     let planes = try planeSet(for: frame)
     let params: PushConstants
     var variant = PipelineVariant.sdr
@@ -276,7 +278,7 @@ public final class Renderer {
     var rpBegin = VkRenderPassBeginInfo()
     rpBegin.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO
     rpBegin.renderPass = renderPass
-    rpBegin.framebuffer = target.framebuffer
+    rpBegin.framebuffer = gpu.framebuffer
     rpBegin.renderArea = VkRect2D(
       offset: VkOffset2D(x: 0, y: 0), extent: VkExtent2D(width: UInt32(target.width), height: UInt32(target.height)))
     vkCmdBeginRenderPass(commandBuffer, &rpBegin, VK_SUBPASS_CONTENTS_INLINE)
@@ -296,7 +298,7 @@ public final class Renderer {
     vkCmdDraw(commandBuffer, 3, 1, 0, 0)
     vkCmdEndRenderPass(commandBuffer)
 
-    if let readback = target.readback {
+    if let readback = gpu.readback {
       var barrier = VkImageMemoryBarrier()
       barrier.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER
       barrier.srcAccessMask = VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT.rawValue
@@ -305,7 +307,7 @@ public final class Renderer {
       barrier.newLayout = VK_IMAGE_LAYOUT_GENERAL
       barrier.srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED
       barrier.dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED
-      barrier.image = target.image.image
+      barrier.image = gpu.image.image
       barrier.subresourceRange = PlaneSet.colorRange
       vkCmdPipelineBarrier(
         commandBuffer, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT.rawValue, VK_PIPELINE_STAGE_TRANSFER_BIT.rawValue,
@@ -315,7 +317,7 @@ public final class Renderer {
         aspectMask: VK_IMAGE_ASPECT_COLOR_BIT.rawValue, mipLevel: 0, baseArrayLayer: 0, layerCount: 1)
       region.imageExtent = VkExtent3D(width: UInt32(target.width), height: UInt32(target.height), depth: 1)
       vkCmdCopyImageToBuffer(
-        commandBuffer, target.image.image, VK_IMAGE_LAYOUT_GENERAL, readback.buffer, 1, &region)
+        commandBuffer, gpu.image.image, VK_IMAGE_LAYOUT_GENERAL, readback.buffer, 1, &region)
       var hostBarrier = VkMemoryBarrier()
       hostBarrier.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER
       hostBarrier.srcAccessMask = VK_ACCESS_TRANSFER_WRITE_BIT.rawValue

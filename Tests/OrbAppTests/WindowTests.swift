@@ -75,11 +75,63 @@ final class WindowTests: XCTestCase {
     let player = try start(["test://bars?duration=30"], title: title)
     usleep(1_500_000)
     assertShowsBars(try Screen.grab(title: title))
-    let gpu =
-      ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/dri")) ?? []).contains { $0.hasPrefix("renderD") }
-      || FileManager.default.fileExists(atPath: "/dev/nvidiactl")
+    let gpu = Self.hasGPU
     let expected = gpu ? "presentation: zero-copy" : "presentation: memory (GTK draws with cairo)"
     XCTAssertTrue(player.stderr.contains(expected), "GPU render node: \(gpu); \(player.stderr)")
+    // Without a GPU, SDR is drawn with swscale and no Vulkan device is made: lavapipe and its LLVM stay unloaded.
+    if !gpu {
+      let maps = Self.memoryMap(player)
+      XCTAssertTrue(maps.contains("libavcodec"), "the player's memory map, whole")
+      XCTAssertFalse(maps.contains("libvulkan_lvp"), "lavapipe loaded for SDR")
+      XCTAssertFalse(maps.contains("libLLVM"), "LLVM loaded for SDR")
+    }
+    press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 15), 0, player.stderr)
+  }
+
+  /// Whether the machine has a GPU the player would use (a DRM render node, or NVIDIA's device).
+  private static var hasGPU: Bool {
+    ((try? FileManager.default.contentsOfDirectory(atPath: "/dev/dri")) ?? []).contains { $0.hasPrefix("renderD") }
+      || FileManager.default.fileExists(atPath: "/dev/nvidiactl")
+  }
+
+  /// The libraries and memory the player has mapped now (/proc/PID/maps).
+  private static func memoryMap(_ player: BackgroundPlayer) -> String {
+    // Read through cat: procfs files have no size, and Foundation reads them only in part.
+    Tool.run("cat", ["/proc/\(player.process.processIdentifier)/maps"]).stdout
+  }
+
+  /// Without a GPU, the first HDR picture makes the Vulkan device it needs (lavapipe) on the spot, and the window
+  /// shows what `--frame-at` draws for the same frame at the same size: tone mapping, letterbox and byte order.
+  func testWithoutAGPUAnHDRPictureMakesTheVulkanDeviceItNeeds() throws {
+    let title = "hdr-auto-\(UUID().uuidString.prefix(6))"
+    let player = try start(["--paused", "test://hdr10-bars?duration=30"], title: title)
+    usleep(1_500_000)
+    let shown = try Screen.grabSettled(title: title)
+    Screen.keep(title: title, as: "window-hdr10-bars-on-demand")
+    let png = NSTemporaryDirectory() + "orb-hdr-on-demand-\(UUID().uuidString).png"
+    defer { try? FileManager.default.removeItem(atPath: png) }
+    let drawn = Orb.run([
+      "--frame-at", "0", "--size", "\(shown.width)x\(shown.height)", "--output", png, "test://hdr10-bars",
+    ])
+    XCTAssertEqual(drawn.status, 0, drawn.stderr)
+    let reference = try RGBImage(png: png)
+    var far = 0
+    var checked = 0
+    for y in stride(from: 8, to: shown.height - 8, by: 16) {
+      for x in stride(from: 8, to: shown.width - 8, by: 16) {
+        checked += 1
+        if shown.pixel(x: x, y: y).distance(to: reference.pixel(x: x, y: y)) > 6 { far += 1 }
+      }
+    }
+    XCTAssertLessThan(far, checked / 50, "\(far) of \(checked) points differ from --frame-at's picture")
+    if !Self.hasGPU {
+      let maps = Self.memoryMap(player)
+      XCTAssertTrue(
+        maps.contains("libvulkan_lvp"),
+        "lavapipe drew the HDR picture: \(maps.split(separator: "\n").filter { $0.contains(".so") }.count) libraries, "
+          + player.stderr)
+    }
     press("q", title: title)
     XCTAssertEqual(player.wait(timeout: 15), 0, player.stderr)
   }

@@ -1,0 +1,125 @@
+import Foundation
+import OrbDecode
+
+/// What playback draws frames with. On a machine with a GPU, or when told which Vulkan device to use, that is the
+/// Vulkan `Renderer`, made at once. Where there is no GPU and the pictures go to memory anyway (a window that GTK
+/// draws with cairo), Vulkan would only be lavapipe: a software rasteriser whose LLVM alone is some 45 MB of
+/// resident code. There the drawer starts with no Vulkan device at all, and draws:
+/// - every SDR picture with swscale, into targets of plain memory;
+/// - any other (HDR, wide gamut, a rotated picture) by making the renderer on the first such picture. The renderer
+///   draws into a scratch target of its own, whose pixels are then copied into the memory target.
+/// Thread-safety: Unsafe; owned by the render thread, like the renderer it may hold.
+public final class FrameDrawer {
+  /// Where the Vulkan device comes from.
+  public enum Device: Sendable {
+    /// This one (nil: the renderer chooses), made now.
+    case now(VulkanContext?)
+    /// None until a picture needs it (no GPU, pictures to memory).
+    case whenNeeded
+  }
+
+  private var renderer: Renderer?
+  private let onDemand: Bool
+  private let cpu = CPUConverter()
+  /// What the renderer draws into for a target of plain memory, at that target's size.
+  private var scratch: RenderTarget?
+  private let memoryPixelOrder: PixelOrder
+  /// The peak the last HDR picture was tone-mapped from, nits (nil for SDR).
+  public private(set) var curvePeak: Double?
+
+  /// - Parameters:
+  ///   - cpuConversion: with a device made now, draw SDR with swscale where the device is the CPU
+  ///     (`Renderer.convertsOnCPU`); with none, SDR is always drawn with swscale.
+  ///   - memoryPixelOrder: the byte order of pictures in memory (`Renderer.memoryPixelOrder`).
+  /// - Throws: `VulkanError` when a device made now cannot be.
+  public init(device: Device, cpuConversion: Bool, memoryPixelOrder: PixelOrder) throws {
+    self.memoryPixelOrder = memoryPixelOrder
+    switch device {
+    case .now(let context):
+      let renderer = try Renderer(context: context)
+      renderer.convertsOnCPU = cpuConversion && renderer.prefersCPUConversion
+      renderer.memoryPixelOrder = memoryPixelOrder
+      self.renderer = renderer
+      onDemand = false
+    case .whenNeeded:
+      onDemand = true
+    }
+  }
+
+  /// The Vulkan device's name, or what draws while there is none.
+  public var deviceName: String { renderer?.context.deviceName ?? "none yet (swscale on the CPU)" }
+
+  /// The largest side of a picture the device takes; without a device, memory is the only limit.
+  public var maxImageSize: Int { renderer?.context.maxImageSize ?? 16384 }
+
+  /// Whether `frame` is drawn with swscale into memory.
+  public func convertsOnCPU(_ frame: VideoFrame, toneMapping: ToneMapping) -> Bool {
+    guard onDemand else { return renderer?.convertsOnCPU(frame, toneMapping: toneMapping) ?? false }
+    return CPUConverter.accepts(frame, variant: PipelineVariant(frame: frame, toneMapping: toneMapping))
+  }
+
+  /// A target of `width`x`height` pixels (see `Renderer.makeTarget`); always plain memory while devices are made on
+  /// demand.
+  public func makeTarget(width: Int, height: Int, exportable: Bool, readable: Bool) throws -> RenderTarget {
+    if let renderer, !onDemand {
+      return try renderer.makeTarget(width: width, height: height, exportable: exportable, readable: readable)
+    }
+    return RenderTarget(memoryWidth: min(maxImageSize, width), height: min(maxImageSize, height))
+  }
+
+  /// Draws `frame` fitted into `target`, black around it; nil draws black (see `Renderer.render`).
+  /// - Throws: `VulkanError` when the renderer cannot be made or fails to draw.
+  public func render(_ frame: VideoFrame?, into target: RenderTarget, toneMapping: ToneMapping) throws {
+    guard target.isMemoryOnly, let memory = target.mutablePixels else {
+      guard let renderer else { preconditionFailure("a Vulkan target without a renderer") }
+      try renderer.render(frame, into: target, toneMapping: toneMapping)
+      curvePeak = renderer.curvePeak
+      return
+    }
+    let count = target.width * target.height
+    guard let frame else {
+      memory.bindMemory(to: UInt32.self, capacity: count).update(
+        repeating: UInt32(0xFF00_0000).littleEndian, count: count)
+      return
+    }
+    if convertsOnCPU(frame, toneMapping: toneMapping) {
+      let geometry = VideoGeometry(
+        displayAspect: frame.displayAspect, rotation: frame.rotation, width: target.width, height: target.height)
+      if cpu.draw(frame, into: target, rect: geometry.rect, order: memoryPixelOrder) {
+        curvePeak = nil
+        return
+      }
+    }
+    let renderer = try self.renderer ?? makeRenderer()
+    if scratch?.width != target.width || scratch?.height != target.height {
+      scratch = nil  // the old one goes before the new one is made
+      scratch = try renderer.makeTarget(width: target.width, height: target.height, readable: true)
+    }
+    guard let scratch else { return }
+    try renderer.render(frame, into: scratch, toneMapping: toneMapping)
+    curvePeak = renderer.curvePeak
+    if let drawn = scratch.pixels?.baseAddress, scratch.width == target.width, scratch.height == target.height {
+      memory.copyMemory(from: drawn, byteCount: count * 4)
+    }
+  }
+
+  /// Makes the Vulkan device now when the video will need it (HDR, BT.2020 or a rotated picture), while its first
+  /// pictures decode, rather than at the first one.
+  public func prepare(for videos: [VideoStreamInfo]) {
+    guard onDemand, renderer == nil else { return }
+    let needs = videos.contains { v in
+      ["smpte2084", "arib-std-b67"].contains(v.effectiveColor.transfer) || v.effectiveColor.primaries == "bt2020"
+        || v.rotation != 0
+    }
+    if needs { _ = try? makeRenderer() }  // a failure is the first picture's to report
+  }
+
+  /// The renderer, made for the first picture swscale cannot draw. It never converts on the CPU itself: what comes
+  /// to it is what swscale did not take.
+  private func makeRenderer() throws -> Renderer {
+    let made = try Renderer()
+    made.memoryPixelOrder = memoryPixelOrder
+    renderer = made
+    return made
+  }
+}
