@@ -45,7 +45,8 @@ struct TrackChoice {
       video = nil
     }
     if let v = video {
-      if let par = media.parameters[v.index], let decoder = try? Decoder(par, limit: media.limit) {
+      let threads = Decoder.frameThreads(for: v, bitRate: media.info.bitRate)
+      if let par = media.parameters[v.index], let decoder = try? Decoder(par, threads: threads, limit: media.limit) {
         videoDecoder = Handoff(decoder)
       } else {
         problems.append("cannot decode its video (\(media.parameters[v.index]?.codecDescription ?? v.codec))")
