@@ -14,7 +14,9 @@ let package = Package(
     // Guesses the character set of legacy (non-UTF-8) subtitle files.
     .systemLibrary(name: "CUchardet", pkgConfig: "uchardet"),
     .target(name: "OrbDecode", dependencies: ["CFFmpeg", "CUchardet"]),
-    .target(name: "OrbRender", dependencies: ["CVulkan", "CFFmpeg", "OrbDecode"]),
+    // Per-pixel loops in plain C, where Swift's checked conversions cost more than the work (HDR tone mapping).
+    .target(name: "COrbPixels"),
+    .target(name: "OrbRender", dependencies: ["CVulkan", "CFFmpeg", "COrbPixels", "OrbDecode"]),
     // Audio DSP in plain Swift (time-stretch, EQ, night mode, remap, volume): no PipeWire, no GTK.
     .target(name: "OrbDSP"),
     // The real-time half of the PipeWire output (ring buffer, process callback) in C: it must never allocate,

@@ -296,8 +296,12 @@ static inline int orb_format_can_seek_bytes(const AVFormatContext *ctx) {
 /// with two-tap bilinear filtering (SWS_FAST_BILINEAR: what the shader's texture sampling does, and the cheapest), in
 /// `threads` slices at once, reading the source with the given matrix (SWS_CS_*) and range. NULL when swscale
 /// cannot.
-static inline struct SwsContext *orb_sws_rgba_context(int src_format, int src_w, int src_h, int dst_w, int dst_h,
-                                                      int threads, int colorspace, int full_range, int bgra) {
+/// A scaling and converting context from `src_format` to `dst_format` (RGBA, BGRA, GBRP16 …), bilinear, with
+/// `threads` slice threads, reading Y'CbCr with `colorspace`'s matrix (SWS_CS_*) in limited or full range
+/// (`full_range`), writing full range (RGB) or `dst_full_range` (Y'CbCr: the source's own, to scale it only).
+static inline struct SwsContext *orb_sws_context(int src_format, int src_w, int src_h, int dst_w, int dst_h,
+                                                 int dst_format, int threads, int colorspace, int full_range,
+                                                 int dst_full_range) {
   struct SwsContext *c = sws_alloc_context();
   if (!c) return NULL;
   av_opt_set_int(c, "srcw", src_w, 0);
@@ -305,7 +309,7 @@ static inline struct SwsContext *orb_sws_rgba_context(int src_format, int src_w,
   av_opt_set_int(c, "src_format", src_format, 0);
   av_opt_set_int(c, "dstw", dst_w, 0);
   av_opt_set_int(c, "dsth", dst_h, 0);
-  av_opt_set_int(c, "dst_format", bgra ? AV_PIX_FMT_BGRA : AV_PIX_FMT_RGBA, 0);
+  av_opt_set_int(c, "dst_format", dst_format, 0);
   av_opt_set_int(c, "sws_flags", SWS_FAST_BILINEAR, 0);
   av_opt_set_int(c, "threads", threads, 0);
   if (sws_init_context(c, NULL, NULL) < 0) {
@@ -313,21 +317,23 @@ static inline struct SwsContext *orb_sws_rgba_context(int src_format, int src_w,
     return NULL;
   }
   const int *table = sws_getCoefficients(colorspace);
-  sws_setColorspaceDetails(c, table, full_range, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16);
+  sws_setColorspaceDetails(c, table, full_range, table, dst_full_range, 0, 1 << 16, 1 << 16);
   return c;
 }
+static inline int orb_pix_fmt_rgba(int bgra) { return bgra ? AV_PIX_FMT_BGRA : AV_PIX_FMT_RGBA; }
+static inline int orb_pix_fmt_yuv444p16(void) { return AV_PIX_FMT_YUV444P16; }
 
 static void orb_sws_keep(void *opaque, uint8_t *data) {
   (void)opaque;
   (void)data;
 }
 
-/// Converts the picture in `planes` (the context's source format and size) into RGBA (BGRA with `bgra`, as the
-/// context was made) rows at `dst`, `dst_stride` bytes apart, through the frame API, so the context's slice threads
-/// run. The memory on both sides stays the caller's: the frames only borrow it.
+/// Converts the picture in `planes` (the context's source format and size) into `dst_format` planes at `dst`,
+/// `dst_strides` bytes a row, through the frame API, so the context's slice threads run. The memory on both sides
+/// stays the caller's: the frames only borrow it.
 static inline int orb_sws_scale_planes(struct SwsContext *sws, int src_format, int src_w, int src_h,
-                                       const uint8_t *const planes[4], const int strides[4], uint8_t *dst,
-                                       int dst_stride, int dst_w, int dst_h, int bgra) {
+                                       const uint8_t *const planes[4], const int strides[4], int dst_format,
+                                       uint8_t *const dst[4], const int dst_strides[4], int dst_w, int dst_h) {
   AVFrame *src = av_frame_alloc();
   AVFrame *out = av_frame_alloc();
   int ret = AVERROR(ENOMEM);
@@ -338,14 +344,14 @@ static inline int orb_sws_scale_planes(struct SwsContext *sws, int src_format, i
   for (int i = 0; i < 4; i++) {
     src->data[i] = (uint8_t *)planes[i];
     src->linesize[i] = strides[i];
+    out->data[i] = dst[i];
+    out->linesize[i] = dst_strides[i];
   }
   src->buf[0] = av_buffer_create((uint8_t *)planes[0], 1, orb_sws_keep, NULL, AV_BUFFER_FLAG_READONLY);
-  out->format = bgra ? AV_PIX_FMT_BGRA : AV_PIX_FMT_RGBA;
+  out->format = dst_format;
   out->width = dst_w;
   out->height = dst_h;
-  out->data[0] = dst;
-  out->linesize[0] = dst_stride;
-  out->buf[0] = av_buffer_create(dst, 1, orb_sws_keep, NULL, 0);
+  out->buf[0] = av_buffer_create(dst[0], 1, orb_sws_keep, NULL, 0);
   if (!src->buf[0] || !out->buf[0]) goto done;
   ret = sws_scale_frame(sws, out, src);
 done:

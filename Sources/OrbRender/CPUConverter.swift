@@ -2,16 +2,20 @@ import CFFmpeg
 import Foundation
 import OrbDecode
 
-/// Scales and converts SDR pictures to RGBA (or BGRA) on the CPU with swscale (its SIMD code, in slices on several threads),
-/// straight into a target's host-visible memory, letterbox included: on a Vulkan device that is itself the CPU
-/// (lavapipe), the fragment shader's per-pixel sampling costs several times what swscale does for the same picture.
-/// HDR and wide-gamut pictures, and rotated ones, stay on the shader path (tone mapping lives there).
+/// Scales and converts pictures on the CPU with swscale (its SIMD code, in slices on several threads), straight into a
+/// target's memory, letterbox included: on a Vulkan device that is itself the CPU (lavapipe), or with no device at
+/// all, the fragment shader's per-pixel sampling costs several times what swscale does for the same picture.
+/// SDR pictures become RGBA (or BGRA) at once. PQ and HLG pictures are only scaled, to 16-bit Y'CbCr 4:4:4, which
+/// `CPUToneMapper` converts with the shader's own matrix and takes through the HDR table (swscale's fixed-point
+/// conversion moved saturated colours, where the tone mapping is steep, by up to 7 codes). Wide-gamut SDR and rotated
+/// pictures stay on the shader path.
 /// Thread-safety: Unsafe; owned by the renderer's thread.
 final class CPUConverter {
   private var sws: OpaquePointer?
   private var key: Key?
   /// Slice threads: the machine's cores, at most 4 (more buys nothing at 1080p and costs start-up).
   private let threads = Int32(max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)))
+  private lazy var toneMapper = CPUToneMapper()
 
   private struct Key: Equatable {
     var format: Int32
@@ -19,22 +23,25 @@ final class CPUConverter {
     var height: Int
     var outWidth: Int
     var outHeight: Int
+    var outFormat: Int32
     var matrix: ColorInfo.Matrix
     var range: ColorInfo.Range
-    var order: PixelOrder
   }
 
   deinit { sws_freeContext(sws) }
 
-  /// Whether `frame` can take this path: SDR with BT.709-class primaries, upright, in a format swscale reads.
-  static func accepts(_ frame: VideoFrame, variant: PipelineVariant) -> Bool {
-    variant == .sdr && frame.rotation == 0 && av_get_pix_fmt(frame.pixelFormatName).rawValue >= 0
+  /// Whether `frame` can take this path: upright, in a format swscale reads, and SDR with BT.709-class primaries, or
+  /// (with `toneMapping`) PQ or HLG.
+  static func accepts(_ frame: VideoFrame, variant: PipelineVariant, toneMapping: Bool = false) -> Bool {
+    frame.rotation == 0 && av_get_pix_fmt(frame.pixelFormatName).rawValue >= 0
+      && (variant == .sdr || (toneMapping && CPUToneMapper.accepts(variant)))
   }
 
-  /// Draws `frame` into `target` (a readable one) fitted into `rect`, black around it, its bytes in `order`. False
-  /// when swscale cannot (the caller draws on the GPU instead).
+  /// Draws `frame` into `target` (a readable one) fitted into `rect`, black around it, its bytes in `order`; an HDR
+  /// frame through the table `params` describes. False when swscale cannot (the caller draws on the GPU instead).
   func draw(
-    _ frame: VideoFrame, into target: RenderTarget, rect: (x0: Int, y0: Int, x1: Int, y1: Int), order: PixelOrder
+    _ frame: VideoFrame, into target: RenderTarget, rect: (x0: Int, y0: Int, x1: Int, y1: Int), order: PixelOrder,
+    toneMap: (params: ToneMapParams, variant: PipelineVariant)? = nil
   ) -> Bool {
     guard let memory = target.mutablePixels else { return false }
     let width = target.width
@@ -44,24 +51,28 @@ final class CPUConverter {
     let x1 = max(x0, min(width, rect.x1))
     let y1 = max(y0, min(height, rect.y1))
     guard x1 > x0, y1 > y0 else { return false }
-    let wanted = Key(
-      format: av_get_pix_fmt(frame.pixelFormatName).rawValue, width: frame.width, height: frame.height,
-      outWidth: x1 - x0, outHeight: y1 - y0, matrix: frame.color.matrix, range: frame.color.range, order: order)
-    if key != wanted {
-      sws_freeContext(sws)
-      let space: Int32
-      switch frame.color.matrix {
-      case .bt601: space = SWS_CS_ITU601
-      case .bt2020nc: space = SWS_CS_BT2020
-      case .bt709, .rgb: space = SWS_CS_ITU709
-      }
-      sws = orb_sws_rgba_context(
-        wanted.format, Int32(frame.width), Int32(frame.height), Int32(wanted.outWidth), Int32(wanted.outHeight),
-        threads, space, frame.color.range == .full ? 1 : 0, order == .bgra ? 1 : 0)
-      key = sws == nil ? nil : wanted
-    }
-    guard let sws else { return false }
     let rowBytes = width * 4
+    let out = memory.advanced(by: y0 * rowBytes + x0 * 4)
+    if let toneMap {
+      let drawn = toneMapper.draw(
+        width: x1 - x0, height: y1 - y0, into: out, rowBytes: rowBytes, origin: (x0, y0), order: order,
+        matrix: YUVMatrix(matrix: frame.color.matrix, range: frame.color.range, bitDepth: frame.bitDepth),
+        bitDepth: frame.bitDepth,
+        params: toneMap.params, variant: toneMap.variant
+      ) { planes, strides in
+        self.scale(
+          frame, width: x1 - x0, height: y1 - y0, format: orb_pix_fmt_yuv444p16(), planes: &planes, strides: strides)
+      }
+      guard drawn else { return false }
+    } else {
+      var planes: [UnsafeMutablePointer<UInt8>?] = [out.assumingMemoryBound(to: UInt8.self), nil, nil, nil]
+      let strides: [Int32] = [Int32(rowBytes), 0, 0, 0]
+      guard
+        scale(
+          frame, width: x1 - x0, height: y1 - y0, format: orb_pix_fmt_rgba(order == .bgra ? 1 : 0), planes: &planes,
+          strides: strides)
+      else { return false }
+    }
     // The letterbox: opaque black above, below, left and right of the picture.
     func black(_ offset: Int, _ count: Int) {
       guard count > 0 else { return }
@@ -76,18 +87,48 @@ final class CPUConverter {
         black(y * rowBytes + x1 * 4, (width - x1) * 4)
       }
     }
+    return true
+  }
+
+  /// Scales and converts `frame` to `width`x`height` pixels of `format` into `planes`, `strides` bytes a row.
+  private func scale(
+    _ frame: VideoFrame, width: Int, height: Int, format: Int32, planes out: inout [UnsafeMutablePointer<UInt8>?],
+    strides outStrides: [Int32]
+  ) -> Bool {
+    let wanted = Key(
+      format: av_get_pix_fmt(frame.pixelFormatName).rawValue, width: frame.width, height: frame.height,
+      outWidth: width, outHeight: height, outFormat: format, matrix: frame.color.matrix, range: frame.color.range)
+    if key != wanted {
+      sws_freeContext(sws)
+      let space: Int32
+      switch frame.color.matrix {
+      case .bt601: space = SWS_CS_ITU601
+      case .bt2020nc: space = SWS_CS_BT2020
+      case .bt709, .rgb: space = SWS_CS_ITU709
+      }
+      // RGB comes out full range; Y'CbCr keeps the source's range (it is only scaled).
+      let full: Int32 = frame.color.range == .full ? 1 : 0
+      sws = orb_sws_context(
+        wanted.format, Int32(frame.width), Int32(frame.height), Int32(width), Int32(height), format, threads, space,
+        full, format == orb_pix_fmt_yuv444p16() ? full : 1)
+      key = sws == nil ? nil : wanted
+    }
+    guard let sws else { return false }
     var planes: [UnsafePointer<UInt8>?] = [nil, nil, nil, nil]
     var strides: [Int32] = [0, 0, 0, 0]
     for (i, plane) in frame.planes.prefix(4).enumerated() {
       planes[i] = plane.base.assumingMemoryBound(to: UInt8.self)
       strides[i] = Int32(plane.stride)
     }
-    let out = memory.advanced(by: y0 * rowBytes + x0 * 4).assumingMemoryBound(to: UInt8.self)
     let code = planes.withUnsafeBufferPointer { p in
       strides.withUnsafeBufferPointer { s in
-        orb_sws_scale_planes(
-          sws, wanted.format, Int32(frame.width), Int32(frame.height), p.baseAddress, s.baseAddress, out,
-          Int32(rowBytes), Int32(wanted.outWidth), Int32(wanted.outHeight), order == .bgra ? 1 : 0)
+        out.withUnsafeBufferPointer { o in
+          outStrides.withUnsafeBufferPointer { os in
+            orb_sws_scale_planes(
+              sws, wanted.format, Int32(frame.width), Int32(frame.height), p.baseAddress, s.baseAddress, format,
+              o.baseAddress, os.baseAddress, Int32(width), Int32(height))
+          }
+        }
       }
     }
     return code >= 0

@@ -21,6 +21,7 @@ public final class FrameDrawer {
   private var renderer: Renderer?
   private let onDemand: Bool
   private let cpu = CPUConverter()
+  private var peaks = PeakTracking()
   /// What the renderer draws into for a target of plain memory, at that target's size.
   private var scratch: RenderTarget?
   private let memoryPixelOrder: PixelOrder
@@ -52,10 +53,11 @@ public final class FrameDrawer {
   /// The largest side of a picture the device takes; without a device, memory is the only limit.
   public var maxImageSize: Int { renderer?.context.maxImageSize ?? 16384 }
 
-  /// Whether `frame` is drawn with swscale into memory.
+  /// Whether `frame` is drawn with swscale into memory (and, without a device, PQ and HLG tone-mapped on the CPU).
   public func convertsOnCPU(_ frame: VideoFrame, toneMapping: ToneMapping) -> Bool {
     guard onDemand else { return renderer?.convertsOnCPU(frame, toneMapping: toneMapping) ?? false }
-    return CPUConverter.accepts(frame, variant: PipelineVariant(frame: frame, toneMapping: toneMapping))
+    return CPUConverter.accepts(
+      frame, variant: PipelineVariant(frame: frame, toneMapping: toneMapping), toneMapping: true)
   }
 
   /// A target of `width`x`height` pixels (see `Renderer.makeTarget`); always plain memory while devices are made on
@@ -85,8 +87,12 @@ public final class FrameDrawer {
     if convertsOnCPU(frame, toneMapping: toneMapping) {
       let geometry = VideoGeometry(
         displayAspect: frame.displayAspect, rotation: frame.rotation, width: target.width, height: target.height)
-      if cpu.draw(frame, into: target, rect: geometry.rect, order: memoryPixelOrder) {
-        curvePeak = nil
+      let variant = PipelineVariant(frame: frame, toneMapping: toneMapping)
+      let params = variant == .sdr ? nil : peaks.params(for: frame, toneMapping: toneMapping)
+      if cpu.draw(
+        frame, into: target, rect: geometry.rect, order: memoryPixelOrder, toneMap: params.map { ($0, variant) })
+      {
+        curvePeak = params?.sourcePeak
         return
       }
     }
@@ -107,9 +113,10 @@ public final class FrameDrawer {
   /// pictures decode, rather than at the first one.
   public func prepare(for videos: [VideoStreamInfo]) {
     guard onDemand, renderer == nil else { return }
+    // PQ and HLG are tone-mapped on the CPU; wide-gamut SDR and rotation are the shader's.
     let needs = videos.contains { v in
-      ["smpte2084", "arib-std-b67"].contains(v.effectiveColor.transfer) || v.effectiveColor.primaries == "bt2020"
-        || v.rotation != 0
+      let hdr = ["smpte2084", "arib-std-b67"].contains(v.effectiveColor.transfer)
+      return (!hdr && v.effectiveColor.primaries == "bt2020") || v.rotation != 0
     }
     if needs { _ = try? makeRenderer() }  // a failure is the first picture's to report
   }

@@ -105,3 +105,28 @@ struct PushConstants {
     values = v.map { Float($0) }
   }
 }
+
+/// The tone-mapping parameters of each HDR picture, with the peak measured as it plays (`ToneMapping.peakDetect`):
+/// the light of the pictures drawn so far, reset when a seek starts a new generation; a frame drawn again (at a new
+/// size) is not measured twice.
+/// Thread-safety: a value type, owned by whoever draws (the renderer, or `FrameDrawer` on the CPU).
+struct PeakTracking {
+  private var peaks = PeakDetector()
+  private weak var measured: VideoFrame?
+  private var measuredGeneration: Int?
+
+  /// The parameters for `frame`, its peak measured when `toneMapping` asks; nil for SDR.
+  mutating func params(for frame: VideoFrame, toneMapping: ToneMapping) -> ToneMapParams? {
+    guard var params = toneMapping.params(for: frame) else { return nil }
+    if toneMapping.measuresPeak(params) {
+      if measuredGeneration != frame.generation { peaks.reset() }
+      if measured !== frame, let light = FrameLight.measure(frame, params: params) {
+        peaks.add(light)
+        measured = frame
+        measuredGeneration = frame.generation
+      }
+      params.sourcePeak = peaks.curvePeak(contentPeak: params.contentPeak, targetPeak: params.targetPeak)
+    }
+    return params
+  }
+}

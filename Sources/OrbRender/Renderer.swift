@@ -31,11 +31,7 @@ public final class Renderer {
   private let made: VulkanObjects
   private var tableKey: HDRTableKey?
   private var tableInitialized = false
-  /// The light of the pictures drawn so far, for `ToneMapping.peakDetect`; reset when a seek starts a new generation.
-  private var peaks = PeakDetector()
-  /// The last picture measured (a frame drawn again at a new size is not measured twice) and its generation.
-  private weak var measured: VideoFrame?
-  private var measuredGeneration: Int?
+  private var peaks = PeakTracking()
   /// The peak the last HDR picture was tone-mapped from, nits (nil for SDR): the metadata's, or the detected one.
   public private(set) var curvePeak: Double?
   /// Draw SDR pictures into readable targets with swscale on the CPU (`CPUConverter`) instead of the shader: what a
@@ -363,20 +359,8 @@ public final class Renderer {
   /// The tone-mapping parameters for `frame` (nil for SDR), with the peak measured in it and the pictures before it
   /// when `peakDetect` is on.
   private func toneMapParams(for frame: VideoFrame, toneMapping: ToneMapping) -> ToneMapParams? {
-    guard var params = toneMapping.params(for: frame) else {
-      curvePeak = nil
-      return nil
-    }
-    if toneMapping.measuresPeak(params) {
-      if measuredGeneration != frame.generation { peaks.reset() }
-      if measured !== frame, let light = FrameLight.measure(frame, params: params) {
-        peaks.add(light)
-        measured = frame
-        measuredGeneration = frame.generation
-      }
-      params.sourcePeak = peaks.curvePeak(contentPeak: params.contentPeak, targetPeak: params.targetPeak)
-    }
-    curvePeak = params.sourcePeak
+    let params = peaks.params(for: frame, toneMapping: toneMapping)
+    curvePeak = params?.sourcePeak
     return params
   }
 

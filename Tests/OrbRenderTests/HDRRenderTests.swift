@@ -52,6 +52,37 @@ final class HDRRenderTests: XCTestCase {
     }
   }
 
+  /// Where there is no GPU, PQ and HLG are tone-mapped on the CPU (`FrameDrawer` with no device, `CPUToneMapper`):
+  /// every patch of the patterns comes out as the shader draws it, within 2 codes, for every curve; the letterbox
+  /// stays black. The swscale scaling and the shader's sampling may part by more only at the edges between patches.
+  func testTheCPUToneMapsAsTheShaderDoes() throws {
+    let renderer = try Renderer()
+    for url in ["test://hdr10-ramp", "test://hdr10-bars", "test://hlg-bars"] {
+      let source = try TestPatternSource(url: url + "?size=1280x720")
+      let frame = try XCTUnwrap(source.nextFrame())
+      for curve in ToneMapCurve.allCases {
+        let toneMapping = ToneMapping(curve: curve)
+        let drawer = try FrameDrawer(device: .whenNeeded, cpuConversion: true, memoryPixelOrder: .rgba)
+        XCTAssertTrue(drawer.convertsOnCPU(frame, toneMapping: toneMapping))
+        // Pillarboxed, so the letterbox is drawn too.
+        let cpu = try drawer.makeTarget(width: 1440, height: 720, exportable: false, readable: true)
+        try drawer.render(frame, into: cpu, toneMapping: toneMapping)
+        let gpu = try renderer.makeTarget(width: 1440, height: 720, readable: true)
+        try renderer.render(frame, into: gpu, toneMapping: toneMapping)
+        let (a, b) = (Array(cpu.pixels!), Array(gpu.pixels!))
+        var far = 0
+        for i in stride(from: 0, to: a.count, by: 4) {
+          let d = (0..<3).map { abs(Int(a[i + $0]) - Int(b[i + $0])) }.max()!
+          if d > 2 { far += 1 }
+        }
+        XCTAssertLessThan(far, a.count / 4 / 100, "\(url) \(curve): \(far) pixels more than 2 codes apart")
+        XCTAssertEqual(Array(a[0..<4]), [0, 0, 0, 255], "\(url): the letterbox is opaque black")
+        XCTAssertEqual(drawer.curvePeak ?? 0, renderer.curvePeak ?? -1, accuracy: 1e-9, "\(url): the same peak")
+        XCTAssertEqual(drawer.deviceName, "none yet (swscale on the CPU)", "no Vulkan device was made")
+      }
+    }
+  }
+
   func testPQRampMatchesTheSwiftReference() throws {
     let steps = HDRTestPattern.rampNits.count
     let points = (0..<steps).map { i in (Int((Double(i) + 0.5) * 1280 / Double(steps)), 200) }

@@ -1,0 +1,112 @@
+import COrbPixels
+import Foundation
+
+/// PQ and HLG pictures tone-mapped on the CPU: what the shader does on a GPU, done where there is none. swscale gives
+/// the source's Y'CbCr at the target's size (16-bit 4:4:4); each pixel is converted with the shader's matrix
+/// (`YUVMatrix`), then goes through the same 64³ table the GPU
+/// samples (`HDRTable`'s grid of `HDRToSDR`, interpolated tetrahedrally, shaders/hdrlut.glsl) and the same ordered
+/// dither, into 8-bit RGBA or BGRA. On lavapipe the shader's sampling of the planes and the table took 59 % of the
+/// HDR benchmark's CPU; here it is one pass of plain arithmetic.
+/// The table is made again only when the stream kind, curve or peaks change beyond what `HDRTableKey.serves`
+/// absorbs, on as many threads as there are cores.
+/// Thread-safety: Unsafe; owned by the renderer's thread.
+final class CPUToneMapper {
+  private static let size = HDRTable.size
+  /// The grid: the encoded SDR signal in 8-bit code units (0...255) at each point, r fastest, then g, then b.
+  private var table: [SIMD4<Float>] = []
+  private var tableKey: HDRTableKey?
+  /// The Y', Cb and Cr planes swscale writes (16-bit codes, full scale), for the picture's size.
+  private var planes: UnsafeMutablePointer<UInt16>?
+  private var planeSize = (width: 0, height: 0)
+
+  deinit { planes?.deallocate() }
+
+  /// Whether the tone mapper draws pictures of this kind: PQ and HLG (not wide-gamut SDR, which the GPU keeps).
+  static func accepts(_ variant: PipelineVariant) -> Bool { variant.mode == 1 || variant.mode == 2 }
+
+  /// Draws a `width`x`height` picture at `out` (`rowBytes` apart; `origin` is where it lies in the target, for the
+  /// dither's pattern). `convert` fills the three 16-bit planes it is given with the source's Y'CbCr, which
+  /// `matrix` turns into R'G'B' (the source's samples had `bitDepth` bits).
+  func draw(
+    width: Int, height: Int, into out: UnsafeMutableRawPointer, rowBytes: Int, origin: (x: Int, y: Int),
+    order: PixelOrder, matrix: YUVMatrix, bitDepth: Int, params: ToneMapParams, variant: PipelineVariant,
+    convert: (inout [UnsafeMutablePointer<UInt8>?], [Int32]) -> Bool
+  ) -> Bool {
+    if planeSize != (width, height) {
+      planes?.deallocate()
+      planes = .allocate(capacity: width * height * 3)
+      planeSize = (width, height)
+    }
+    guard let planes else { return false }
+    let plane = width * height
+    var pointers: [UnsafeMutablePointer<UInt8>?] = (0..<3).map {
+      UnsafeMutableRawPointer(planes + $0 * plane).assumingMemoryBound(to: UInt8.self)
+    }
+    pointers.append(nil)
+    guard convert(&pointers, [Int32(width * 2), Int32(width * 2), Int32(width * 2), 0]) else { return false }
+    prepareTable(params: params, variant: variant)
+    let bgra = order == .bgra
+    table.withUnsafeBufferPointer { grid in
+      // Each band writes its own rows of `out`; the planes and the grid are only read while the bands run.
+      nonisolated(unsafe) let (grid, planes, out) = (grid.baseAddress!, planes, out)
+      let threads = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
+      let band = (height + threads - 1) / threads
+      // The matrix in grid units (a 16-bit sample in, a grid coordinate out), as Float rows. swscale widens a
+      // sample of `bitDepth` bits by a shift, so the code value is the sample over (2^depth - 1) * 2^(16 - depth).
+      let scale = Double(Self.size - 1)
+      let full = Double(((1 << bitDepth) - 1) << (16 - bitDepth))
+      let rows = matrix.rows.flatMap { r in
+        [Float(r.x * scale / full), Float(r.y * scale / full), Float(r.z * scale / full), Float(r.w * scale)]
+      }
+      DispatchQueue.concurrentPerform(iterations: threads) { part in
+        for y in (part * band)..<min(height, (part + 1) * band) {
+          let row = y * width
+          Self.mapRow(
+            y: planes + row, cb: planes + plane + row, cr: planes + 2 * plane + row, count: width, matrix: rows,
+            grid: grid, out: (out + y * rowBytes).assumingMemoryBound(to: UInt32.self), x: origin.x,
+            row: origin.y + y, bgra: bgra)
+        }
+      }
+    }
+    return true
+  }
+
+  /// One row: 16-bit Y'CbCr → R'G'B' by `matrix` (in grid units) → the table, tetrahedrally → plus the dither
+  /// offset → rounded to 8 bits, opaque (COrbPixels' `orb_tone_map_row`).
+  private static func mapRow(
+    y: UnsafePointer<UInt16>, cb: UnsafePointer<UInt16>, cr: UnsafePointer<UInt16>, count: Int,
+    matrix: [Float], grid: UnsafePointer<SIMD4<Float>>, out: UnsafeMutablePointer<UInt32>, x: Int, row: Int,
+    bgra: Bool
+  ) {
+    let dither = (0..<8).map { Float(OrderedDither.offset(x: x + $0, y: row)) + 0.5 }
+    UnsafeRawPointer(grid).withMemoryRebound(to: Float.self, capacity: size * size * size * 4) { table in
+      orb_tone_map_row(y, cb, cr, Int32(count), matrix, table, Int32(size), dither, bgra ? 1 : 0, out)
+    }
+  }
+
+  /// Makes the table for `params` unless the one held serves (`HDRTableKey.serves`), each slice of the grid on a
+  /// thread of its own.
+  private func prepareTable(params: ToneMapParams, variant: PipelineVariant) {
+    let key = HDRTableKey(
+      variant: variant,
+      hdr: [params.sourcePeak, params.targetPeak, params.contentPeak, params.sourceBlack].map(Float.init))
+    if let tableKey, tableKey.serves(key) { return }
+    let size = Self.size
+    var made = [SIMD4<Float>](repeating: .zero, count: size * size * size)
+    made.withUnsafeMutableBufferPointer { grid in
+      // Each slice of the grid is written by its own iteration.
+      nonisolated(unsafe) let grid = grid.baseAddress!
+      DispatchQueue.concurrentPerform(iterations: size) { b in
+        for g in 0..<size {
+          for r in 0..<size {
+            let signal = SIMD3(Double(r), Double(g), Double(b)) / Double(size - 1)
+            let value = HDRToSDR.map(rgbSignal: signal, params: params) * 255
+            grid[(b * size + g) * size + r] = SIMD4(Float(value.x), Float(value.y), Float(value.z), 0)
+          }
+        }
+      }
+    }
+    table = made
+    tableKey = key
+  }
+}
