@@ -374,33 +374,3 @@ final class QuitWhileConnectingTests: XCTestCase {
     XCTAssertEqual(ended?["position_ms"] as? Int, 90000, "nothing played: the resume point stands: \(player.stdout)")
   }
 }
-
-/// A Python HTTP server on a free loopback port, running `script` with `arguments`; the script prints its port.
-/// Stopped with `stop()` (or when the test ends, by the caller's defer).
-final class LoopbackServer {
-  let process = Process()
-  let port: Int
-
-  init(script: String, arguments: [String]) throws {
-    let file = NSTemporaryDirectory() + "orb-server-\(UUID().uuidString).py"
-    try script.write(toFile: file, atomically: true, encoding: .utf8)
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", file] + arguments
-    let out = Pipe()
-    process.standardOutput = out
-    try Tool.spawn(process)
-    let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-    port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-    if port == 0 {
-      stop()
-      throw TestMediaError("the test HTTP server did not start")
-    }
-  }
-
-  func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
-
-  func stop() {
-    process.terminate()
-    process.waitUntilExit()
-  }
-}
