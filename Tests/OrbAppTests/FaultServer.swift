@@ -77,7 +77,8 @@ final class LoopbackServer {
 ///   seconds, then sends the rest; `disconnect`: that answer ends there and closes the connection (and the path
 ///   answers 503 for `--down` seconds after, -1: for good); `reset`: the same, closed with a TCP reset (SO_LINGER 0).
 ///   `--cut` may list fractions ("0.3,0.7"): a break at each in turn. Each break is logged with the byte (`cut`);
-/// - `trickle`: the file at `--rate` bytes a second;
+/// - `trickle`: the file (or playlist) at `--rate` bytes a second;
+/// - `silent`: no answer at all for a minute (a server that accepted the connection and hangs);
 /// - `page`: a web page (a sign-in form) with 200;
 /// - `here`: a redirect to `/file/NAME` on this host; `elsewhere`: one to `--other` + `/file/NAME` (by default this
 ///   server under its other loopback name, `http://localhost:PORT`: another host to the player); `loop-a` and
@@ -169,6 +170,10 @@ final class FaultServer {
                 return self.plain(503)
             if mode == "token" and self.headers.get("Authorization") != "Bearer " + a.token:
                 return self.plain(401)
+            if mode == "silent":
+                time.sleep(60)
+                self.close_connection = True
+                return
             if mode == "page":
                 return self.plain(200, b"<html><body><form>Sign in</form></body></html>\n", "text/html")
             if mode == "here":
@@ -194,7 +199,21 @@ final class FaultServer {
             prefix = {"other": other + "/file/", "elsewhere": "/elsewhere/"}.get(where, where)
             missing = set(query.get("missing", []))
             lines = [l if not l or l.startswith("#") else ("/404/" + l if l in missing else prefix + l) for l in lines]
-            self.plain(200, ("\n".join(lines) + "\n").encode(), types[".m3u8"])
+            body = ("\n".join(lines) + "\n").encode()
+            self.send_response(200)
+            self.send_header("Content-Type", types[".m3u8"])
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.send(mode, body)
+
+        def send(self, mode, body):
+            if mode != "trickle":
+                return self.wfile.write(body)
+            step = max(1, a.rate // 10)
+            for i in range(0, len(body), step):
+                self.wfile.write(body[i:i + step])
+                self.wfile.flush()
+                time.sleep(step / a.rate)
 
         def media(self, mode, path, state, key):
             since = state["down_since"]
@@ -223,15 +242,7 @@ final class FaultServer {
                         stop = at
                         state["cuts"] += 1
             if stop is None:
-                if mode == "trickle":
-                    step = max(1, a.rate // 10)
-                    for i in range(0, len(body), step):
-                        self.wfile.write(body[i:i + step])
-                        self.wfile.flush()
-                        time.sleep(step / a.rate)
-                else:
-                    self.wfile.write(body)
-                return
+                return self.send(mode, body)
             self.wfile.write(body[:stop - first])
             self.wfile.flush()
             log({"cut": stop, "of": key})
