@@ -24,6 +24,7 @@ final class HostReport {
   /// The media opened at `position` (the resume point, or 0 when that is past the end): playing, or paused where it
   /// starts paused (`--paused`).
   func opened(paused: Bool, at position: Double) {
+    buffering = false  // the wait to try again is over: this says so, and no second "playing" follows
     events?.state(paused ? "paused" : "playing", positionMs: ms(position))
   }
 

@@ -52,7 +52,7 @@ enum HTTPDiagnosis {
         return (.unplayable, "the server cannot seek in it (it ignores range requests), and this file needs that")
       case 401, 403: return (.signIn, "the server refused access (\(answer.status))")
       case 404, 410: return (.missing, "the server no longer has it (\(answer.status))")
-      case 500...599: return (.network, "the server answered \(answer.status)")
+      case 500...599: return (.network, "server returned \(answer.status)")  // as RedirectCheck says it
       default:
         return nil
       }

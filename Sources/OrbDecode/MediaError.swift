@@ -81,6 +81,9 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
     return MediaError(.network, source: source, reason: "reading stopped: \(FFmpegError.message(code).lowercased())")
   }
 
+  /// FFmpeg's AVERROR_HTTP_BAD_REQUEST, `FFERRTAG(0xF8, '4', '0', '0')`, which the C shim does not carry.
+  static let httpBadRequest = -Int32(0xF8 | 0x34 << 8 | 0x30 << 16 | 0x30 << 24)
+
   /// Turns FFmpeg's failure to open or read `source` into a user-facing error.
   static func fromOpen(_ code: Int32, source: String) -> MediaError {
     switch code {
@@ -89,8 +92,9 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
     case orb_averror_http_unauthorized(), orb_averror_http_forbidden():
       return MediaError(.signIn, source: source, reason: "the server refused access (\(FFmpegError.message(code)))")
     case orb_averror_http_not_found(): return MediaError(.missing, source: source, reason: "not found on the server")
-    // FFmpeg folds every other 4xx together (410 Gone among them): the server will not serve it to us.
-    case orb_averror_http_other_4xx():
+    // FFmpeg folds every other 4xx together (410 Gone among them) but for 400, which it names apart: the server will
+    // not serve it to us.
+    case orb_averror_http_other_4xx(), httpBadRequest:
       return MediaError(.missing, source: source, reason: "the server will not serve it (\(FFmpegError.message(code)))")
     case orb_averror_http_server_error(), orb_averror(ETIMEDOUT), orb_averror(ECONNRESET),
       orb_averror(ECONNREFUSED), orb_averror(EIO):

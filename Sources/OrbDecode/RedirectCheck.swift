@@ -38,6 +38,11 @@ enum RedirectCheck {
       {
       case .answer(let a): answer = a
       case .cannotConnect(let code):
+        // FFmpeg's tcp protocol fails with EIO only when the name does not resolve (tls says EIO for more).
+        if code == orb_averror(EIO) && current.scheme?.lowercased() == "http" {
+          throw MediaError(
+            .network, source: url, reason: "the server's name cannot be found (\(current.host ?? "no host"))")
+        }
         // Refused, unresolvable, timed out: the player's retry rule decides (FFmpeg would retry some silently).
         let error = MediaError.fromOpen(code, source: url)
         throw error.kind == .unplayable ? MediaError(.network, source: url, reason: error.reason) : error

@@ -45,31 +45,6 @@ final class HLSVariantTests: XCTestCase {
     return try RGBImage(png: png).width
   }
 
-  /// Serves a folder (`argv[1]`) on a free loopback port, each answer at most `argv[2]` bytes a second (0: as fast as
-  /// it can), a file that is not there as 404; logs each path asked for to `argv[3]`.
-  static let folderServer = #"""
-    import http.server, sys, os, time
-    folder, rate, log = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-    class H(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *a): pass
-        def do_GET(self):
-            with open(log, "a") as f: f.write(self.path + "\n")
-            name = os.path.join(folder, self.path.split("?")[0].lstrip("/"))
-            if not os.path.isfile(name):
-                self.send_response(404); self.send_header("Content-Length", "0"); self.end_headers(); return
-            data = open(name, "rb").read()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/vnd.apple.mpegurl" if name.endswith(".m3u8") else "video/mp2t")
-            self.send_header("Content-Length", str(len(data))); self.end_headers()
-            step = max(1, rate // 20) if rate else len(data)
-            for i in range(0, len(data), step):
-                self.wfile.write(data[i:i + step]); self.wfile.flush()
-                if rate: time.sleep(step / rate)
-    s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-    print(s.server_address[1], flush=True)
-    s.serve_forever()
-    """#
-
   /// A master playlist whose video variant takes its sound from an audio rendition (English) in a playlist of its
   /// own, `audio.m3u8`, which the caller may remove; 3 s of testsrc2 at 320x180 and a tone.
   static func renditionPlaylist() throws -> String {
@@ -93,15 +68,15 @@ final class HLSVariantTests: XCTestCase {
   func testAMissingAudioRenditionIsLeftOutWithAWarning() throws {
     let folder = try Self.renditionPlaylist()
     defer { try? FileManager.default.removeItem(atPath: folder) }
-    let whole = try LoopbackServer(script: Self.folderServer, arguments: [folder, "0", "\(folder)/log"])
-    let probeWhole = Orb.run(["--probe", whole.url("/master.m3u8")])
+    let whole = try FaultServer(serving: folder)
+    let probeWhole = Orb.run(["--probe", whole.url("file", "master.m3u8")])
     whole.stop()
     XCTAssertTrue(
       probeWhole.stdout.contains("\"channels\""), "with its playlist the rendition plays: \(probeWhole.stdout)")
     try FileManager.default.removeItem(atPath: "\(folder)/audio.m3u8")
-    let server = try LoopbackServer(script: Self.folderServer, arguments: [folder, "0", "\(folder)/log"])
+    let server = try FaultServer(serving: folder)
     defer { server.stop() }
-    let probe = Orb.run(["--probe", server.url("/master.m3u8")])
+    let probe = Orb.run(["--probe", server.url("file", "master.m3u8")])
     XCTAssertEqual(probe.status, 0, probe.stderr)
     let json = try JSONSerialization.jsonObject(with: Data(probe.stdout.utf8)) as? [String: Any]
     XCTAssertEqual((json?["audio"] as? [Any])?.count, 0, probe.stdout)
@@ -112,7 +87,7 @@ final class HLSVariantTests: XCTestCase {
       warnings.first?.contains("audio.m3u8") == true && warnings.first?.contains("404") == true, probe.stdout)
 
     try Screen.requireDisplay()
-    let player = try BackgroundPlayer(["--events-fd", "1", server.url("/master.m3u8")])
+    let player = try BackgroundPlayer(["--events-fd", "1", server.url("file", "master.m3u8")])
     defer { _ = player.wait(timeout: 1) }
     XCTAssertEqual(player.wait(timeout: 30), 0, player.stderr)
     let warning = player.events.first { $0["event"] as? String == "warning" }
@@ -133,11 +108,11 @@ final class HLSVariantTests: XCTestCase {
       named: "hls-throughput-variants-v1", large: (640, 360, "600k"), small: (320, 180, "100k"), seconds: 3)
     let folder = (master as NSString).deletingLastPathComponent
     for (rate, expected) in [(30_000, "320x180"), (0, "640x360")] {
-      let log = NSTemporaryDirectory() + "orb-throughput-\(UUID().uuidString).log"
-      let server = try LoopbackServer(script: Self.folderServer, arguments: [folder, "\(rate)", log])
+      let server = try FaultServer(serving: folder, options: ["--rate", "\(rate)"])
       defer { server.stop() }
       let title = "throughput-\(UUID().uuidString.prefix(6))"
-      let player = try BackgroundPlayer(["--title", title, "--paused", server.url("/master.m3u8")])
+      let player = try BackgroundPlayer(
+        ["--title", title, "--paused", server.url(rate > 0 ? "trickle" : "file", "master.m3u8")])
       defer { _ = player.wait(timeout: 1) }
       XCTAssertNotNil(Screen.waitForWindow(title: title, timeout: 30), player.stderr)
       usleep(500_000)

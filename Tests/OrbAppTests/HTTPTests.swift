@@ -5,39 +5,15 @@ import XCTest
 /// Network sources against a small HTTP server on the loopback: what a host is told for each kind of failure, and
 /// the bearer token on the request.
 final class HTTPTests: XCTestCase {
-  /// A Python http.server with fixed answers per path; /token/... wants `Authorization: Bearer orb-test`.
-  static let serverScript = #"""
-    import http.server, sys, os
-    clip = sys.argv[1]
-    class H(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *a): pass
-        def do_GET(self):
-            codes = {"/missing.mp4": 404, "/gone.mp4": 410, "/secret.mp4": 401, "/forbidden.mp4": 403,
-                     "/broken.mp4": 500}
-            if self.path in codes:
-                self.send_response(codes[self.path]); self.end_headers(); return
-            if self.path.startswith("/token/") and self.headers.get("Authorization") != "Bearer orb-test":
-                self.send_response(401); self.end_headers(); return
-            data = open(clip, "rb").read()
-            self.send_response(200)
-            self.send_header("Content-Type", "video/mp4")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-    s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-    print(s.server_address[1], flush=True)
-    s.serve_forever()
-    """#
-
-  private var server: LoopbackServer!
+  private var server: FaultServer!
 
   override func setUpWithError() throws {
-    server = try LoopbackServer(script: Self.serverScript, arguments: [try Clips.halves("halves.mp4")])
+    server = try FaultServer(files: ["clip.mp4": try Clips.halves("halves.mp4")])
   }
 
   override func tearDown() { server?.stop() }
 
-  private func url(_ path: String) -> String { server.url(path) }
+  private func url(_ path: String) -> String { server.origin + path }
 
   /// `--probe` of `path`: exit status, and the `error` event's kind if there was one.
   private func probe(_ path: String, _ extra: [String] = []) -> (Int32, String?, String) {
@@ -48,15 +24,15 @@ final class HTTPTests: XCTestCase {
   }
 
   func testAPlainURLOpens() {
-    let (status, kind, stderr) = probe("/clip.mp4")
+    let (status, kind, stderr) = probe("/file/clip.mp4")
     XCTAssertEqual(status, 0, stderr)
     XCTAssertNil(kind)
   }
 
   func testEachFailureIsTheKindTheHostExpects() {
     for (path, expected) in [
-      ("/missing.mp4", "missing"), ("/gone.mp4", "missing"), ("/secret.mp4", "sign-in"), ("/forbidden.mp4", "sign-in"),
-      ("/broken.mp4", "network"),
+      ("/404/clip.mp4", "missing"), ("/410/clip.mp4", "missing"), ("/401/clip.mp4", "sign-in"),
+      ("/403/clip.mp4", "sign-in"), ("/500/clip.mp4", "network"),
     ] {
       let (status, kind, stderr) = probe(path)
       XCTAssertEqual(status, 1, "\(path): \(stderr)")
@@ -74,6 +50,7 @@ final class HTTPTests: XCTestCase {
   func testTheBearerTokenIsSent() {
     XCTAssertEqual(probe("/token/clip.mp4").1, "sign-in", "the server wants a token")
     let (status, kind, stderr) = probe("/token/clip.mp4", ["--auth-token", "orb-test"])
+    XCTAssertEqual(server.requests("/token/").last?.header("Authorization"), "Bearer orb-test")
     XCTAssertEqual(status, 0, stderr)
     XCTAssertNil(kind)
   }
@@ -93,17 +70,9 @@ final class HLSTests: XCTestCase {
         "-hls_playlist_type", "vod", "-hls_segment_filename", dir + "/seg_%03d.ts", dir + "/index.m3u8",
       ], timeout: 120)
     XCTAssertTrue(made.succeeded, made.stderr)
-    let server = try LoopbackServer(
-      script: """
-        import http.server, functools, sys
-        handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])
-        handler.func.log_message = lambda *a: None
-        s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        print(s.server_address[1], flush=True)
-        s.serve_forever()
-        """, arguments: [dir])
+    let server = try FaultServer(serving: dir)
     defer { server.stop() }
-    let url = server.url("/index.m3u8")
+    let url = server.url("file", "index.m3u8")
     let probe = Orb.run(["--probe", url], timeout: 60)
     XCTAssertEqual(probe.status, 0, probe.stderr)
     XCTAssertTrue(probe.stdout.contains("\"container\" : \"hls\""), probe.stdout)
@@ -137,35 +106,6 @@ final class HLSTests: XCTestCase {
 
 /// A connection that breaks in the middle of the file: the player reconnects where it was and plays to the end.
 final class ReconnectTests: XCTestCase {
-  static let flakyServer = #"""
-    import http.server, sys, re
-    data = open(sys.argv[1], "rb").read()
-    state = {"broken": False}
-    class H(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        def log_message(self, *a): pass
-        def do_GET(self):
-            start = 0
-            m = re.match(r"bytes=(\d+)-", self.headers.get("Range") or "")
-            if m: start = int(m.group(1))
-            body = data[start:]
-            self.send_response(206 if m else 200)
-            self.send_header("Content-Type", "video/x-matroska")
-            self.send_header("Accept-Ranges", "bytes")
-            self.send_header("Content-Length", str(len(body)))
-            if m: self.send_header("Content-Range", "bytes %d-%d/%d" % (start, len(data) - 1, len(data)))
-            self.end_headers()
-            if not state["broken"] and start == 0:
-                # The first whole-file answer breaks off a third of the way in.
-                state["broken"] = True
-                self.wfile.write(body[: len(data) // 3]); self.wfile.flush()
-                self.connection.close(); return
-            self.wfile.write(body)
-    s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-    print(s.server_address[1], flush=True)
-    s.serve_forever()
-    """#
-
   func testABrokenConnectionResumesWhereItWas() throws {
     // Matroska is read front to back, so the break comes in the middle of the frames.
     let clip = try TestMedia.path(
@@ -174,38 +114,23 @@ final class ReconnectTests: XCTestCase {
         "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4", "-c:v", "libx264", "-preset", "ultrafast",
         "-g", "25",
       ])
-    let server = try LoopbackServer(script: Self.flakyServer, arguments: [clip])
+    // The first answer that reaches a third of the file breaks off there.
+    let server = try FaultServer(files: ["clip.mkv": clip], options: ["--cut", "0.33"])
     defer { server.stop() }
-    let r = Orb.run(["--benchmark", "--size", "160x120", server.url("/clip.mkv")], timeout: 120)
+    let r = Orb.run(["--benchmark", "--size", "160x120", server.url("disconnect", "clip.mkv")], timeout: 120)
     XCTAssertEqual(r.status, 0, r.stderr)
     let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any])
     XCTAssertEqual(json["frames"] as? Int, 100, "every frame, though the first answer broke off: \(r.stdout)")
+    let cut = try XCTUnwrap(server.cuts.first, "the answer did not break off")
+    XCTAssertTrue(
+      server.requests.contains { $0.header("Range") == "bytes=\(cut)-" },
+      "asked again from the byte it had reached (\(cut)): \(server.requests.map { $0.header("Range") ?? "-" })")
   }
 }
 
 /// A server that pauses in the middle of the file: the window says it is buffering, the host hears it, and playback
 /// goes on to the end when data comes again.
 final class BufferingTests: XCTestCase {
-  static let slowServer = #"""
-    import http.server, sys, time
-    data = open(sys.argv[1], "rb").read()
-    class H(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        def log_message(self, *a): pass
-        def do_GET(self):
-            self.send_response(200)
-            self.send_header("Content-Type", "video/x-matroska")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            half = len(data) // 2
-            self.wfile.write(data[:half]); self.wfile.flush()
-            time.sleep(6)
-            self.wfile.write(data[half:]); self.wfile.flush()
-    s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-    print(s.server_address[1], flush=True)
-    s.serve_forever()
-    """#
-
   func testAStalledStreamIsReportedAsBufferingAndThenPlaysOn() throws {
     try Screen.requireDisplay()
     let clip = try TestMedia.path(
@@ -214,9 +139,10 @@ final class BufferingTests: XCTestCase {
         "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6", "-c:v", "libx264", "-preset", "ultrafast",
         "-g", "25",
       ])
-    let server = try LoopbackServer(script: Self.slowServer, arguments: [clip])
+    // Half the file, then nothing for 6 s, then the rest.
+    let server = try FaultServer(files: ["clip.mkv": clip], options: ["--stall", "6"])
     defer { server.stop() }
-    let r = Orb.run(["--events-fd", "1", server.url("/clip.mkv")], timeout: 60)
+    let r = Orb.run(["--events-fd", "1", server.url("stall", "clip.mkv")], timeout: 60)
     XCTAssertEqual(r.status, 0, r.stderr)
     let states = Orb.events(r.stdout).filter { $0["event"] as? String == "state" }.compactMap { $0["state"] as? String }
     XCTAssertTrue(states.contains("buffering"), "states: \(states)")
@@ -228,28 +154,6 @@ final class BufferingTests: XCTestCase {
 /// A server that sends the file at a third of its bit rate (a trickle): playback waits for data again and again,
 /// says so each time, and never races or drops a frame to catch up.
 final class TrickleTests: XCTestCase {
-  static let trickleServer = #"""
-    import http.server, sys, time
-    data = open(sys.argv[1], "rb").read()
-    rate = int(sys.argv[2])
-    class H(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        def log_message(self, *a): pass
-        def do_GET(self):
-            self.send_response(200)
-            self.send_header("Content-Type", "video/x-matroska")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            try:
-                for i in range(0, len(data), 1000):
-                    self.wfile.write(data[i:i + 1000]); self.wfile.flush(); time.sleep(1000 / rate)
-            except OSError:
-                pass
-    s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-    print(s.server_address[1], flush=True)
-    s.serve_forever()
-    """#
-
   func testATrickleIsBufferingNotSlowMotion() throws {
     try Screen.requireDisplay()
     let clip = try TestMedia.path(
@@ -260,9 +164,9 @@ final class TrickleTests: XCTestCase {
       ])
     let bytes = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: clip)[.size] as? Int)
     let rate = bytes / 4 / 3  // a third of real time
-    let server = try LoopbackServer(script: Self.trickleServer, arguments: [clip, "\(rate)"])
+    let server = try FaultServer(files: ["clip.mkv": clip], options: ["--rate", "\(rate)"])
     defer { server.stop() }
-    let r = Orb.run(["--events-fd", "1", server.url("/clip.mkv")], timeout: 90)
+    let r = Orb.run(["--events-fd", "1", server.url("trickle", "clip.mkv")], timeout: 90)
     XCTAssertEqual(r.status, 0, r.stderr)
     let events = Orb.events(r.stdout)
     let states = events.filter { $0["event"] as? String == "state" }.compactMap { $0["state"] as? String }
@@ -282,9 +186,9 @@ final class TrickleTests: XCTestCase {
       "trickle-sound-4s.mka",
       ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=4", "-c:a", "aac", "-b:a", "128k"])
     let bytes = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: clip)[.size] as? Int)
-    let server = try LoopbackServer(script: Self.trickleServer, arguments: [clip, "\(bytes / 4 / 3)"])
+    let server = try FaultServer(files: ["clip.mka": clip], options: ["--rate", "\(bytes / 4 / 3)"])
     defer { server.stop() }
-    let r = Orb.run(["--events-fd", "1", server.url("/clip.mka")], timeout: 90)
+    let r = Orb.run(["--events-fd", "1", server.url("trickle", "clip.mka")], timeout: 90)
     XCTAssertEqual(r.status, 0, r.stderr)
     let events = Orb.events(r.stdout)
     let states = events.filter { $0["event"] as? String == "state" }.compactMap { $0["state"] as? String }
@@ -297,38 +201,16 @@ final class TrickleTests: XCTestCase {
 
 /// Failures FFmpeg calls "input/output error" are explained in words a person can act on.
 final class HTTPReasonTests: XCTestCase {
-  static let server = #"""
-    import http.server, sys
-    data = open(sys.argv[1], "rb").read()
-    class H(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *a): pass
-        def do_GET(self):
-            if self.path.startswith("/loop"):
-                self.send_response(302)
-                self.send_header("Location", "/loop-b" if self.path == "/loop-a" else "/loop-a")
-                self.end_headers()
-                return
-            # Ignores Range: every answer is the whole file.
-            self.send_response(200)
-            self.send_header("Content-Type", "video/mp4")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-    s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-    print(s.server_address[1], flush=True)
-    s.serve_forever()
-    """#
-
   func testARedirectLoopAndAServerThatCannotSeekAreNamed() throws {
     let clip = try TestMedia.path(
       "moov-last-2s.mp4",
       ["-f", "lavfi", "-i", "testsrc2=size=160x120:rate=25:duration=2", "-c:v", "libx264", "-preset", "ultrafast"])
-    let server = try LoopbackServer(script: Self.server, arguments: [clip])
+    let server = try FaultServer(files: ["clip.mp4": clip])
     defer { server.stop() }
-    for (path, reason) in [
-      ("/loop-a", "too many redirects"), ("/clip.mp4", "the server cannot seek in it (it ignores range requests)"),
+    for (mode, reason) in [
+      ("loop-a", "too many redirects"), ("norange", "the server cannot seek in it (it ignores range requests)"),
     ] {
-      let url = server.url(path)
+      let url = server.url(mode, "clip.mp4")
       let r = Orb.run(["--frame-at", "0.5", "--output", NSTemporaryDirectory() + "never.png", url], timeout: 60)
       XCTAssertEqual(r.status, 1, r.stderr)
       XCTAssertEqual(Orb.errorLines(r).count, 1, r.stderr)
@@ -340,24 +222,13 @@ final class HTTPReasonTests: XCTestCase {
 /// Quitting never waits on the network: a server that accepts the connection and never answers holds the open,
 /// and `q` still ends the player at once, with the `ended` event the host needs.
 final class QuitWhileConnectingTests: XCTestCase {
-  static let silentServer = #"""
-    import socket
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    s.listen(8)
-    print(s.getsockname()[1], flush=True)
-    held = []
-    while True:
-        held.append(s.accept()[0])
-    """#
-
   func testQuitWhileConnectingIsImmediate() throws {
     try Screen.requireDisplay()
-    let server = try LoopbackServer(script: Self.silentServer, arguments: [])
+    let server = try FaultServer()
     defer { server.stop() }
     let title = "connecting-\(UUID().uuidString.prefix(6))"
     let player = try BackgroundPlayer([
-      "--title", title, "--events-fd", "1", "--resume-ms", "90000", server.url("/never.mkv"),
+      "--title", title, "--events-fd", "1", "--resume-ms", "90000", server.url("silent", "never.mkv"),
     ])
     XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
     usleep(1_500_000)  // the open is blocked on the silent server now
@@ -372,35 +243,5 @@ final class QuitWhileConnectingTests: XCTestCase {
     let ended = player.events.first { $0["event"] as? String == "ended" }
     XCTAssertEqual(ended?["reason"] as? String, "user-quit", player.stdout)
     XCTAssertEqual(ended?["position_ms"] as? Int, 90000, "nothing played: the resume point stands: \(player.stdout)")
-  }
-}
-
-/// A Python HTTP server on a free loopback port, running `script` with `arguments`; the script prints its port.
-/// Stopped with `stop()` (or when the test ends, by the caller's defer).
-final class LoopbackServer {
-  let process = Process()
-  let port: Int
-
-  init(script: String, arguments: [String]) throws {
-    let file = NSTemporaryDirectory() + "orb-server-\(UUID().uuidString).py"
-    try script.write(toFile: file, atomically: true, encoding: .utf8)
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", file] + arguments
-    let out = Pipe()
-    process.standardOutput = out
-    try Tool.spawn(process)
-    let line = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-    port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-    if port == 0 {
-      stop()
-      throw TestMediaError("the test HTTP server did not start")
-    }
-  }
-
-  func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
-
-  func stop() {
-    process.terminate()
-    process.waitUntilExit()
   }
 }

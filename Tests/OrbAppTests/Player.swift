@@ -96,6 +96,47 @@ enum Screen {
     _ = Tool.run("xdotool", ["key", "--window", id, key])
   }
 
+  /// Asks the window manager to close the window, as its title bar's close button or a taskbar does (wmctrl -c): a
+  /// `_NET_CLOSE_WINDOW` message to the root window, which the window manager (`WindowManager`) turns into
+  /// WM_DELETE_WINDOW for the window. Sent with libX11 through python3's ctypes; false when it could not be sent.
+  @discardableResult
+  static func closeThroughWindowManager(title: String) -> Bool {
+    let script = #"""
+      import ctypes, sys
+      x = ctypes.CDLL("libX11.so.6")
+      x.XOpenDisplay.restype = ctypes.c_void_p
+      x.XOpenDisplay.argtypes = [ctypes.c_char_p]
+      x.XInternAtom.restype = ctypes.c_ulong
+      x.XInternAtom.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
+      x.XDefaultRootWindow.restype = ctypes.c_ulong
+      x.XDefaultRootWindow.argtypes = [ctypes.c_void_p]
+      x.XSendEvent.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_long, ctypes.c_void_p]
+      x.XFlush.argtypes = x.XCloseDisplay.argtypes = [ctypes.c_void_p]
+      class ClientMessage(ctypes.Structure):
+          _fields_ = [("type", ctypes.c_int), ("serial", ctypes.c_ulong), ("send_event", ctypes.c_int),
+                      ("display", ctypes.c_void_p), ("window", ctypes.c_ulong), ("message_type", ctypes.c_ulong),
+                      ("format", ctypes.c_int), ("data", ctypes.c_long * 5)]
+      class Event(ctypes.Union):
+          _fields_ = [("xclient", ClientMessage), ("pad", ctypes.c_long * 24)]
+      d = x.XOpenDisplay(None)
+      if not d: sys.exit("no display")
+      e = Event()
+      e.xclient.type = 33  # ClientMessage
+      e.xclient.window = int(sys.argv[1])
+      e.xclient.message_type = x.XInternAtom(d, b"_NET_CLOSE_WINDOW", 0)
+      e.xclient.format = 32
+      e.xclient.data[0] = 0  # CurrentTime
+      e.xclient.data[1] = 2  # from a pager or taskbar, as wmctrl says
+      mask = (1 << 19) | (1 << 20)  # SubstructureNotify | SubstructureRedirect
+      if not x.XSendEvent(d, x.XDefaultRootWindow(d), 0, mask, ctypes.byref(e)): sys.exit("XSendEvent failed")
+      x.XFlush(d)
+      x.XCloseDisplay(d)
+      """#
+    let id = windowID(title)
+    guard !id.isEmpty else { return false }
+    return Tool.run("/usr/bin/python3", ["-c", script, id], timeout: 20).succeeded
+  }
+
   /// Keeps a copy of a screenshot for people to look at when `ORB_SCREENSHOT_DIR` is set.
   static func keep(title: String, as name: String) {
     guard let dir = ProcessInfo.processInfo.environment["ORB_SCREENSHOT_DIR"] else { return }

@@ -11,47 +11,10 @@ final class RetryTests: XCTestCase {
       "moving-3s-faststart.mp4", ["-i", try Clips.moving(seconds: 3), "-c", "copy", "-movflags", "+faststart"])
   }
 
-  /// Serves the clip with range requests, but the first answer that covers the byte at `argv[2]` (a fraction of the
-  /// file) stops there and drops the connection; from then on it answers 503 for `argv[3]` seconds (always, with a
-  /// negative number), then serves again: a server restarting in the middle of a film. With `argv[2]` 0 it is down
-  /// from the start: a server restarting when the player opens. `argv[2]` may list several fractions ("0.3,0.7"):
-  /// a break at each, one after another.
-  static let script = #"""
-    import http.server, sys, time, re
-    clip, cuts, down_for = sys.argv[1], [float(c) for c in sys.argv[2].split(",")], float(sys.argv[3])
-    data = open(clip, "rb").read()
-    state = {"cut_at": time.time() if cuts[0] <= 0 else None, "next": 1 if cuts[0] <= 0 else 0}
-    class H(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        def log_message(self, *a): pass
-        def do_GET(self):
-            cut_at = state["cut_at"]
-            if cut_at is not None and (down_for < 0 or time.time() - cut_at < down_for):
-                self.send_response(503); self.send_header("Content-Length", "0"); self.end_headers(); return
-            m = re.match(r"bytes=(\d+)-(\d*)", self.headers.get("Range", ""))
-            first = int(m.group(1)) if m else 0
-            last = int(m.group(2)) if m and m.group(2) else len(data) - 1
-            self.send_response(206 if m else 200)
-            self.send_header("Content-Type", "video/mp4")
-            self.send_header("Accept-Ranges", "bytes")
-            self.send_header("Content-Length", str(last + 1 - first))
-            if m: self.send_header("Content-Range", "bytes %d-%d/%d" % (first, last, len(data)))
-            self.end_headers()
-            stop = int(len(data) * cuts[state["next"]]) if state["next"] < len(cuts) else -1
-            try:
-                if first < stop <= last:
-                    self.wfile.write(data[first:stop]); self.wfile.flush()
-                    state["cut_at"] = time.time()
-                    state["next"] += 1
-                    self.close_connection = True
-                    return
-                self.wfile.write(data[first:last + 1])
-            except (BrokenPipeError, ConnectionResetError):
-                pass
-    s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-    print(s.server_address[1], flush=True)
-    s.serve_forever()
-    """#
+  /// `FaultServer` serving `file` as `name`, with `options` (`--cut`, `--down`).
+  static func server(_ file: String, as name: String = "clip.mp4", _ options: [String] = []) throws -> FaultServer {
+    try FaultServer(files: [name: file], options: options)
+  }
 
   /// A sine tone of `seconds` as AAC with its index first: sound alone.
   static func sound(seconds: Int) throws -> String {
@@ -75,16 +38,16 @@ final class RetryTests: XCTestCase {
 
   func testAServerThatComesBackIsTriedAgainAndPlays() throws {
     try Screen.requireDisplay()
-    let server = try LoopbackServer(script: Self.script, arguments: [try Self.clip(), "0", "2.5"])
+    // Down (503) for 2.5 s from the first request: a server restarting when the player opens.
+    let server = try Self.server(try Self.clip(), ["--down", "2.5"])
     defer { server.stop() }
-    let player = try BackgroundPlayer(["--events-fd", "1", server.url("/clip.mp4")])
+    let player = try BackgroundPlayer(["--events-fd", "1", server.url("503-for", "clip.mp4")])
     XCTAssertEqual(player.wait(timeout: 40), 0, player.stderr)
     let tries = retries(player)
     XCTAssertEqual(tries.compactMap { $0["attempt"] as? Int }, [1, 2], player.stdout)
     XCTAssertEqual(tries.compactMap { $0["in_ms"] as? Int }, [1000, 2000])
     XCTAssertEqual(tries.first?["of"] as? Int, 14)
-    XCTAssertTrue(
-      (tries.first?["reason"] as? String ?? "").contains("503") || player.stdout.contains("server"), "\(tries)")
+    XCTAssertEqual(tries.compactMap { $0["reason"] as? String }, ["server returned 503", "server returned 503"])
     let states = player.events.filter { $0["event"] as? String == "state" }.compactMap { $0["state"] as? String }
     XCTAssertEqual(states.first, "buffering", "waiting to try again is buffering: \(states)")
     XCTAssertEqual(player.events.last { $0["event"] as? String == "ended" }?["reason"] as? String, "eof")
@@ -92,11 +55,11 @@ final class RetryTests: XCTestCase {
 
   func testAServerThatStaysDownIsANetworkErrorOnceTheBudgetIsSpent() throws {
     try Screen.requireDisplay()
-    let server = try LoopbackServer(script: Self.script, arguments: [try Self.clip(), "0", "-1"])
+    let server = try Self.server(try Self.clip())
     defer { server.stop() }
     let started = Date()
     let player = try BackgroundPlayer(
-      ["--events-fd", "1", "--retry-for", "3", "--error-linger-ms", "0", server.url("/clip.mp4")])
+      ["--events-fd", "1", "--retry-for", "3", "--error-linger-ms", "0", server.url("503", "clip.mp4")])
     XCTAssertEqual(player.wait(timeout: 40), 1, player.stderr)
     XCTAssertEqual(retries(player).compactMap { $0["attempt"] as? Int }, [1, 2], player.stdout)
     XCTAssertEqual(retries(player).first?["of"] as? Int, 2)
@@ -108,10 +71,10 @@ final class RetryTests: XCTestCase {
   /// Paused while waiting to try again, it stops trying; quitting then is immediate.
   func testAPauseStopsTheTriesAndQuitIsImmediate() throws {
     try Screen.requireDisplay()
-    let server = try LoopbackServer(script: Self.script, arguments: [try Self.clip(), "0", "-1"])
+    let server = try Self.server(try Self.clip())
     defer { server.stop() }
     let title = "retry-\(UUID().uuidString.prefix(6))"
-    let player = try BackgroundPlayer(["--title", title, "--events-fd", "1", server.url("/clip.mp4")])
+    let player = try BackgroundPlayer(["--title", title, "--events-fd", "1", server.url("503", "clip.mp4")])
     defer { _ = player.wait(timeout: 1) }
     XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
     let deadline = Date(timeIntervalSinceNow: 10)
@@ -130,14 +93,16 @@ final class RetryTests: XCTestCase {
   /// the tries are events, the state says buffering meanwhile, and every picture of the film is shown once.
   func testAStreamThatBreaksInTheMiddleResumesWhereItStopped() throws {
     try Screen.requireDisplay()
-    let server = try LoopbackServer(script: Self.script, arguments: [try Self.longerClip(), "0.5", "4"])
+    // Half way through, the answer breaks off and the server answers 503 for 4 s.
+    let server = try Self.server(try Self.longerClip(), ["--cut", "0.5", "--down", "4"])
     defer { server.stop() }
-    let player = try BackgroundPlayer(["--events-fd", "1", server.url("/clip.mp4")])
+    let player = try BackgroundPlayer(["--events-fd", "1", server.url("disconnect", "clip.mp4")])
     XCTAssertEqual(player.wait(timeout: 60), 0, player.stderr)
     let tries = retries(player)
     XCTAssertFalse(tries.isEmpty, "no retry event: \(player.stdout)")
     XCTAssertEqual(tries.compactMap { $0["attempt"] as? Int }, (0..<tries.count).map { $0 + 1 }, player.stdout)
-    XCTAssertEqual(tries.first?["reason"] as? String, "the server answered 503", "\(tries)")
+    // The same words as at the open: the server is asked again what the matter is.
+    XCTAssertEqual(tries.first?["reason"] as? String, "server returned 503", "\(tries)")
     let buffering = player.events.first { $0["event"] as? String == "state" && $0["state"] as? String == "buffering" }
     XCTAssertGreaterThan(buffering?["position_ms"] as? Int ?? 0, 1000, "the break came while playing: \(player.stdout)")
     let ended = player.events.last { $0["event"] as? String == "ended" }
@@ -153,10 +118,10 @@ final class RetryTests: XCTestCase {
   /// One that stays down is a network error once the tries are spent, and the host learns where playback stopped.
   func testAStreamThatBreaksAndStaysDownEndsWithItsPosition() throws {
     try Screen.requireDisplay()
-    let server = try LoopbackServer(script: Self.script, arguments: [try Self.longerClip(), "0.5", "-1"])
+    let server = try Self.server(try Self.longerClip(), ["--cut", "0.5", "--down", "-1"])
     defer { server.stop() }
     let player = try BackgroundPlayer(
-      ["--events-fd", "1", "--retry-for", "3", "--error-linger-ms", "0", server.url("/clip.mp4")])
+      ["--events-fd", "1", "--retry-for", "3", "--error-linger-ms", "0", server.url("disconnect", "clip.mp4")])
     XCTAssertEqual(player.wait(timeout: 60), 1, player.stderr)
     XCTAssertEqual(retries(player).compactMap { $0["attempt"] as? Int }, [1, 2], player.stdout)
     let error = player.events.first { $0["event"] as? String == "error" }
@@ -169,10 +134,10 @@ final class RetryTests: XCTestCase {
   func testASoundStreamThatBreaksIsTriedAgainAndEndsWithItsPosition() throws {
     try Screen.requireDisplay()
     let sound = try Self.sound(seconds: 8)
-    let server = try LoopbackServer(script: Self.script, arguments: [sound, "0.5", "-1"])
+    let server = try Self.server(sound, as: "sound.m4a", ["--cut", "0.5", "--down", "-1"])
     defer { server.stop() }
     let player = try BackgroundPlayer(
-      ["--events-fd", "1", "--retry-for", "3", "--error-linger-ms", "0", server.url("/sound.m4a")])
+      ["--events-fd", "1", "--retry-for", "3", "--error-linger-ms", "0", server.url("disconnect", "sound.m4a")])
     XCTAssertEqual(player.wait(timeout: 60), 1, player.stderr)
     XCTAssertEqual(retries(player).compactMap { $0["attempt"] as? Int }, [1, 2], player.stdout)
     XCTAssertFalse(
@@ -187,9 +152,9 @@ final class RetryTests: XCTestCase {
   func testEachBreakOfASoundStreamCountsItsTriesAfresh() throws {
     try Screen.requireDisplay()
     let sound = try Self.sound(seconds: 12)
-    let server = try LoopbackServer(script: Self.script, arguments: [sound, "0.3,0.7", "4"])
+    let server = try Self.server(sound, as: "sound.m4a", ["--cut", "0.3,0.7", "--down", "4"])
     defer { server.stop() }
-    let player = try BackgroundPlayer(["--events-fd", "1", server.url("/sound.m4a")])
+    let player = try BackgroundPlayer(["--events-fd", "1", server.url("disconnect", "sound.m4a")])
     XCTAssertEqual(player.wait(timeout: 60), 0, player.stderr)
     let attempts = retries(player).compactMap { $0["attempt"] as? Int }
     // Each 4 s outage takes one try or two, as much of it as the sound read ahead does not cover.
