@@ -96,11 +96,15 @@ final class HostReport {
   /// A screenshot was saved: `{"event":"screenshot","path":…}`.
   func screenshot(path: String) { events?.write(["event": "screenshot", "path": path]) }
 
+  /// Where playback is: the host can count on from `at` at `speed`, which is 0 while the position does not move
+  /// (paused, loading, buffering).
   func progress(_ player: Player) {
     let now = Date()
+    let state = player.state
+    let moving = state == .playing && !buffering && !player.isPaused
     events?.progress(
       positionMs: ms(player.position), durationMs: player.duration.map(ms),
-      state: buffering ? "buffering" : player.state.rawValue, speed: player.isPaused ? 0 : player.speed, at: now)
+      state: buffering ? "buffering" : state.rawValue, speed: moving ? player.speed : 0, at: now)
   }
 
   /// The error, with the position once something played (a picture shown, or sound that moved the clock), so the

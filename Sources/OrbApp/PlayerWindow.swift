@@ -368,9 +368,14 @@ final class PlayerWindow: @unchecked Sendable {
       return true
     }
     let opening = Date()
-    MainLoop.every(milliseconds: 500) { [weak self] in
+    // A wait for data is told within a tenth of a second, with the position where it began or ended.
+    MainLoop.every(milliseconds: 100) { [weak self] in
       guard let self, !self.finished, self.entrySerial == entry, let player = self.player else { return false }
       self.updateWaiting(player, since: opening)
+      return true
+    }
+    MainLoop.every(milliseconds: 500) { [weak self] in
+      guard let self, !self.finished, self.entrySerial == entry, let player = self.player else { return false }
       self.updateInhibit()
       self.report.settings(self.viewerSettings(player))
       if player.stats.presented > 0 { self.playlist.played() }

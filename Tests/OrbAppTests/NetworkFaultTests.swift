@@ -358,7 +358,10 @@ final class NetworkFaultTests: XCTestCase {
     let said = states(player)
     let waited = try XCTUnwrap(said.firstIndex(of: "buffering"), player.stdout)
     XCTAssertTrue(said[waited...].contains("playing"), "it played on after a wait: \(player.stdout)")
-    XCTAssertTrue(events(player, "progress").contains { $0["state"] as? String == "buffering" }, player.stdout)
+    let waiting = events(player, "progress").filter { $0["state"] as? String == "buffering" }
+    XCTAssertFalse(waiting.isEmpty, player.stdout)
+    // A host counting on from `at` at `speed` must not run ahead while nothing moves.
+    XCTAssertTrue(waiting.allSatisfy { ($0["speed"] as? Double) == 0 }, "speed 0 while buffering: \(player.stdout)")
     let ended = last(player)
     XCTAssertEqual(ended["reason"] as? String, "eof", player.stdout)
     XCTAssertEqual(Double(ended["position_ms"] as? Int ?? 0), 2000, accuracy: 150, player.stdout)
