@@ -30,6 +30,9 @@ final class CPUConverter {
 
   deinit { sws_freeContext(sws) }
 
+  /// Waits (up to `timeout` seconds) for the full HDR table a worker is making (`CPUToneMapper.finishTable`).
+  func finishTable(timeout: Double) { toneMapper.finishTable(timeout: timeout) }
+
   /// Whether `frame` can take this path: upright, in a format swscale reads, and SDR with BT.709-class primaries, or
   /// (with `toneMapping`) PQ or HLG.
   static func accepts(_ frame: VideoFrame, variant: PipelineVariant, toneMapping: Bool = false) -> Bool {

@@ -1,5 +1,7 @@
 import COrbPixels
 import Foundation
+import OrbDecode
+import Synchronization
 
 /// PQ and HLG pictures tone-mapped on the CPU: what the shader does on a GPU, done where there is none. swscale gives
 /// the source's Y'CbCr at the target's size (16-bit 4:4:4); each pixel is converted with the shader's matrix
@@ -8,13 +10,27 @@ import Foundation
 /// dither, into 8-bit RGBA or BGRA. On lavapipe the shader's sampling of the planes and the table took 59 % of the
 /// HDR benchmark's CPU; here it is one pass of plain arithmetic.
 /// The table is made again only when the stream kind, curve or peaks change beyond what `HDRTableKey.serves`
-/// absorbs, on as many threads as there are cores.
-/// Thread-safety: Unsafe; owned by the renderer's thread.
+/// absorbs. Making it (64³ points of `HDRToSDR`) takes about 200 ms on two cores, so it is never made while a
+/// picture waits: when only the peak moved, the table in use stays until a worker thread has made the new one; for a
+/// stream's first picture (or a new kind or curve) a 33³ table is made at once (about 30 ms) and the full one behind
+/// it.
+/// Thread-safety: Unsafe; owned by the renderer's thread. The worker hands its table over through a `Mutex`.
 final class CPUToneMapper {
-  private static let size = HDRTable.size
-  /// The grid: the encoded SDR signal in 8-bit code units (0...255) at each point, r fastest, then g, then b.
-  private var table: [SIMD4<Float>] = []
-  private var tableKey: HDRTableKey?
+  /// The encoded SDR signal in 8-bit code units (0...255) at each point of a `size`³ grid, r fastest, then g, then b.
+  private struct Grid: Sendable {
+    let size: Int
+    let points: [SIMD4<Float>]
+    let key: HDRTableKey
+  }
+
+  /// Points a side of the full table (the shader's) and of the one made at once.
+  private static let fullSize = HDRTable.size
+  private static let quickSize = 33
+  private var grid: Grid?
+  /// Where the worker leaves the full table it made; `building` is the key it was asked for, until it is taken.
+  private final class Slot: Sendable { let grid = Mutex<Grid?>(nil) }
+  private let made = Slot()
+  private var building: HDRTableKey?
   /// The Y', Cb and Cr planes swscale writes (16-bit codes, full scale), for the picture's size.
   private var planes: UnsafeMutablePointer<UInt16>?
   private var planeSize = (width: 0, height: 0)
@@ -44,16 +60,17 @@ final class CPUToneMapper {
     }
     pointers.append(nil)
     guard convert(&pointers, [Int32(width * 2), Int32(width * 2), Int32(width * 2), 0]) else { return false }
-    prepareTable(params: params, variant: variant)
+    let table = self.table(params: params, variant: variant)
     let bgra = order == .bgra
-    table.withUnsafeBufferPointer { grid in
+    let size = table.size
+    table.points.withUnsafeBufferPointer { grid in
       // Each band writes its own rows of `out`; the planes and the grid are only read while the bands run.
       nonisolated(unsafe) let (grid, planes, out) = (grid.baseAddress!, planes, out)
       let threads = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
       let band = (height + threads - 1) / threads
       // The matrix in grid units (a 16-bit sample in, a grid coordinate out), as Float rows. swscale widens a
       // sample of `bitDepth` bits by a shift, so the code value is the sample over (2^depth - 1) * 2^(16 - depth).
-      let scale = Double(Self.size - 1)
+      let scale = Double(size - 1)
       let full = Double(((1 << bitDepth) - 1) << (16 - bitDepth))
       let rows = matrix.rows.flatMap { r in
         [Float(r.x * scale / full), Float(r.y * scale / full), Float(r.z * scale / full), Float(r.w * scale)]
@@ -63,7 +80,7 @@ final class CPUToneMapper {
           let row = y * width
           Self.mapRow(
             y: planes + row, cb: planes + plane + row, cr: planes + 2 * plane + row, count: width, matrix: rows,
-            grid: grid, out: (out + y * rowBytes).assumingMemoryBound(to: UInt32.self), x: origin.x,
+            grid: grid, size: size, out: (out + y * rowBytes).assumingMemoryBound(to: UInt32.self), x: origin.x,
             row: origin.y + y, bgra: bgra)
         }
       }
@@ -75,8 +92,8 @@ final class CPUToneMapper {
   /// offset → rounded to 8 bits, opaque (COrbPixels' `orb_tone_map_row`).
   private static func mapRow(
     y: UnsafePointer<UInt16>, cb: UnsafePointer<UInt16>, cr: UnsafePointer<UInt16>, count: Int,
-    matrix: [Float], grid: UnsafePointer<SIMD4<Float>>, out: UnsafeMutablePointer<UInt32>, x: Int, row: Int,
-    bgra: Bool
+    matrix: [Float], grid: UnsafePointer<SIMD4<Float>>, size: Int, out: UnsafeMutablePointer<UInt32>, x: Int,
+    row: Int, bgra: Bool
   ) {
     let dither = (0..<8).map { Float(OrderedDither.offset(x: x + $0, y: row)) + 0.5 }
     UnsafeRawPointer(grid).withMemoryRebound(to: Float.self, capacity: size * size * size * 4) { table in
@@ -84,16 +101,62 @@ final class CPUToneMapper {
     }
   }
 
-  /// Makes the table for `params` unless the one held serves (`HDRTableKey.serves`), each slice of the grid on a
-  /// thread of its own.
-  private func prepareTable(params: ToneMapParams, variant: PipelineVariant) {
+  /// The table to draw with for `params`: the one held while it serves (`HDRTableKey.serves`), the full one from the
+  /// worker once it is there, else the quick one made now.
+  private func table(params: ToneMapParams, variant: PipelineVariant) -> Grid {
     let key = HDRTableKey(
       variant: variant,
       hdr: [params.sourcePeak, params.targetPeak, params.contentPeak, params.sourceBlack].map(Float.init))
-    if let tableKey, tableKey.serves(key) { return }
-    let size = Self.size
-    var made = [SIMD4<Float>](repeating: .zero, count: size * size * size)
-    made.withUnsafeMutableBufferPointer { grid in
+    if let done = made.grid.withLock({ $0.take() }) {
+      grid = done
+      building = nil
+    }
+    if let grid, grid.key.serves(key) {
+      if grid.size != Self.fullSize { build(key, params: params) }
+      return grid
+    }
+    // Only the peak moved: the table in use serves until the worker has made the one for the new peak.
+    if let grid, grid.key.variant == key.variant, grid.key.hdr.dropFirst() == key.hdr.dropFirst() {
+      build(key, params: params)
+      return grid
+    }
+    let quick = Self.makeGrid(size: Self.quickSize, params: params, key: key)
+    grid = quick
+    build(key, params: params)
+    return quick
+  }
+
+  /// Has the worker make the full table for `key`, unless it is making one already (the next picture asks again).
+  private func build(_ key: HDRTableKey, params: ToneMapParams) {
+    guard building == nil else { return }
+    building = key
+    // The worker shares only the slot, through its lock.
+    let made = self.made
+    let size = Self.fullSize
+    startThread(named: "orb-hdr-table") {
+      let grid = CPUToneMapper.makeGrid(size: size, params: params, key: key)
+      made.grid.withLock { $0 = grid }
+    }
+  }
+
+  /// Waits up to `timeout` seconds for a table the worker is making, and takes it: pictures drawn after this use
+  /// the full table (for a test, or a still picture that must be exact).
+  func finishTable(timeout: Double) {
+    let deadline = Date(timeIntervalSinceNow: timeout)
+    while building != nil && Date() < deadline {
+      if let done = made.grid.withLock({ $0.take() }) {
+        grid = done
+        building = nil
+        return
+      }
+      usleep(2_000)
+    }
+  }
+
+  /// `HDRToSDR` on a `size`³ grid, each slice of it on a thread of its own.
+  private static func makeGrid(size: Int, params: ToneMapParams, key: HDRTableKey) -> Grid {
+    var points = [SIMD4<Float>](repeating: .zero, count: size * size * size)
+    points.withUnsafeMutableBufferPointer { grid in
       // Each slice of the grid is written by its own iteration.
       nonisolated(unsafe) let grid = grid.baseAddress!
       DispatchQueue.concurrentPerform(iterations: size) { b in
@@ -106,7 +169,6 @@ final class CPUToneMapper {
         }
       }
     }
-    table = made
-    tableKey = key
+    return Grid(size: size, points: points, key: key)
   }
 }

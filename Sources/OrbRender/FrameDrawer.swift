@@ -121,6 +121,10 @@ public final class FrameDrawer {
     if needs { _ = try? makeRenderer() }  // a failure is the first picture's to report
   }
 
+  /// Waits up to `timeout` seconds for the full HDR table being made behind the quick one a stream's first pictures
+  /// are tone-mapped with on the CPU (`CPUToneMapper`), so the next picture is drawn exactly as the shader would.
+  public func finishTable(timeout: Double = 5) { cpu.finishTable(timeout: timeout) }
+
   /// The renderer, made for the first picture swscale cannot draw. It never converts on the CPU itself: what comes
   /// to it is what swscale did not take.
   private func makeRenderer() throws -> Renderer {

@@ -30,7 +30,7 @@ public struct ToneMapping: Sendable, Equatable {
 }
 
 /// What the HDR table holds: the stream kind and curve, and the peaks and black it was made for.
-struct HDRTableKey: Equatable {
+struct HDRTableKey: Equatable, Sendable {
   /// The atlas side in texels (shaders/hdrlut.glsl: 64 slices of 64x64, 8 per row).
   static let atlasSize = 512
   var variant: PipelineVariant
@@ -54,7 +54,7 @@ struct HDRTableKey: Equatable {
 }
 
 /// Which fragment-shader variant a frame needs (its specialization constants).
-struct PipelineVariant: Hashable {
+struct PipelineVariant: Hashable, Sendable {
   /// 0 SDR as it is, 1 PQ, 2 HLG, 3 SDR with BT.2020 primaries.
   var mode: Int32
   var curve: Int32

@@ -53,8 +53,10 @@ final class HDRRenderTests: XCTestCase {
   }
 
   /// Where there is no GPU, PQ and HLG are tone-mapped on the CPU (`FrameDrawer` with no device, `CPUToneMapper`):
-  /// every patch of the patterns comes out as the shader draws it, within 2 codes, for every curve; the letterbox
-  /// stays black. The swscale scaling and the shader's sampling may part by more only at the edges between patches.
+  /// once the full table is made, every patch of the patterns comes out as the shader draws it, within 2 codes, for
+  /// every curve; the letterbox stays black. The swscale scaling and the shader's sampling may part by more only at
+  /// the edges between patches. The stream's first picture, drawn with the quick 33³ table while the full one is
+  /// made, is within 2 codes on nine pixels in ten.
   func testTheCPUToneMapsAsTheShaderDoes() throws {
     let renderer = try Renderer()
     for url in ["test://hdr10-ramp", "test://hdr10-bars", "test://hlg-bars"] {
@@ -66,16 +68,20 @@ final class HDRRenderTests: XCTestCase {
         XCTAssertTrue(drawer.convertsOnCPU(frame, toneMapping: toneMapping))
         // Pillarboxed, so the letterbox is drawn too.
         let cpu = try drawer.makeTarget(width: 1440, height: 720, exportable: false, readable: true)
-        try drawer.render(frame, into: cpu, toneMapping: toneMapping)
         let gpu = try renderer.makeTarget(width: 1440, height: 720, readable: true)
         try renderer.render(frame, into: gpu, toneMapping: toneMapping)
-        let (a, b) = (Array(cpu.pixels!), Array(gpu.pixels!))
-        var far = 0
-        for i in stride(from: 0, to: a.count, by: 4) {
-          let d = (0..<3).map { abs(Int(a[i + $0]) - Int(b[i + $0])) }.max()!
-          if d > 2 { far += 1 }
+        let b = Array(gpu.pixels!)
+        func far(_ a: [UInt8]) -> Int {
+          stride(from: 0, to: a.count, by: 4).count { i in (0..<3).contains { abs(Int(a[i + $0]) - Int(b[i + $0])) > 2 }
+          }
         }
-        XCTAssertLessThan(far, a.count / 4 / 100, "\(url) \(curve): \(far) pixels more than 2 codes apart")
+        try drawer.render(frame, into: cpu, toneMapping: toneMapping)
+        let quick = far(Array(cpu.pixels!))
+        XCTAssertLessThan(quick, b.count / 4 / 10, "\(url) \(curve), quick table: \(quick) pixels more than 2 apart")
+        drawer.finishTable()
+        try drawer.render(frame, into: cpu, toneMapping: toneMapping)
+        let a = Array(cpu.pixels!)
+        XCTAssertLessThan(far(a), a.count / 4 / 100, "\(url) \(curve): \(far(a)) pixels more than 2 codes apart")
         XCTAssertEqual(Array(a[0..<4]), [0, 0, 0, 255], "\(url): the letterbox is opaque black")
         XCTAssertEqual(drawer.curvePeak ?? 0, renderer.curvePeak ?? -1, accuracy: 1e-9, "\(url): the same peak")
         XCTAssertEqual(drawer.deviceName, "none yet (swscale on the CPU)", "no Vulkan device was made")
