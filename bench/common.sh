@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Shared by bench/run.sh and bench/playback.sh (sourced, not run): building the player and the two clips.
+# Shared by bench/run.sh, bench/playback.sh and bench/avsync.sh (sourced, not run): building the player and the clips.
 # The caller defines `log`, `die` and `STEP`, and sets MEDIA (the clip cache).
 
 # Sets BIN: ORB_PLAYER_BIN if given, else a fresh release build.
@@ -21,45 +21,85 @@ bench_build() {
   fi
 }
 
-# Sets SDR and HDR: two 10 s clips made once in $MEDIA, written under a temporary name and renamed (never half a clip).
+# A cached clip counts only if ffprobe can read it and it lasts SECONDS (within half a second).
+clip_ok() { # clip_ok FILE SECONDS
+  local d
+  d="$(ffprobe -v error -show_entries format=duration -of default=nw=1:nk=1 "$1" 2>/dev/null)" || return 1
+  awk -v d="$d" -v s="$2" 'BEGIN { exit !(d + 0 > s - 0.5 && d + 0 < s + 0.5) }'
+}
+
+# make_clip OUT SECONDS ffmpeg-args...: generates OUT once (cached in $MEDIA); writes to a temporary name, then
+# renames (never half a clip).
+make_clip() {
+  local out="$1" secs="$2"
+  shift 2
+  if clip_ok "$out" "$secs"; then
+    log "clip cached: $out"
+    return 0
+  fi
+  log "generating $out"
+  local tmp="${out%.*}.partial.${out##*.}"
+  rm -f "$tmp"
+  ffmpeg -hide_banner -nostdin -loglevel error -y "$@" "$tmp" || die "ffmpeg could not write $out"
+  clip_ok "$tmp" "$secs" || die "generated $tmp is not a readable ${secs} s clip"
+  mv -f "$tmp" "$out"
+}
+
+# The HDR10 encoding: PQ, BT.2020, SDR white at 203 nits, mastering display + MaxCLL metadata (x265's SEI).
+HDR10_VF="zscale=tin=bt709:pin=bt709:min=bt709:rin=tv:t=smpte2084:p=bt2020:m=bt2020nc:r=tv:npl=203,format=yuv420p10le"
+HDR10_ARGS=(-c:v libx265 -preset ultrafast
+  -x265-params "hdr10=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):max-cll=1000,400:log-level=error"
+  -color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc -color_range tv)
+
+# Sets SDR and HDR: bench/run.sh's two 10 s clips (no audio), made once in $MEDIA.
 bench_clips() {
   # Name, file, recipe version: bump the version in the file name when a recipe changes, so old caches are not reused.
   SDR="$MEDIA/sdr-1080p30-h264-10s.v1.mp4"
-  HDR="$MEDIA/hdr10-1080p24-hevc-main10-10s.v1.mkv"
-
-  # A cached clip counts only if ffprobe can read it and it lasts about 10 s.
-  clip_ok() {
-    local d
-    d="$(ffprobe -v error -show_entries format=duration -of default=nw=1:nk=1 "$1" 2>/dev/null)" || return 1
-    awk -v d="$d" 'BEGIN { exit !(d + 0 > 9.5 && d + 0 < 10.5) }'
-  }
-
-  make_clip() { # make_clip OUT ffmpeg-args... ; writes to a temporary name, then renames (never half a clip)
-    local out="$1"
-    shift
-    if clip_ok "$out"; then
-      log "clip cached: $out"
-      return 0
-    fi
-    log "generating $out"
-    local tmp="${out%.*}.partial.${out##*.}"
-    rm -f "$tmp"
-    ffmpeg -hide_banner -nostdin -loglevel error -y "$@" "$tmp" || die "ffmpeg could not write $out"
-    clip_ok "$tmp" || die "generated $tmp is not a readable 10 s clip"
-    mv -f "$tmp" "$out"
-  }
-
   STEP="generating clips in $MEDIA"
   mkdir -p "$MEDIA" || die "cannot create $MEDIA"
-  make_clip "$SDR" \
+  make_clip "$SDR" 10 \
     -f lavfi -i testsrc2=size=1920x1080:rate=30 -t 10 \
     -c:v libx264 -preset veryfast -pix_fmt yuv420p
-  make_clip "$HDR" \
+  make_hdr_clip
+}
+make_hdr_clip() {
+  HDR="$MEDIA/hdr10-1080p24-hevc-main10-10s.v1.mkv"
+  make_clip "$HDR" 10 \
     -f lavfi -i testsrc2=size=1920x1080:rate=24 -t 10 \
-    -vf "zscale=tin=bt709:pin=bt709:min=bt709:rin=tv:t=smpte2084:p=bt2020:m=bt2020nc:r=tv:npl=203,format=yuv420p10le" \
-    -c:v libx265 -preset ultrafast \
-    -x265-params "hdr10=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1):max-cll=1000,400:log-level=error" \
-    -color_primaries bt2020 -color_trc smpte2084 -colorspace bt2020nc -color_range tv
+    -vf "$HDR10_VF" "${HDR10_ARGS[@]}"
+}
+
+# Sets SDRA, HDR and UHD: bench/playback.sh's three clips, made once in $MEDIA.
+#   SDRA: 1080p30 H.264 with a key frame every 2 s (-g 60, no scene-cut key frames), so an exact seek decodes up to
+#         2 s of frames; AAC stereo 48 kHz, a 440 Hz tone (lavfi sine: 1/8 of full scale); 10 s.
+#   HDR:  bench/run.sh's HDR10 1080p24 HEVC Main10 clip, 10 s, no audio.
+#   UHD:  HDR10 2160p24 HEVC Main10 (same encoding as HDR), 5 s, no audio.
+bench_playback_clips() {
+  STEP="generating clips in $MEDIA"
+  mkdir -p "$MEDIA" || die "cannot create $MEDIA"
+  make_hdr_clip
+  SDRA="$MEDIA/sdr-1080p30-h264-g60-aac-10s.v1.mp4"
+  UHD="$MEDIA/hdr10-2160p24-hevc-main10-5s.v1.mkv"
+  STEP="generating clips in $MEDIA"
+  make_clip "$SDRA" 10 \
+    -f lavfi -i testsrc2=size=1920x1080:rate=30 -f lavfi -i sine=frequency=440:sample_rate=48000 -t 10 \
+    -map 0:v -map 1:a -c:v libx264 -preset veryfast -pix_fmt yuv420p -g 60 -keyint_min 60 -sc_threshold 0 \
+    -af aformat=channel_layouts=stereo -c:a aac -b:a 128k
+  make_clip "$UHD" 5 \
+    -f lavfi -i testsrc2=size=3840x2160:rate=24 -t 5 \
+    -vf "$HDR10_VF" "${HDR10_ARGS[@]}"
+}
+
+# Sets AVS: bench/avsync.sh's clip, made once in $MEDIA: ffmpeg's avsynctest at 1280x720, 30 fps, a beep (33 ms)
+# every second from 0 s and, in the frame that starts with each beep from 1 s on, a white block in the middle of the
+# picture (one frame); H.264 + AAC stereo 48 kHz, 12 s.
+bench_avsync_clip() {
+  AVS="$MEDIA/avsynctest-720p30-h264-aac-12s.v1.mp4"
+  STEP="generating the avsynctest clip in $MEDIA"
+  mkdir -p "$MEDIA" || die "cannot create $MEDIA"
+  make_clip "$AVS" 12 \
+    -f lavfi -i "avsynctest=s=1280x720:fr=30:sr=48000:p=1:d=12[out1][out0]" \
+    -c:v libx264 -preset veryfast -pix_fmt yuv420p -af aformat=channel_layouts=stereo -c:a aac -b:a 128k
 }
 
 # One string as JSON string content: backslashes and quotes escaped, control whitespace made spaces.

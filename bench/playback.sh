@@ -1,36 +1,54 @@
 #!/usr/bin/env bash
-# Real-time playback benchmark: orb-player against mpv, both playing in a 1280x720 window under Xvfb.
+# Real-time playback benchmark: orb-player, mpv and ffplay side by side, each playing in a 1280x720 window under
+# Xvfb, one after the other, in one run.
 #
 #   bench/playback.sh
 #
 # 1. Builds the release binary (`swift build -c release --product orb-player` -> .build/release/orb-player);
 #    ORB_PLAYER_BIN=/path/to/orb-player skips the build and measures that binary instead.
-# 2. Installs mpv with apt-get if it is missing (Debian 12 has 0.35), and finds the llvmpipe device name that
-#    `vulkaninfo --summary` reports, because mpv refuses software Vulkan devices unless they are named.
-# 3. Uses the clips of bench/run.sh from its cache ${ORB_BENCH_MEDIA:-/tmp/orb-bench-media} (same file names and
-#    recipes, generated here if missing): SDR 1080p30 H.264 and HDR10 1080p24 HEVC Main10, 10 s each. They have
-#    no audio track; both players still run with audio enabled, through PipeWire's null sink.
-# 4. Inside scripts/with-test-env.sh (private Xvfb 1920x1080, session bus, PipeWire null sink, WirePlumber), for
-#    each clip, one after the other:
+# 2. Installs what is missing with apt-get (mpv, ffmpeg for ffplay, xdotool, time, vulkan-tools), and finds the
+#    llvmpipe device name that `vulkaninfo --summary` reports, because mpv refuses software Vulkan devices unless
+#    they are named.
+# 3. Three clips, generated once into ${ORB_BENCH_MEDIA:-/tmp/orb-bench-media} (recipes in bench/common.sh):
+#    - sdr: 1080p30 H.264 (a key frame every 2 s) + AAC stereo (a 440 Hz tone), 10 s;
+#    - hdr: HDR10 1080p24 HEVC Main10, 10 s (bench/run.sh's clip), no audio;
+#    - uhd: HDR10 2160p24 HEVC Main10, 5 s, no audio.
+# 4. Inside scripts/with-test-env.sh (private Xvfb 1920x1080, session bus, PipeWire null sink, WirePlumber), for each
+#    clip, then once more for the sdr clip with seeks ("sdr+seeks"), one player after the other:
 #    a. `orb-player --events-fd 1 --title T CLIP`. The player sizes its window to the video fitted into 1600x900,
 #       so once that has happened `xdotool windowsize --sync` sets it to 1280x720. Frames presented, dropped and
-#       repeated come from its final `ended` event.
-#    b. `mpv --no-config --vo=gpu-next --gpu-api=vulkan --vulkan-device=LLVMPIPE --geometry=1280x720
-#       --autofit=1280x720 ... CLIP`. Its drop counts come from a small Lua script that runs on mpv's `on_unload`
-#       hook (after the last frame, before the file is closed), which prints decoder-frame-drop-count,
-#       frame-drop-count (the VO's drops; mpv 0.35 renamed vo-drop-frame-count to this) and
-#       estimated-frame-number. The --term-status-msg status line is kept as a cross-check.
-#    For both: wall seconds (launch to exit) and CPU seconds (user + sys of the process, GNU time). The window
-#    size is sampled every 0.5 s while it plays.
-# 5. Prints a table (with each player's peak RSS from GNU time's %M, orb-player's time from launch to its first
-#    picture, from the `ended` event's first_frame_ms, and its CPU seconds and RSS as ratios of mpv's) and writes
-#    bench/results/playback.json.
+#       repeated, first_frame_ms (launch to its first picture) and, with seeks, seek_ms_median (a seek's request to
+#       its picture) and seeks come from the `stats` of its final `ended` event.
+#    b. `mpv --no-config --vo=gpu-next --gpu-api=vulkan --vulkan-device=LLVMPIPE --hr-seek=yes --geometry=1280x720
+#       --autofit=1280x720 ... CLIP`. A small Lua script prints, on mpv's `on_unload` hook (after the last frame,
+#       before the file is closed), decoder-frame-drop-count + frame-drop-count (the VO's) and
+#       estimated-frame-number; its first frame is the first `playback-restart` event (mpv sends it once the first
+#       picture after loading has been shown and audio is ready), timed from the process's start as orb-player
+#       does (/proc/self/stat's start time against /proc/uptime, both 10 ms ticks, so +-20 ms); a seek's latency is
+#       the time from its `seek` event to the next `playback-restart`. --hr-seek=yes makes its arrow-key seeks exact,
+#       as orb-player's are. The --term-status-msg status line cross-checks the drop counters.
+#    c. `SDL_AUDIODRIVER=pipewire ffplay -autoexit -stats -loglevel verbose -x 1280 -y 720 -window_title T
+#       -seek_interval 5 CLIP` (SDL2, its sound through PipeWire: it would try ALSA and find no device; it
+#       does no tone mapping, so the HDR clips look wrong in it, but are decoded and shown). Its drops are the
+#       fd= counter of its last status line (frames dropped early + late). It reports no first picture or seek
+#       times: those cells are "-". Its renderer is its own "Initialized ... renderer" log line.
+#    For all three: wall seconds (launch to exit), CPU seconds (user + sys) and peak RSS (GNU time's %M, the process
+#    tree under the timeout), the window size every 0.5 s, and the device: which of lavapipe's Vulkan driver
+#    (libvulkan_lvp) and Mesa's GL driver (*_dri.so / libgallium) the player had mapped 2 s into playing
+#    (/proc/PID/maps). With seeks: 1.5 s after the window is up, Right, Left, Right, Left, 0.8 s apart, typed with
+#    xdotool into the focused window (orb-player and mpv: +5/-5 s exact seeks; ffplay: +5/-5 s by -seek_interval,
+#    to the key frame before, and not timed). Every playback runs under `timeout` (ORB_PLAYBACK_TIMEOUT s).
+# 5. Prints a Markdown table (CPU s, drops, peak RSS, first frame, seek median, the device, and each figure as a
+#    ratio of mpv's on the same clip) with notes, and writes bench/results/playback.json (every number and the raw
+#    counters) and bench/results/playback.md (the table).
 #
 # Environment: ORB_PLAYER_BIN (binary; skips the build), ORB_BENCH_MEDIA (clip cache), ORB_BENCH_SCRATCH
 # (optional --scratch-path for the build), ORB_MPV_VULKAN_DEVICE (overrides the device name from vulkaninfo),
-# ORB_PLAYBACK_TIMEOUT (seconds one playback may take, default 60).
-# Needs: ffmpeg with libx264, libx265 and zscale, xdotool, GNU time (/usr/bin/time), vulkaninfo (vulkan-tools),
-# and what scripts/with-test-env.sh needs (Xvfb, dbus, pipewire, wireplumber). About a minute after the build.
+# ORB_PLAYBACK_TIMEOUT (seconds one playback may take, default 60), ORB_PLAYBACK_ONLY (a space-separated subset of
+# the runs sdr, hdr, uhd, sdr+seeks; all by default), ORB_PLAYBACK_KEEP=1 (keep the raw logs; the path is printed).
+# Needs: ffmpeg/ffprobe/ffplay with libx264, libx265 and zscale, mpv, xdotool, GNU time (/usr/bin/time), vulkaninfo,
+# and what scripts/with-test-env.sh needs (Xvfb, dbus, pipewire, wireplumber). About 3 minutes after the build on
+# 2 cores (the first run also encodes the 2160p clip, about a minute). One run each: expect noise on a busy machine.
 # Exits non-zero with a message naming the step that failed.
 set -euo pipefail
 
@@ -42,6 +60,7 @@ SELF="$ROOT/bench/playback.sh"
 W=1280
 H=720
 TIMEOUT="${ORB_PLAYBACK_TIMEOUT:-60}"
+SEEK_KEYS=(Right Left Right Left)
 STEP="checking settings"
 REPORTED=0
 
@@ -59,8 +78,8 @@ num() { # num KEY JSON -> the first number stored under "KEY" (empty if absent)
 }
 
 # ================================================================================================= inner part
-# Runs inside scripts/with-test-env.sh: plays each clip with both players and leaves raw results in
-# $ORB_PLAYBACK_WORK/NAME.PLAYER.* for the outer part.
+# Runs inside scripts/with-test-env.sh: plays each run of $ORB_PLAYBACK_WORK/runs and leaves raw results in
+# $ORB_PLAYBACK_WORK/RUN.PLAYER.* for the outer part.
 if [ "${1:-}" = "--measure" ]; then
   WORK="${ORB_PLAYBACK_WORK:?}"
   BIN="${ORB_PLAYBACK_BIN:?}"
@@ -74,7 +93,41 @@ if [ "${1:-}" = "--measure" ]; then
   else echo none >"$WORK/audio-env"; fi
 
   cat >"$WORK/mpv-stats.lua" <<'EOF'
--- Prints mpv's frame counters once, after the last frame and before the file is unloaded.
+-- Times mpv's first picture (from the process's start) and each seek (its `seek` event to the next
+-- `playback-restart`), and prints them with its frame counters once, after the last frame, before the file unloads.
+local tck = tonumber(mp.get_opt("orb-clk-tck") or "") or 100
+local function since_start() -- seconds since this process started, as orb-player's HostTime.launch counts them
+  local f = io.open("/proc/self/stat", "r")
+  if not f then return nil end
+  local s = f:read("*a")
+  f:close()
+  local rest = s:match(".*%)%s+(.*)") -- the fields after the command name, from field 3
+  if not rest then return nil end
+  local i, start = 3, nil
+  for w in rest:gmatch("%S+") do
+    if i == 22 then start = tonumber(w) break end
+    i = i + 1
+  end
+  local u = io.open("/proc/uptime", "r")
+  if not u then return nil end
+  local up = tonumber((u:read("*l") or ""):match("^(%S+)") or "")
+  u:close()
+  if not start or not up then return nil end
+  return up - start / tck
+end
+local base = since_start()
+local offset = base and (base - mp.get_time()) or nil
+local first, seek_at, seeks = nil, nil, {}
+mp.register_event("seek", function() seek_at = mp.get_time() end)
+mp.register_event("playback-restart", function()
+  local now = mp.get_time()
+  if first == nil then
+    first = offset and string.format("%.0f", (now + offset) * 1000) or "null"
+  elseif seek_at then
+    seeks[#seeks + 1] = string.format("%.1f", (now - seek_at) * 1000)
+    seek_at = nil
+  end
+end)
 local function p(n)
   local v = mp.get_property_native(n)
   if v == nil then return "null" end
@@ -83,9 +136,10 @@ end
 mp.add_hook("on_unload", 50, function()
   io.stderr:write(string.format(
     'ORB-PLAYBACK-MPV {"decoder_drops":%s,"vo_drops":%s,"vo_delayed":%s,"last_frame_number":%s,' ..
-    '"frame_count":%s,"time_pos":%s,"osd_width":%s,"osd_height":%s}\n',
+    '"frame_count":%s,"time_pos":%s,"osd_width":%s,"osd_height":%s,"first_frame_ms":%s,"seek_ms":[%s]}\n',
     p("decoder-frame-drop-count"), p("frame-drop-count"), p("vo-delayed-frame-count"),
-    p("estimated-frame-number"), p("estimated-frame-count"), p("time-pos"), p("osd-width"), p("osd-height")))
+    p("estimated-frame-number"), p("estimated-frame-count"), p("time-pos"), p("osd-width"), p("osd-height"),
+    first or "null", table.concat(seeks, ",")))
 end)
 EOF
 
@@ -101,14 +155,33 @@ EOF
     return 1
   }
   geometry() { xdotool getwindowgeometry "$1" 2>/dev/null | sed -n 's/^ *Geometry: *//p'; }
-  # sample_sizes WINDOW PID OUT: the window size every 0.5 s while PID runs, one "seconds size" per line
-  sample_sizes() {
-    local t0=$EPOCHREALTIME g
+  # leaf_pid PID: the innermost descendant along first children (GNU time -> timeout -> the player)
+  leaf_pid() {
+    local p="$1" c
+    while c="$(ps -o pid= --ppid "$p" 2>/dev/null | head -n1 | tr -d ' ')" && [ -n "$c" ]; do p="$c"; done
+    echo "$p"
+  }
+  # libs PID: which graphics drivers the process has mapped
+  libs() {
+    local m exe
+    exe="$(readlink "/proc/$1/exe" 2>/dev/null)" || exe="?"
+    m="$(cat "/proc/$1/maps" 2>/dev/null)" || m=""
+    printf 'exe=%s\nlvp=%s\ngl=%s\n' "$exe" \
+      "$(grep -c 'libvulkan_lvp' <<<"$m" || true)" "$(grep -cE '/dri/[^/ ]*_dri\.so|libgallium' <<<"$m" || true)"
+  }
+  # sample WINDOW PID NAME: the window size every 0.5 s while PID runs ("seconds size" lines in NAME.sizes), and the
+  # player's mapped drivers once, 2 s in (NAME.libs)
+  sample() {
+    local t0=$EPOCHREALTIME g done=0
     while kill -0 "$2" 2>/dev/null; do
       g="$(geometry "$1")"
-      [ -n "$g" ] && echo "$(calc "$EPOCHREALTIME - $t0" 1) $g"
+      [ -n "$g" ] && echo "$(calc "$EPOCHREALTIME - $t0" 1) $g" >>"$WORK/$3.sizes"
+      if [ $done -eq 0 ] && awk -v d="$(calc "$EPOCHREALTIME - $T0" 2)" 'BEGIN { exit !(d >= 2) }'; then
+        libs "$(leaf_pid "$2")" >"$WORK/$3.libs"
+        done=1
+      fi
       sleep 0.5
-    done >"$3"
+    done
   }
   # run_timed NAME CMD...: starts CMD in the background under GNU time and a timeout; sets PID, T0
   run_timed() {
@@ -135,19 +208,34 @@ EOF
     printf 'rc=%s\nwall=%s\ncpu=%s\nrss=%s\n' "$rc" "$(calc "$t1 - $T0" 2)" "${cpu:-}" "${rss:-}" >"$WORK/$1.kv"
     return "$rc"
   }
+  # seek_keys WINDOW NAME: 1.5 s after now, types SEEK_KEYS 0.8 s apart into WINDOW (focused first, so xdotool
+  # uses XTEST rather than a synthetic event that SDL and mpv may ignore); logs when each went (s from launch)
+  seek_keys() {
+    local k at=$EPOCHREALTIME i=0
+    for k in "${SEEK_KEYS[@]}"; do
+      at="$(calc "$at + $([ $i -eq 0 ] && echo 1.5 || echo 0.8)" 6)"
+      i=$((i + 1))
+      while awk -v a="$at" -v n="$EPOCHREALTIME" 'BEGIN { exit !(n < a) }'; do sleep 0.02; done
+      kill -0 "$PID" 2>/dev/null || { log "$2: the player ended before key $i"; return 0; }
+      timeout 5 xdotool windowfocus --sync "$1" 2>/dev/null || true
+      timeout 5 xdotool key --window "$1" "$k" || log "$2: xdotool key $k failed"
+      echo "$k $(calc "$EPOCHREALTIME - $T0" 3)" >>"$WORK/$2.keys"
+    done
+  }
 
-  while IFS='|' read -r name clip vw vh; do
-    # ------------------------------------------------------------------------------- orb-player
-    STEP="orb-player playback of $name"
-    title="orb-playback-$name-$$"
-    log "$name: orb-player --events-fd 1 --title $title $(basename "$clip")"
-    run_timed "$name.orb" "$BIN" --events-fd 1 --title "$title" "$clip"
+  # ------------------------------------------------------------------------------------------- the players
+  play_orb() { # play_orb RUN CLIP VW VH SEEKS
+    local run="$1" clip="$2" vw="$3" vh="$4" seeks="$5" name="$1.orb" title fit win i
+    STEP="orb-player playback of $run"
+    title="orb-playback-${run//[^a-z0-9]/-}-$$"
+    log "$run: orb-player --events-fd 1 --title $title $(basename "$clip")"
+    run_timed "$name" "$BIN" --events-fd 1 --title "$title" "$clip"
     win="$(window_id "$title" "$PID")" || {
-      finish "$name.orb" || true
-      sed 's/^/  orb-player: /' "$WORK/$name.orb.err" >&2
+      finish "$name" || true
+      sed 's/^/  orb-player: /' "$WORK/$name.err" >&2
       die "no window titled $title appeared"
     }
-    echo "window_first=$(geometry "$win")" >>"$WORK/$name.orb.win"
+    echo "window_first=$(geometry "$win")" >>"$WORK/$name.win"
     # The player resizes its window to the video fitted into 1600x900 once the file is open (just before its
     # `state` event); resizing before that would be undone. Wait for that size, then set 1280x720.
     fit="$(awk -v w="$vw" -v h="$vh" 'BEGIN { s = 1; if (1600 / w < s) s = 1600 / w; if (900 / h < s) s = 900 / h;
@@ -157,41 +245,72 @@ EOF
       kill -0 "$PID" 2>/dev/null || break
       sleep 0.05
     done
-    echo "window_player=$(geometry "$win")" >>"$WORK/$name.orb.win"
+    echo "window_player=$(geometry "$win")" >>"$WORK/$name.win"
     if [ "$(geometry "$win")" != "${W}x$H" ]; then
-      timeout 5 xdotool windowsize --sync "$win" "$W" "$H" || log "$name: xdotool windowsize did not confirm ${W}x$H"
+      timeout 5 xdotool windowsize --sync "$win" "$W" "$H" || log "$run: xdotool windowsize did not confirm ${W}x$H"
     fi
-    echo "resized_after=$(calc "$EPOCHREALTIME - $T0" 2)" >>"$WORK/$name.orb.win"
-    echo "window_resized=$(geometry "$win")" >>"$WORK/$name.orb.win"
-    sample_sizes "$win" "$PID" "$WORK/$name.orb.sizes" &
+    echo "resized_after=$(calc "$EPOCHREALTIME - $T0" 2)" >>"$WORK/$name.win"
+    echo "window_resized=$(geometry "$win")" >>"$WORK/$name.win"
+    sample "$win" "$PID" "$name" &
     SAMPLER=$!
-    finish "$name.orb" || {
-      sed 's/^/  orb-player: /' "$WORK/$name.orb.err" "$WORK/$name.orb.out" >&2
-      die "orb-player exited with status $(sed -n 's/^rc=//p' "$WORK/$name.orb.kv")"
+    if [ "$seeks" = 1 ]; then seek_keys "$win" "$name"; fi
+    finish "$name" || {
+      sed 's/^/  orb-player: /' "$WORK/$name.err" "$WORK/$name.out" >&2
+      die "orb-player exited with status $(sed -n 's/^rc=//p' "$WORK/$name.kv")"
     }
-    grep -q '"event":"ended"' "$WORK/$name.orb.out" || die "orb-player printed no ended event"
+    grep -q '"event":"ended"' "$WORK/$name.out" || die "orb-player printed no ended event"
+  }
 
-    # ------------------------------------------------------------------------------- mpv
-    STEP="mpv playback of $name"
-    title="mpv-playback-$name-$$"
-    log "$name: mpv --vo=gpu-next --gpu-api=vulkan --vulkan-device='$VKDEV' --geometry=${W}x$H $(basename "$clip")"
-    run_timed "$name.mpv" mpv --no-config --vo=gpu-next --gpu-api=vulkan --vulkan-device="$VKDEV" \
+  play_mpv() { # play_mpv RUN CLIP VW VH SEEKS
+    local run="$1" clip="$2" seeks="$5" name="$1.mpv" title win=""
+    STEP="mpv playback of $run"
+    title="mpv-playback-${run//[^a-z0-9]/-}-$$"
+    log "$run: mpv --vo=gpu-next --gpu-api=vulkan --vulkan-device='$VKDEV' --geometry=${W}x$H $(basename "$clip")"
+    run_timed "$name" mpv --no-config --vo=gpu-next --gpu-api=vulkan --vulkan-device="$VKDEV" --hr-seek=yes \
       --geometry="${W}x$H" --autofit="${W}x$H" --title="$title" \
-      --script="$WORK/mpv-stats.lua" \
+      --script="$WORK/mpv-stats.lua" --script-opts="orb-clk-tck=$(getconf CLK_TCK)" \
       '--term-status-msg=ORB-PLAYBACK-STATUS decoder-drop=${decoder-frame-drop-count} vo-drop=${frame-drop-count}' \
       "$clip"
     if win="$(window_id "$title" "$PID")"; then
-      echo "window_first=$(geometry "$win")" >>"$WORK/$name.mpv.win"
-      sample_sizes "$win" "$PID" "$WORK/$name.mpv.sizes" &
+      echo "window_first=$(geometry "$win")" >>"$WORK/$name.win"
+      sample "$win" "$PID" "$name" &
       SAMPLER=$!
+      if [ "$seeks" = 1 ]; then seek_keys "$win" "$name"; fi
     fi
-    finish "$name.mpv" || {
-      cat "$WORK/$name.mpv.out" "$WORK/$name.mpv.err" | tr '\r' '\n' | grep -v '^$' | tail -n 20 | sed 's/^/  mpv: /' >&2
-      die "mpv exited with status $(sed -n 's/^rc=//p' "$WORK/$name.mpv.kv")"
+    finish "$name" || {
+      cat "$WORK/$name.out" "$WORK/$name.err" | tr '\r' '\n' | grep -v '^$' | tail -n 20 | sed 's/^/  mpv: /' >&2
+      die "mpv exited with status $(sed -n 's/^rc=//p' "$WORK/$name.kv")"
     }
-    [ -n "${win:-}" ] || die "no mpv window titled $title appeared"
-    grep -q 'ORB-PLAYBACK-MPV {' "$WORK/$name.mpv.err" || die "mpv did not print its frame counters (Lua hook)"
-  done <"$WORK/clips"
+    [ -n "$win" ] || die "no mpv window titled $title appeared"
+    grep -q 'ORB-PLAYBACK-MPV {' "$WORK/$name.err" || die "mpv did not print its frame counters (Lua hook)"
+  }
+
+  play_ffplay() { # play_ffplay RUN CLIP VW VH SEEKS
+    local run="$1" clip="$2" seeks="$5" name="$1.ffplay" title win=""
+    STEP="ffplay playback of $run"
+    title="ffplay-playback-${run//[^a-z0-9]/-}-$$"
+    log "$run: ffplay -autoexit -x $W -y $H -seek_interval 5 $(basename "$clip")"
+    # SDL 2.26 tries ALSA before PipeWire and finds no ALSA device here: name its PipeWire driver.
+    run_timed "$name" env SDL_AUDIODRIVER=pipewire ffplay -hide_banner -loglevel verbose -stats -autoexit -x "$W" -y "$H" \
+      -window_title "$title" -seek_interval 5 "$clip"
+    if win="$(window_id "$title" "$PID")"; then
+      echo "window_first=$(geometry "$win")" >>"$WORK/$name.win"
+      sample "$win" "$PID" "$name" &
+      SAMPLER=$!
+      if [ "$seeks" = 1 ]; then seek_keys "$win" "$name"; fi
+    fi
+    finish "$name" || {
+      tr '\r' '\n' <"$WORK/$name.err" | grep -v '^$' | tail -n 20 | sed 's/^/  ffplay: /' >&2
+      die "ffplay exited with status $(sed -n 's/^rc=//p' "$WORK/$name.kv")"
+    }
+    [ -n "$win" ] || die "no ffplay window titled $title appeared"
+  }
+
+  while IFS='|' read -r run clip vw vh seeks; do
+    for player in orb mpv ffplay; do
+      "play_$player" "$run" "$clip" "$vw" "$vh" "$seeks"
+    done
+  done <"$WORK/runs"
   STEP="done"
   exit 0
 fi
@@ -200,7 +319,9 @@ fi
 WORK=""
 on_exit() {
   local rc=$?
-  [ -n "$WORK" ] && rm -rf "$WORK"
+  if [ -n "$WORK" ]; then
+    if [ -n "${ORB_PLAYBACK_KEEP:-}" ]; then echo "playback: raw results kept in $WORK" >&2; else rm -rf "$WORK"; fi
+  fi
   if [ $rc -ne 0 ] && [ $REPORTED -eq 0 ]; then echo "playback: FAILED during: $STEP (exit status $rc)" >&2; fi
   exit $rc
 }
@@ -213,22 +334,34 @@ if [ -z "${ORB_PLAYER_BIN:-}" ] && [ -x scripts/setup.sh ]; then
   STEP="installing build dependencies (scripts/setup.sh)"
   scripts/setup.sh || die
 fi
-STEP="installing mpv"
-if ! command -v mpv >/dev/null; then
-  [ "$(id -u)" -eq 0 ] || die "mpv is not installed and this is not root (apt-get install mpv)"
-  log "apt-get install -y --no-install-recommends mpv"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends mpv >&2 ||
-    { apt-get update >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends mpv >&2; } ||
-    die "apt-get could not install mpv"
-fi
-MPV="$(mpv --version 2>/dev/null | sed -n 1p)"
+# need COMMAND PACKAGE: installs PACKAGE with apt-get when COMMAND is missing (once; as root only)
+APT_UPDATED=0
+need() {
+  [ -x "$1" ] || command -v "$1" >/dev/null && return 0
+  STEP="installing $2 (for $1)"
+  [ "$(id -u)" -eq 0 ] || die "$1 is missing and this is not root (apt-get install $2)"
+  log "apt-get install -y --no-install-recommends $2"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$2" >&2 || {
+    [ $APT_UPDATED -eq 0 ] && APT_UPDATED=1 && apt-get update >&2 &&
+      DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$2" >&2
+  } || die "apt-get could not install $2"
+  command -v "$1" >/dev/null || [ -x "$1" ] || die "$2 is installed but $1 is still missing"
+}
+need mpv mpv
+need ffmpeg ffmpeg
+need ffprobe ffmpeg
+need ffplay ffmpeg
+need xdotool xdotool
+need /usr/bin/time time
+need vulkaninfo vulkan-tools
 STEP="checking tools"
-for t in ffmpeg ffprobe xdotool timeout; do
+for t in timeout ps getconf; do
   command -v "$t" >/dev/null || die "$t is not installed"
 done
-[ -x /usr/bin/time ] || die "/usr/bin/time is not installed (apt-get install time)"
+MPV="$(mpv --version 2>/dev/null | sed -n 1p)"
+FFPLAY="$(ffplay -version 2>/dev/null | sed -n 1p)"
 encoders="$(ffmpeg -hide_banner -encoders 2>/dev/null)"
-for f in libx264 libx265; do
+for f in libx264 libx265 aac; do
   grep -qw "$f" <<<"$encoders" || die "this ffmpeg has no $f encoder"
 done
 grep -qw zscale <<<"$(ffmpeg -hide_banner -filters 2>/dev/null)" || die "this ffmpeg has no zscale filter"
@@ -236,12 +369,11 @@ grep -qw zscale <<<"$(ffmpeg -hide_banner -filters 2>/dev/null)" || die "this ff
 STEP="finding the llvmpipe Vulkan device for mpv"
 VKDEV="${ORB_MPV_VULKAN_DEVICE:-}"
 if [ -z "$VKDEV" ]; then
-  command -v vulkaninfo >/dev/null || die "vulkaninfo is not installed (apt-get install vulkan-tools), or set ORB_MPV_VULKAN_DEVICE"
   VKDEV="$(vulkaninfo --summary 2>/dev/null | sed -n 's/^[[:space:]]*deviceName[[:space:]]*=[[:space:]]*//p' |
     grep -m1 llvmpipe)" || true
   [ -n "$VKDEV" ] || die "vulkaninfo --summary lists no llvmpipe device (set ORB_MPV_VULKAN_DEVICE)"
 fi
-log "mpv: $MPV; Vulkan device '$VKDEV'"
+log "mpv: $MPV; Vulkan device '$VKDEV'; ffplay: $FFPLAY"
 
 . "$ROOT/bench/common.sh"
 bench_build
@@ -249,15 +381,15 @@ STEP="checking the player binary"
 VERSION="$("$BIN" --version 2>/dev/null | sed -n 1p)" || die "$BIN --version failed"
 
 MEDIA="${ORB_BENCH_MEDIA:-/tmp/orb-bench-media}"
-bench_clips
+bench_playback_clips
 
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/orb-playback.XXXXXX")"
 STEP="probing the clips"
-NAMES=()
-declare -A FRAMES=() FPS=() AUDIO=() CLIPFILE=()
-for spec in "sdr-1080p30-h264|$SDR" "hdr10-1080p24-hevc10|$HDR"; do
-  name="${spec%%|*}"
-  clip="${spec#*|}"
+RUNS=()
+declare -A FRAMES=() FPS=() AUDIO=() CLIPFILE=() DESC=() RUNCLIP=() RUNSEEKS=()
+for spec in "sdr|$SDRA|1080p30 H.264 + AAC, 10 s" "hdr|$HDR|HDR10 1080p24 HEVC Main10, 10 s" \
+  "uhd|$UHD|HDR10 2160p24 HEVC Main10, 5 s"; do
+  IFS='|' read -r name clip desc <<<"$spec"
   dims="$(ffprobe -v error -select_streams v:0 -show_entries stream=width,height -of csv=p=0:s=x "$clip")" ||
     die "ffprobe could not read $clip"
   # Frames in the file (counted, since the mkv has no frame count in its header).
@@ -266,9 +398,25 @@ for spec in "sdr-1080p30-h264|$SDR" "hdr10-1080p24-hevc10|$HDR"; do
   FPS[$name]="$(ffprobe -v error -select_streams v:0 -show_entries stream=r_frame_rate -of default=nw=1:nk=1 "$clip")"
   AUDIO[$name]="$(ffprobe -v error -select_streams a -show_entries stream=codec_name -of csv=p=0 "$clip" | head -n1)"
   CLIPFILE[$name]="$clip"
-  echo "$name|$clip|${dims%x*}|${dims#*x}" >>"$WORK/clips"
-  NAMES+=("$name")
+  DESC[$name]="$desc"
+  echo "$name|$clip|${dims%x*}|${dims#*x}|0" >>"$WORK/runs"
+  RUNS+=("$name")
+  RUNCLIP[$name]="$name"
+  RUNSEEKS[$name]=0
 done
+echo "sdr+seeks|$SDRA|1920|1080|1" >>"$WORK/runs"
+RUNS+=("sdr+seeks")
+if [ -n "${ORB_PLAYBACK_ONLY:-}" ]; then # a subset of the runs, e.g. "sdr+seeks" (for checking the script)
+  only=" $ORB_PLAYBACK_ONLY "
+  RUNS=()
+  while IFS='|' read -r run rest; do
+    [[ "$only" == *" $run "* ]] && { RUNS+=("$run"); echo "$run|$rest"; }
+  done <"$WORK/runs" >"$WORK/runs.only"
+  mv "$WORK/runs.only" "$WORK/runs"
+  [ ${#RUNS[@]} -gt 0 ] || die "ORB_PLAYBACK_ONLY='$ORB_PLAYBACK_ONLY' names none of sdr, hdr, uhd, sdr+seeks"
+fi
+RUNCLIP[sdr+seeks]=sdr
+RUNSEEKS[sdr+seeks]=1
 
 # ---------------------------------------------------------------------------------------------- measuring
 LOAD="$(cut -d' ' -f1 /proc/loadavg)"
@@ -286,48 +434,88 @@ fi
 
 # ---------------------------------------------------------------------------------------------- report
 STEP="reading the results"
-kv() { sed -n "s/^$1=//p" "$2" | tail -n1; }
-ROWS=()
+kv() { sed -n "s/^$1=//p" "$2" 2>/dev/null | tail -n1 || true; }
+median() { tr ',' '\n' | { grep . || true; } | sort -g | awk '{ v[NR - 1] = $1 } END { if (NR) printf "%.0f", v[int(NR / 2)] }'; }
+ratio() { # ratio A B: A/B as "0.45x", or "-" when either is unknown
+  if [[ "$1" =~ ^[0-9.]+$ ]] && [[ "$2" =~ ^[0-9.]+$ ]] && awk -v b="$2" 'BEGIN { exit !(b > 0) }'; then
+    echo "$(calc "$1 / $2" 2)x"
+  else echo "-"; fi
+}
+sizes() { awk '{ print $2 }' "$1" 2>/dev/null | uniq | paste -sd' ' - || true; }
+check_sizes() { # check_sizes RUN PLAYER FILE: a note when the window was not W x H while playing
+  local s
+  s="$(sizes "$3")"
+  [ -n "$s" ] && grep -qv "^${W}x$H\$" <<<"$(tr ' ' '\n' <<<"$s")" && ODD+=("$1: $2 window sizes seen while playing: $s")
+  return 0
+}
+declare -A CPU=() RSS=() FIRST=() SEEK=() DROPS=() DEVICE=() NSEEK=() SAID=()
 ODD=()
-CLIP_JSON=()
-FMT='%-21s %-10s %9s %8s %8s %7s %7s  %s'
-for name in "${NAMES[@]}"; do
-  frames="${FRAMES[$name]}"
-  # orb-player
-  f="$WORK/$name.orb"
+RUN_JSON=()
+for run in "${RUNS[@]}"; do
+  clipname="${RUNCLIP[$run]}"
+  frames="${FRAMES[$clipname]}"
+  seeks="${RUNSEEKS[$run]}"
+  k="$run"
+  # ------------------------------------------------------------------ orb-player
+  f="$WORK/$run.orb"
   ended="$(grep '"event":"ended"' "$f.out" | tail -n1)"
   o_pres="$(num presented "$ended")"
   o_drop="$(num dropped "$ended")"
   o_rep="$(num repeated "$ended")"
   o_corrupt="$(num corrupt_packets "$ended")"
-  o_pos="$(num position_ms "$ended")"
+  o_under="$(num audio_underruns "$ended")"
   o_reason="$(grep -o '"reason":"[^"]*"' <<<"$ended" | cut -d'"' -f4)"
-  o_first="$(num first_frame_ms "$ended")"
-  [ -n "$o_pres" ] && [ -n "$o_drop" ] || die "no stats in orb-player's ended event for $name: $ended"
-  o_wall="$(kv wall "$f.kv")"
-  o_cpu="$(kv cpu "$f.kv")"
-  o_rss="$(kv rss "$f.kv")"
-  [ -n "$o_cpu" ] || die "no CPU time for orb-player on $name"
+  [ -n "$o_pres" ] && [ -n "$o_drop" ] || die "no stats in orb-player's ended event for $run: $ended"
+  CPU[$k.orb]="$(kv cpu "$f.kv")"
+  RSS[$k.orb]="$(kv rss "$f.kv")"
+  [ -n "${CPU[$k.orb]}" ] || die "no CPU time for orb-player on $run"
+  FIRST[$k.orb]="$(num first_frame_ms "$ended")"
+  SEEK[$k.orb]="$(num seek_ms_median "$ended")"
+  NSEEK[$k.orb]="$(num seeks "$ended")"
+  DROPS[$k.orb]="$o_drop"
+  if [ "$(kv lvp "$f.libs")" = "" ]; then DEVICE[$k.orb]="? (not sampled)"
+  elif [ "$(kv lvp "$f.libs")" -gt 0 ]; then DEVICE[$k.orb]="Vulkan lavapipe"
+  else DEVICE[$k.orb]="CPU (no Vulkan device)"; fi
+  [ "$(kv gl "$f.libs")" -gt 0 ] 2>/dev/null && DEVICE[$k.orb]+=" + Mesa GL"
   o_win="$(kv window_resized "$f.win")"
-  o_sizes="$(awk '{ print $2 }' "$f.sizes" 2>/dev/null | uniq | paste -sd' ' -)"
   o_err="$(cat "$f.err")"
-  [ "$o_reason" = eof ] || ODD+=("$name: orb-player ended with reason '$o_reason', not eof")
-  [ "$o_win" = "${W}x$H" ] || ODD+=("$name: orb-player window was $o_win after the resize, not ${W}x$H")
-  [ -n "$o_sizes" ] && grep -qv "^${W}x$H\$" <<<"$(tr ' ' '\n' <<<"$o_sizes")" &&
-    ODD+=("$name: orb-player window sizes seen while playing: $o_sizes")
-  [ $((o_pres + o_drop)) -eq "$frames" ] ||
-    ODD+=("$name: orb-player presented + dropped = $((o_pres + o_drop)), the clip has $frames frames")
-  [ "${o_corrupt:-0}" -eq 0 ] || ODD+=("$name: orb-player counted $o_corrupt corrupt packets")
-  if [ -n "$o_err" ]; then
-    while IFS= read -r line; do ODD+=("$name: orb-player stderr: $line"); done <<<"$o_err"
+  [ "$o_reason" = eof ] || ODD+=("$run: orb-player ended with reason '$o_reason', not eof")
+  [ "$o_win" = "${W}x$H" ] || ODD+=("$run: orb-player window was $o_win after the resize, not ${W}x$H")
+  check_sizes "$run" orb-player "$f.sizes"
+  if [ "$seeks" = 0 ]; then
+    [ $((o_pres + o_drop)) -eq "$frames" ] ||
+      ODD+=("$run: orb-player presented + dropped = $((o_pres + o_drop)), the clip has $frames frames")
+  else
+    [ "${NSEEK[$k.orb]:-0}" -eq "${#SEEK_KEYS[@]}" ] ||
+      ODD+=("$run: orb-player counted ${NSEEK[$k.orb]:-0} seeks, ${#SEEK_KEYS[@]} keys were typed")
   fi
-  ROWS+=("$(printf "$FMT" "$name" orb-player "$o_pres" "$o_drop" "$o_rep" "$(calc "$o_cpu" 2)" "$o_wall" \
-    "peak RSS ${o_rss:-?} MB; first picture ${o_first:-?} ms; window $(kv window_first "$f.win") -> $(kv window_player "$f.win") -> $o_win at $(kv resized_after "$f.win") s")")
+  [ "${o_corrupt:-0}" -eq 0 ] || ODD+=("$run: orb-player counted $o_corrupt corrupt packets")
+  if [ -n "${AUDIO[$clipname]}" ] && [ "${o_under:-0}" -gt 0 ]; then ODD+=("$run: orb-player counted $o_under audio underruns"); fi
+  if [ -n "$o_err" ]; then # its log lines, once each across the runs
+    while IFS= read -r line; do
+      [ -n "${SAID[$line]:-}" ] || ODD+=("orb-player stderr ($run): $line")
+      SAID[$line]=1
+    done <<<"$o_err"
+  fi
+  orb_json="$(
+    printf '{"presented":%s,"dropped":%s,"repeated":%s,"corrupt_packets":%s,"reason":"%s",' \
+      "$o_pres" "$o_drop" "${o_rep:-null}" "${o_corrupt:-null}" "$(esc "$o_reason")"
+    printf '"cpu_seconds":%s,"wall_seconds":%s,"peak_rss_mb":%s,"first_frame_ms":%s,"seek_ms_median":%s,"seeks":%s,' \
+      "${CPU[$k.orb]}" "$(kv wall "$f.kv")" "${RSS[$k.orb]:-null}" "${FIRST[$k.orb]:-null}" "${SEEK[$k.orb]:-null}" \
+      "${NSEEK[$k.orb]:-null}"
+    printf '"device":"%s","maps":{"lvp":%s,"gl":%s},"keys":"%s",' "$(esc "${DEVICE[$k.orb]}")" \
+      "$(kv lvp "$f.libs" | grep . || echo null)" "$(kv gl "$f.libs" | grep . || echo null)" \
+      "$(paste -sd' ' "$f.keys" 2>/dev/null || true)"
+    printf '"window":{"first":"%s","player":"%s","resized":"%s","resized_after_seconds":%s,"seen":"%s"},' \
+      "$(kv window_first "$f.win")" "$(kv window_player "$f.win")" "$o_win" \
+      "$(kv resized_after "$f.win")" "$(sizes "$f.sizes")"
+    printf '"ended_event":%s,"stderr":"%s"}' "$ended" "$(esc "$o_err")"
+  )"
 
-  # mpv
-  f="$WORK/$name.mpv"
+  # ------------------------------------------------------------------ mpv
+  f="$WORK/$run.mpv"
   # (the line may follow mpv's last status line, which ends in a carriage return, not a newline)
-  m_json="$( { grep -o 'ORB-PLAYBACK-MPV {[^}]*}' "$f.err" || true; } | tail -n1 | cut -d' ' -f2-)"
+  m_json="$( { grep -o 'ORB-PLAYBACK-MPV {.*}' "$f.err" || true; } | tail -n1 | cut -d' ' -f2-)"
   m_ddrop="$(num decoder_drops "$m_json")"
   m_vdrop="$(num vo_drops "$m_json")"
   m_last="$(num last_frame_number "$m_json")"
@@ -335,54 +523,116 @@ for name in "${NAMES[@]}"; do
   m_drop=$((m_ddrop + m_vdrop))
   # mpv counts no presented frames; frames it reached (last frame number + 1) minus those it dropped.
   m_pres=$((m_last + 1 - m_drop))
-  m_status="$(tr '\r' '\n' <"$f.err" | grep -o 'ORB-PLAYBACK-STATUS decoder-drop=[0-9]* vo-drop=[0-9]*' | tail -n1)"
+  m_status="$(tr '\r' '\n' <"$f.err" | { grep -o 'ORB-PLAYBACK-STATUS decoder-drop=[0-9]* vo-drop=[0-9]*' || true; } | tail -n1)"
   [ "$m_status" = "ORB-PLAYBACK-STATUS decoder-drop=$m_ddrop vo-drop=$m_vdrop" ] ||
-    ODD+=("$name: mpv's last status line ('${m_status#ORB-PLAYBACK-STATUS }') differs from its on_unload counters")
-  m_wall="$(kv wall "$f.kv")"
-  m_cpu="$(kv cpu "$f.kv")"
-  m_rss="$(kv rss "$f.kv")"
-  [ -n "$m_cpu" ] || die "no CPU time for mpv on $name"
-  m_sizes="$(awk '{ print $2 }' "$f.sizes" 2>/dev/null | uniq | paste -sd' ' -)"
-  [ -n "$m_sizes" ] && grep -qv "^${W}x$H\$" <<<"$(tr ' ' '\n' <<<"$m_sizes")" &&
-    ODD+=("$name: mpv window sizes seen while playing: $m_sizes")
-  ROWS+=("$(printf "$FMT" "" mpv "$m_pres" "$m_drop" "-" "$(calc "$m_cpu" 2)" "$m_wall" \
-    "peak RSS ${m_rss:-?} MB; drops: decoder $m_ddrop + vo $m_vdrop; window $(kv window_first "$f.win"); orb/mpv CPU $(calc "$o_cpu / $m_cpu" 2)x, RSS $(calc "${o_rss:-0} / ${m_rss:-1}" 2)x")")
+    ODD+=("$run: mpv's last status line ('${m_status#ORB-PLAYBACK-STATUS }') differs from its on_unload counters")
+  m_seeks="$(grep -o '"seek_ms":\[[^]]*\]' <<<"$m_json" | sed 's/.*\[//; s/\]//')"
+  CPU[$k.mpv]="$(kv cpu "$f.kv")"
+  RSS[$k.mpv]="$(kv rss "$f.kv")"
+  [ -n "${CPU[$k.mpv]}" ] || die "no CPU time for mpv on $run"
+  FIRST[$k.mpv]="$(num first_frame_ms "$m_json")"
+  NSEEK[$k.mpv]="$(tr ',' '\n' <<<"$m_seeks" | grep -c . || true)"
+  SEEK[$k.mpv]="$(median <<<"$m_seeks")"
+  DROPS[$k.mpv]="$m_drop"
+  if [ "$(kv lvp "$f.libs")" = "" ]; then DEVICE[$k.mpv]="? (not sampled)"
+  elif [ "$(kv lvp "$f.libs")" -gt 0 ]; then DEVICE[$k.mpv]="Vulkan lavapipe"
+  else DEVICE[$k.mpv]="no lavapipe mapped?"; fi
+  [ "$(kv gl "$f.libs")" -gt 0 ] 2>/dev/null && DEVICE[$k.mpv]+=" + Mesa GL"
+  m_ao="$( { tr '\r' '\n' <"$f.out"; tr '\r' '\n' <"$f.err"; } | grep -o 'AO: \[[a-z]*\].*' | head -n1 || true)"
+  check_sizes "$run" mpv "$f.sizes"
+  if [ "$seeks" = 1 ] && [ "${NSEEK[$k.mpv]}" -ne "${#SEEK_KEYS[@]}" ]; then
+    ODD+=("$run: mpv timed ${NSEEK[$k.mpv]} seeks, ${#SEEK_KEYS[@]} keys were typed")
+  fi
+  if [ -n "${AUDIO[$clipname]}" ] && [ -z "$m_ao" ]; then ODD+=("$run: mpv printed no 'AO:' line (no audio output?)"); fi
+  mpv_json="$(
+    printf '{"presented_derived":%s,"dropped":%s,"decoder_drops":%s,"vo_drops":%s,"cpu_seconds":%s,' \
+      "$m_pres" "$m_drop" "$m_ddrop" "$m_vdrop" "${CPU[$k.mpv]}"
+    printf '"wall_seconds":%s,"peak_rss_mb":%s,"first_frame_ms":%s,"seek_ms_median":%s,"seek_ms":[%s],' \
+      "$(kv wall "$f.kv")" "${RSS[$k.mpv]:-null}" "${FIRST[$k.mpv]:-null}" "${SEEK[$k.mpv]:-null}" "$m_seeks"
+    printf '"device":"%s","audio_output":"%s","keys":"%s","window":{"first":"%s","seen":"%s"},"counters":%s}' \
+      "$(esc "${DEVICE[$k.mpv]}")" "$(esc "$m_ao")" "$(paste -sd' ' "$f.keys" 2>/dev/null || true)" \
+      "$(kv window_first "$f.win")" "$(sizes "$f.sizes")" "$m_json"
+  )"
 
-  CLIP_JSON+=("$(
-    printf '{"name":"%s","file":"%s","frames":%s,"frame_rate":"%s","audio":"%s",' \
-      "$name" "$(esc "${CLIPFILE[$name]}")" "$frames" \
-      "${FPS[$name]}" "${AUDIO[$name]:-none}"
-    printf '"orb":{"presented":%s,"dropped":%s,"repeated":%s,"corrupt_packets":%s,"position_ms":%s,"reason":"%s",' \
-      "$o_pres" "$o_drop" "${o_rep:-null}" "${o_corrupt:-null}" "${o_pos:-null}" "$(esc "$o_reason")"
-    printf '"cpu_seconds":%s,"wall_seconds":%s,"peak_rss_mb":%s,' "$o_cpu" "$o_wall" "${o_rss:-null}"
-    printf '"window":{"first":"%s","player":"%s","resized":"%s","resized_after_seconds":%s,"seen":"%s"},' \
-      "$(kv window_first "$WORK/$name.orb.win")" "$(kv window_player "$WORK/$name.orb.win")" "$o_win" \
-      "$(kv resized_after "$WORK/$name.orb.win")" "$o_sizes"
-    printf '"ended_event":%s,"stderr":"%s"},' "$ended" "$(esc "$o_err")"
-    printf '"mpv":{"presented_derived":%s,"dropped":%s,"decoder_drops":%s,"vo_drops":%s,"cpu_seconds":%s,' \
-      "$m_pres" "$m_drop" "$m_ddrop" "$m_vdrop" "$m_cpu"
-    printf '"wall_seconds":%s,"peak_rss_mb":%s,"window":{"first":"%s","seen":"%s"},"counters":%s}}' \
-      "$m_wall" "${m_rss:-null}" "$(kv window_first "$WORK/$name.mpv.win")" "$m_sizes" "$m_json"
+  # ------------------------------------------------------------------ ffplay
+  f="$WORK/$run.ffplay"
+  f_status="$(tr '\r' '\n' <"$f.err" | { grep -E 'fd= *[0-9]+' || true; } | tail -n1 | sed 's/^ *//; s/ *$//')"
+  f_drop="$(grep -oE 'fd= *[0-9]+' <<<"$f_status" | grep -oE '[0-9]+' || true)"
+  [ -n "$f_drop" ] || ODD+=("$run: ffplay printed no status line with fd= (drops unknown)")
+  CPU[$k.ffplay]="$(kv cpu "$f.kv")"
+  RSS[$k.ffplay]="$(kv rss "$f.kv")"
+  [ -n "${CPU[$k.ffplay]}" ] || die "no CPU time for ffplay on $run"
+  DROPS[$k.ffplay]="${f_drop:-}"
+  f_renderer="$(tr '\r' '\n' <"$f.err" | sed -n 's/.*Initialized \([^ ]*\) renderer.*/\1/p' | head -n1)"
+  DEVICE[$k.ffplay]="SDL ${f_renderer:-?}"
+  if [ "$(kv gl "$f.libs")" -gt 0 ] 2>/dev/null; then DEVICE[$k.ffplay]+=" on Mesa GL (llvmpipe)"; fi
+  [ "$(kv lvp "$f.libs")" -gt 0 ] 2>/dev/null && DEVICE[$k.ffplay]+=" + Vulkan lavapipe"
+  f_audio="$(tr '\r' '\n' <"$f.err" | grep -iE 'SDL_OpenAudio|audio open failed|audio device' | head -n3 | paste -sd';' - || true)"
+  [ -z "$f_audio" ] || ODD+=("$run: ffplay audio: $f_audio")
+  check_sizes "$run" ffplay "$f.sizes"
+  ffplay_json="$(
+    printf '{"dropped":%s,"cpu_seconds":%s,"wall_seconds":%s,"peak_rss_mb":%s,"renderer":"%s","device":"%s",' \
+      "${f_drop:-null}" "${CPU[$k.ffplay]}" "$(kv wall "$f.kv")" "${RSS[$k.ffplay]:-null}" "$(esc "$f_renderer")" \
+      "$(esc "${DEVICE[$k.ffplay]}")"
+    printf '"last_status":"%s","keys":"%s","window":{"first":"%s","seen":"%s"}}' "$(esc "$f_status")" \
+      "$(paste -sd' ' "$f.keys" 2>/dev/null || true)" "$(kv window_first "$f.win")" "$(sizes "$f.sizes")"
+  )"
+
+  RUN_JSON+=("$(
+    printf '{"run":"%s","clip":"%s","description":"%s","file":"%s","frames":%s,"frame_rate":"%s","audio":"%s",' \
+      "$run" "$clipname" "$(esc "${DESC[$clipname]}")" "$(esc "${CLIPFILE[$clipname]}")" "$frames" \
+      "${FPS[$clipname]}" "${AUDIO[$clipname]:-none}"
+    printf '"seek_keys":"%s","orb":%s,"mpv":%s,"ffplay":%s}' "$([ "$seeks" = 1 ] && echo "${SEEK_KEYS[*]}")" \
+      "$orb_json" "$mpv_json" "$ffplay_json"
   )")
 done
-for name in "${NAMES[@]}"; do
-  [ -n "${AUDIO[$name]}" ] || ODD+=("$name: the clip has no audio track (bench/run.sh's recipe), so neither player had sound to play or sync to")
-done
 [ "$(cat "$WORK/audio-env")" = pipewire ] ||
-  ODD+=("PipeWire was not running in the test environment (see with-test-env's warning above)")
+  ODD+=("PipeWire was not running in the test environment (see with-test-env's warning above): no sound was played")
 
 STEP="writing results"
-MPV_CMD="mpv --no-config --vo=gpu-next --gpu-api=vulkan --vulkan-device='$VKDEV' --geometry=${W}x$H --autofit=${W}x$H --title=T --script=mpv-stats.lua '--term-status-msg=ORB-PLAYBACK-STATUS decoder-drop=\${decoder-frame-drop-count} vo-drop=\${frame-drop-count}' CLIP"
+MPV_CMD="mpv --no-config --vo=gpu-next --gpu-api=vulkan --vulkan-device='$VKDEV' --hr-seek=yes --geometry=${W}x$H --autofit=${W}x$H --title=T --script=mpv-stats.lua --script-opts=orb-clk-tck=$(getconf CLK_TCK) '--term-status-msg=...' CLIP"
 ORB_CMD="orb-player --events-fd 1 --title T CLIP; then xdotool windowsize --sync WINDOW $W $H"
+FFPLAY_CMD="SDL_AUDIODRIVER=pipewire ffplay -hide_banner -loglevel verbose -stats -autoexit -x $W -y $H -window_title T -seek_interval 5 CLIP"
+dash() { if [ -n "$1" ]; then echo "$1"; else echo "-"; fi; }
+{
+  echo "| clip | player | device | CPU s | drops | peak RSS MB | first frame ms | seek ms (median of n) | vs mpv: CPU / RSS / first / seek |"
+  echo "|---|---|---|--:|--:|--:|--:|--:|---|"
+  for run in "${RUNS[@]}"; do
+    clipname="${RUNCLIP[$run]}"
+    label="$run: ${DESC[$clipname]}"
+    [ "${RUNSEEKS[$run]}" = 1 ] && label="$run: sdr clip, ${#SEEK_KEYS[@]} seeks (${SEEK_KEYS[*]})"
+    for p in orb mpv ffplay; do
+      k="$run.$p"
+      pname="$p"; [ $p = orb ] && pname=orb-player
+      seekcell="-"
+      if [ -n "${SEEK[$k]:-}" ]; then seekcell="${SEEK[$k]} (n=${NSEEK[$k]})"; fi
+      if [ $p = mpv ]; then vs="1 (reference)"
+      else
+        vs="$(ratio "${CPU[$k]}" "${CPU[$run.mpv]}") / $(ratio "${RSS[$k]:-}" "${RSS[$run.mpv]:-}") / $(ratio "${FIRST[$k]:-}" "${FIRST[$run.mpv]:-}") / $(ratio "${SEEK[$k]:-}" "${SEEK[$run.mpv]:-}")"
+      fi
+      printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$label" "$pname" "${DEVICE[$k]}" \
+        "$(calc "${CPU[$k]}" 2)" "$(dash "${DROPS[$k]:-}")" "$(dash "${RSS[$k]:-}")" "$(dash "${FIRST[$k]:-}")" \
+        "$seekcell" "$vs"
+      label=""
+    done
+  done
+  echo
+  echo "Real-time playback in a ${W}x$H window under Xvfb ($(cat "$WORK/audio-env") audio into a null sink), one run each, $(nproc) cores, load $LOAD at start."
+  echo "CPU s = user + sys and peak RSS = GNU time's %M of the player's process tree, launch to exit. drops: orb-player's"
+  echo "\`ended\` stats; mpv decoder-frame-drop-count + frame-drop-count (Lua on_unload hook); ffplay's fd= (early + late)."
+  echo "first frame: orb-player's first_frame_ms; mpv's first playback-restart event, both from the process start time"
+  echo "in /proc (10 ms ticks). seek: orb-player's seek_ms_median (request to picture); mpv: seek event to playback-restart,"
+  echo "median (upper middle, as orb-player's) of the n it timed; keys typed with xdotool, mpv with --hr-seek=yes (exact)."
+  echo "ffplay has no such figures (\"-\"); its seeks are to the key frame. device: drivers mapped 2 s in (/proc/PID/maps)."
+  echo "ffplay does no HDR tone mapping. Ratios are player / mpv on the same clip."
+  for o in "${ODD[@]+"${ODD[@]}"}"; do echo "- note: $o"; done
+} >"$WORK/playback.md"
 echo
-printf "$FMT\n" clip player presented dropped repeated "CPU s" "wall s" ""
-printf '%s\n' "${ROWS[@]}"
-echo "Real-time playback in a ${W}x$H window under Xvfb ($(cat "$WORK/audio-env") audio), Vulkan on $VKDEV."
-echo "CPU s = user + sys of the whole process; wall s = launch to exit. mpv presented = frames reached - dropped"
-echo "(mpv has no presented counter); mpv dropped = decoder-frame-drop-count + frame-drop-count (VO)."
-echo "orb:  $ORB_CMD"
-echo "mpv:  $MPV_CMD"
-for o in "${ODD[@]+"${ODD[@]}"}"; do echo "note: $o"; done
+cat "$WORK/playback.md"
+echo
+echo "orb:    $ORB_CMD"
+echo "mpv:    $MPV_CMD"
+echo "ffplay: $FFPLAY_CMD"
 
 RESULTS="$ROOT/bench/results"
 mkdir -p "$RESULTS"
@@ -393,9 +643,10 @@ mkdir -p "$RESULTS"
     "$(nproc)" "$(uname -r)" "$LOAD"
   printf '"orb_player":{"binary":"%s","version":"%s","commit":"%s","command":"%s"},' \
     "$(esc "$BIN")" "$(esc "$VERSION")" "$(git describe --always --dirty 2>/dev/null || echo unknown)" "$(esc "$ORB_CMD")"
-  printf '"mpv":{"version":"%s","command":"%s"},"vulkan_device":"%s","window":"%sx%s","audio":"%s","clips":[' \
-    "$(esc "$MPV")" "$(esc "$MPV_CMD")" "$(esc "$VKDEV")" "$W" "$H" "$(cat "$WORK/audio-env")"
-  (IFS=,; printf '%s' "${CLIP_JSON[*]}")
+  printf '"mpv":{"version":"%s","command":"%s"},"ffplay":{"version":"%s","command":"%s"},' \
+    "$(esc "$MPV")" "$(esc "$MPV_CMD")" "$(esc "$FFPLAY")" "$(esc "$FFPLAY_CMD")"
+  printf '"vulkan_device":"%s","window":"%sx%s","audio":"%s","runs":[' "$(esc "$VKDEV")" "$W" "$H" "$(cat "$WORK/audio-env")"
+  (IFS=,; printf '%s' "${RUN_JSON[*]}")
   printf '],"notes":'
   json_strings "${ODD[@]+"${ODD[@]}"}"
   printf '}\n'
@@ -405,5 +656,6 @@ if command -v python3 >/dev/null && ! python3 -m json.tool "$WORK/playback.json"
   die "playback.json is not valid JSON (kept as $RESULTS/playback.json.bad)"
 fi
 mv -f "$WORK/playback.json" "$RESULTS/playback.json"
-echo "results: $RESULTS/playback.json"
+cp "$WORK/playback.md" "$RESULTS/playback.md"
+echo "results: $RESULTS/playback.json, $RESULTS/playback.md"
 STEP="done"
