@@ -13,11 +13,14 @@ struct DecodeLoop {
   ///   - flushed: a seek to `target` in `generation`; returns a decoder to use from now on, or nil to keep this one.
   ///   - receive: every decoded frame; the callee takes its reference (or unrefs it).
   ///   - finish: the stream's end is decoded in `generation`.
+  ///   - sending: called with the decoder and each packet just before it is sent (the video thread sets what the
+  ///     decoder may skip).
   func run(
     _ decoder: Decoder,
     flushed: (_ generation: Int, _ target: Double) -> Decoder?,
     receive: (UnsafeMutablePointer<AVFrame>) -> Void,
-    finish: (_ generation: Int) -> Void
+    finish: (_ generation: Int) -> Void,
+    sending: (UnsafeMutablePointer<AVCodecContext>, UnsafePointer<AVPacket>) -> Void = { _, _ in }
   ) {
     var decoder = decoder
     var current = core.state.withLock { $0.generation }
@@ -39,6 +42,7 @@ struct DecodeLoop {
         if let replacement = flushed(g, t) { decoder = replacement }
       case .packet(let packet, let g):
         guard g == current else { continue }
+        sending(decoder.context, packet.pointer)
         let code = avcodec_send_packet(decoder.context, packet.pointer)
         if code < 0 && code != FFmpegError.again {
           core.state.withLock { $0.skippedPackets += 1 }  // a corrupt packet: skip it, keep going

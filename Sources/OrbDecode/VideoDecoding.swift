@@ -30,6 +30,11 @@ struct VideoDecoding {
     let timeBase = core.videoTimeBase
     var current = core.state.withLock { $0.generation }
     var hold = SeekHold<VideoFrame>()
+    // The seek's target (media seconds) until the decoder passes it: pictures no other refers to and that start well
+    // before it are never shown, so the decoder skips them (about two thirds of an x264 stream's pictures), as mpv's
+    // exact seek does; the picture shown at the target is at most a frame before it, and is always decoded.
+    var skipUntil: Double?
+    let skipMargin = 2 * core.frameDuration
     var timing = VideoTiming(nominalDuration: core.frameDuration, tick: av_q2d(timeBase))
     var lookahead = DurationLookahead<OwnedFrame>(tick: av_q2d(timeBase))
     let converter = FrameConverter()
@@ -46,6 +51,7 @@ struct VideoDecoding {
       decoder,
       flushed: { g, t in
         current = g
+        skipUntil = t
         hold.restart(at: t)
         timing.restart()
         lookahead.restart()
@@ -69,6 +75,18 @@ struct VideoDecoding {
         if let last = lookahead.finish() { emit(last) }
         if let last = hold.finish() { core.frames.push(.frame(last)) }
         core.frames.push(.end(generation: g))
+      },
+      sending: { context, packet in
+        guard let target = skipUntil else { return }
+        let p = packet.pointee
+        let stamp = p.pts != orb_nopts_value() ? p.pts : p.dts
+        let time = stamp == orb_nopts_value() ? nil : Double(stamp) * av_q2d(timeBase) - core.startTime
+        if let time, time < target - skipMargin {
+          context.pointee.skip_frame = AVDISCARD_NONREF
+        } else {
+          context.pointee.skip_frame = AVDISCARD_DEFAULT
+          if time.map({ $0 >= target }) ?? true { skipUntil = nil }  // past the target: every picture counts
+        }
       })
   }
 }
