@@ -442,9 +442,9 @@ ratio() { # ratio A B: A/B as "0.45x", or "-" when either is unknown
   else echo "-"; fi
 }
 sizes() { awk '{ print $2 }' "$1" 2>/dev/null | uniq | paste -sd' ' - || true; }
-check_sizes() { # check_sizes RUN PLAYER FILE: a note when the window was not W x H while playing
+check_sizes() { # check_sizes RUN PLAYER FILE: a note when the window left W x H once it had reached it
   local s
-  s="$(sizes "$3")"
+  s="$(awk -v want="${W}x$H" '$2 == want { on = 1 } on { print $2 }' "$3" 2>/dev/null | uniq | paste -sd' ' - || true)"
   [ -n "$s" ] && grep -qv "^${W}x$H\$" <<<"$(tr ' ' '\n' <<<"$s")" && ODD+=("$1: $2 window sizes seen while playing: $s")
   return 0
 }
@@ -493,7 +493,7 @@ for run in "${RUNS[@]}"; do
   if [ -n "${AUDIO[$clipname]}" ] && [ "${o_under:-0}" -gt 0 ]; then ODD+=("$run: orb-player counted $o_under audio underruns"); fi
   if [ -n "$o_err" ]; then # its log lines, once each across the runs
     while IFS= read -r line; do
-      [ -n "${SAID[$line]:-}" ] || ODD+=("orb-player stderr ($run): $line")
+      [ -n "${SAID[$line]:-}" ] || ODD+=("orb-player stderr (first seen in $run): $line")
       SAID[$line]=1
     done <<<"$o_err"
   fi
