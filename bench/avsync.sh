@@ -431,7 +431,7 @@ mkdir -p "$RESULTS"
   printf '{"date":"%s","host":{"cpu":"%s","cores":%s},"load_average_at_start":%s,' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" \
     "$(esc "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')")" "$(nproc)" "$LOAD"
   printf '"clip":"%s","orb_player":{"binary":"%s","version":"%s","commit":"%s","command":"%s"},' \
-    "$(esc "$AVS")" "$(esc "$BIN")" "$(esc "$VERSION")" "$(git describe --always --dirty 2>/dev/null || echo unknown)" \
+    "$(esc "$AVS")" "$(esc "$BIN")" "$(esc "$VERSION")" "$(esc "$(binary_commit)")" \
     "$(esc "$ORB_CMD")"
   printf '"mpv":{"version":"%s","command":"%s"},"recording":{"command":"%s","orb-player":"%s","mpv":"%s","pulse":"%s"},' \
     "$(esc "$MPV")" "$(esc "$MPV_CMD")" "$(esc "$REC_CMD")" "$(esc "$(paste -sd' ' "$WORK/orb-player.grab")")" \

@@ -102,6 +102,14 @@ bench_avsync_clip() {
     -c:v libx264 -preset veryfast -pix_fmt yuv420p -af aformat=channel_layouts=stereo -c:a aac -b:a 128k
 }
 
+# The source the measured binary was built from: the checkout's commit after a build here; with ORB_PLAYER_BIN it is
+# not known (the checkout may have moved on since that binary was built), so say so.
+binary_commit() {
+  local head
+  head="$(git describe --always --dirty 2>/dev/null || echo unknown)"
+  if [ -n "${ORB_PLAYER_BIN:-}" ]; then echo "unknown (ORB_PLAYER_BIN; checkout at $head)"; else echo "$head"; fi
+}
+
 # One string as JSON string content: backslashes and quotes escaped, control whitespace made spaces.
 esc() { printf '%s' "$1" | sed 's/\\/\\\\/g; s/"/\\"/g' | tr '\t\r\n' '   '; }
 

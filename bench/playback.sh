@@ -642,7 +642,7 @@ mkdir -p "$RESULTS"
     "$(esc "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')")" \
     "$(nproc)" "$(uname -r)" "$LOAD"
   printf '"orb_player":{"binary":"%s","version":"%s","commit":"%s","command":"%s"},' \
-    "$(esc "$BIN")" "$(esc "$VERSION")" "$(git describe --always --dirty 2>/dev/null || echo unknown)" "$(esc "$ORB_CMD")"
+    "$(esc "$BIN")" "$(esc "$VERSION")" "$(esc "$(binary_commit)")" "$(esc "$ORB_CMD")"
   printf '"mpv":{"version":"%s","command":"%s"},"ffplay":{"version":"%s","command":"%s"},' \
     "$(esc "$MPV")" "$(esc "$MPV_CMD")" "$(esc "$FFPLAY")" "$(esc "$FFPLAY_CMD")"
   printf '"vulkan_device":"%s","window":"%sx%s","audio":"%s","runs":[' "$(esc "$VKDEV")" "$W" "$H" "$(cat "$WORK/audio-env")"
