@@ -34,10 +34,10 @@ final class CPUConverter {
   func finishTable(timeout: Double) { toneMapper.finishTable(timeout: timeout) }
 
   /// Whether `frame` can take this path: upright, in a format swscale reads, and SDR with BT.709-class primaries, or
-  /// (with `toneMapping`) PQ or HLG.
-  static func accepts(_ frame: VideoFrame, variant: PipelineVariant, toneMapping: Bool = false) -> Bool {
+  /// (with `hdr`) PQ or HLG.
+  static func accepts(_ frame: VideoFrame, variant: PipelineVariant, hdr: Bool = false) -> Bool {
     frame.rotation == 0 && av_get_pix_fmt(frame.pixelFormatName).rawValue >= 0
-      && (variant == .sdr || (toneMapping && CPUToneMapper.accepts(variant)))
+      && (variant == .sdr || (hdr && CPUToneMapper.accepts(variant)))
   }
 
   /// Draws `frame` into `target` (a readable one) fitted into `rect`, black around it, its bytes in `order`; an HDR

@@ -4,9 +4,10 @@ import OrbDecode
 /// What playback draws frames with. On a machine with a GPU, or when told which Vulkan device to use, that is the
 /// Vulkan `Renderer`, made at once. Where there is no GPU and the pictures go to memory anyway (a window that GTK
 /// draws with cairo), Vulkan would only be lavapipe: a software rasteriser whose LLVM alone is some 45 MB of
-/// resident code. There the drawer starts with no Vulkan device at all, and draws:
-/// - every SDR picture with swscale, into targets of plain memory;
-/// - any other (HDR, wide gamut, a rotated picture) by making the renderer on the first such picture. The renderer
+/// resident code. There the drawer starts with no Vulkan device at all, and draws, into targets of plain memory:
+/// - every SDR picture with swscale;
+/// - every PQ and HLG picture with swscale and `CPUToneMapper` (the shader's table and dither, on the CPU);
+/// - any other (wide-gamut SDR, a rotated picture) by making the renderer on the first such picture. The renderer
 ///   draws into a scratch target of its own, whose pixels are then copied into the memory target.
 /// Thread-safety: Unsafe; owned by the render thread, like the renderer it may hold.
 public final class FrameDrawer {
@@ -57,7 +58,7 @@ public final class FrameDrawer {
   public func convertsOnCPU(_ frame: VideoFrame, toneMapping: ToneMapping) -> Bool {
     guard onDemand else { return renderer?.convertsOnCPU(frame, toneMapping: toneMapping) ?? false }
     return CPUConverter.accepts(
-      frame, variant: PipelineVariant(frame: frame, toneMapping: toneMapping), toneMapping: true)
+      frame, variant: PipelineVariant(frame: frame, toneMapping: toneMapping), hdr: true)
   }
 
   /// A target of `width`x`height` pixels (see `Renderer.makeTarget`); always plain memory while devices are made on
@@ -109,7 +110,7 @@ public final class FrameDrawer {
     }
   }
 
-  /// Makes the Vulkan device now when the video will need it (HDR, BT.2020 or a rotated picture), while its first
+  /// Makes the Vulkan device now when the video will need it (wide-gamut SDR or a rotated picture), while its first
   /// pictures decode, rather than at the first one.
   public func prepare(for videos: [VideoStreamInfo]) {
     guard onDemand, renderer == nil else { return }
