@@ -1,6 +1,56 @@
 #!/usr/bin/env bash
-# Shared by bench/run.sh, bench/playback.sh and bench/avsync.sh (sourced, not run): building the player and the clips.
-# The caller defines `log`, `die` and `STEP`, and sets MEDIA (the clip cache).
+# Shared by bench/run.sh, bench/playback.sh and bench/avsync.sh (sourced, not run, at the top of each, so their
+# inner parts under scripts/with-test-env.sh have it too): numbers from JSON lines, installing a missing tool, the
+# llvmpipe device mpv needs named, finding a window, building the player and the clips.
+# The caller defines `log`, `die` and `STEP`, and sets MEDIA (the clip cache) before making clips.
+
+calc() { awk "BEGIN { printf \"%.${2:-3}f\", $1 }"; }
+
+num() { # num KEY JSON -> the first number stored under "KEY" (empty if absent)
+  { grep -o "\"$1\":[-+0-9.eE]*" <<<"$2" || true; } | sed -n 1p | cut -d: -f2
+}
+
+# need COMMAND PACKAGE: installs PACKAGE with apt-get when COMMAND (a name on PATH, or a path) is missing; as root
+# only, `apt-get update` once if the first try fails. What it installed is listed in INSTALLED.
+INSTALLED=()
+APT_UPDATED=0
+need() {
+  [ -x "$1" ] || command -v "$1" >/dev/null && return 0
+  STEP="installing $2 (for $1)"
+  [ "$(id -u)" -eq 0 ] || die "$1 is missing and this is not root (apt-get install $2)"
+  log "$1 is missing: apt-get install -y --no-install-recommends $2"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$2" >&2 || {
+    [ $APT_UPDATED -eq 0 ] && APT_UPDATED=1 && apt-get update >&2 &&
+      DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$2" >&2
+  } || die "apt-get could not install $2"
+  command -v "$1" >/dev/null || [ -x "$1" ] || die "$2 is installed but $1 is still missing"
+  INSTALLED+=("$2")
+}
+
+# Sets VKDEV: the llvmpipe Vulkan device's name as vulkaninfo gives it (mpv refuses a software device unless it is
+# named), or ORB_MPV_VULKAN_DEVICE.
+llvmpipe_device() {
+  STEP="finding the llvmpipe Vulkan device for mpv"
+  VKDEV="${ORB_MPV_VULKAN_DEVICE:-}"
+  if [ -z "$VKDEV" ]; then
+    VKDEV="$(vulkaninfo --summary 2>/dev/null | sed -n 's/^[[:space:]]*deviceName[[:space:]]*=[[:space:]]*//p' |
+      grep -m1 llvmpipe)" || true
+    [ -n "$VKDEV" ] || die "vulkaninfo --summary lists no llvmpipe device (set ORB_MPV_VULKAN_DEVICE)"
+  fi
+}
+
+# window_id TITLE PID: the X window named exactly TITLE, waiting up to 15 s while PID runs (empty on failure)
+window_id() {
+  local i w
+  for ((i = 0; i < 300; i++)); do
+    w="$(xdotool search --name "^$1\$" 2>/dev/null | head -n1)" || true
+    [ -n "$w" ] && { echo "$w"; return 0; }
+    kill -0 "$2" 2>/dev/null || return 1
+    sleep 0.05
+  done
+  return 1
+}
+geometry() { xdotool getwindowgeometry "$1" 2>/dev/null | sed -n 's/^ *Geometry: *//p'; }
 
 # Sets BIN: ORB_PLAYER_BIN if given, else a fresh release build.
 bench_build() {

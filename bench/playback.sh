@@ -72,10 +72,7 @@ die() {
   exit 1
 }
 log() { echo "playback: $*" >&2; }
-calc() { awk "BEGIN { printf \"%.${2:-3}f\", $1 }"; }
-num() { # num KEY JSON -> the first number stored under "KEY" (empty if absent)
-  { grep -o "\"$1\":[-+0-9.eE]*" <<<"$2" || true; } | sed -n 1p | cut -d: -f2
-}
+. "$ROOT/bench/common.sh"
 
 # ================================================================================================= inner part
 # Runs inside scripts/with-test-env.sh: plays each run of $ORB_PLAYBACK_WORK/runs and leaves raw results in
@@ -143,18 +140,6 @@ mp.add_hook("on_unload", 50, function()
 end)
 EOF
 
-  # window_id TITLE PID: the X window named exactly TITLE, waiting up to 15 s while PID runs (empty on failure)
-  window_id() {
-    local i w
-    for ((i = 0; i < 300; i++)); do
-      w="$(xdotool search --name "^$1\$" 2>/dev/null | head -n1)" || true
-      [ -n "$w" ] && { echo "$w"; return 0; }
-      kill -0 "$2" 2>/dev/null || return 1
-      sleep 0.05
-    done
-    return 1
-  }
-  geometry() { xdotool getwindowgeometry "$1" 2>/dev/null | sed -n 's/^ *Geometry: *//p'; }
   # leaf_pid PID: the innermost descendant along first children (GNU time -> timeout -> the player)
   leaf_pid() {
     local p="$1" c
@@ -334,19 +319,6 @@ if [ -z "${ORB_PLAYER_BIN:-}" ] && [ -x scripts/setup.sh ]; then
   STEP="installing build dependencies (scripts/setup.sh)"
   scripts/setup.sh || die
 fi
-# need COMMAND PACKAGE: installs PACKAGE with apt-get when COMMAND is missing (once; as root only)
-APT_UPDATED=0
-need() {
-  [ -x "$1" ] || command -v "$1" >/dev/null && return 0
-  STEP="installing $2 (for $1)"
-  [ "$(id -u)" -eq 0 ] || die "$1 is missing and this is not root (apt-get install $2)"
-  log "apt-get install -y --no-install-recommends $2"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$2" >&2 || {
-    [ $APT_UPDATED -eq 0 ] && APT_UPDATED=1 && apt-get update >&2 &&
-      DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$2" >&2
-  } || die "apt-get could not install $2"
-  command -v "$1" >/dev/null || [ -x "$1" ] || die "$2 is installed but $1 is still missing"
-}
 need mpv mpv
 need ffmpeg ffmpeg
 need ffprobe ffmpeg
@@ -366,16 +338,9 @@ for f in libx264 libx265 aac; do
 done
 grep -qw zscale <<<"$(ffmpeg -hide_banner -filters 2>/dev/null)" || die "this ffmpeg has no zscale filter"
 
-STEP="finding the llvmpipe Vulkan device for mpv"
-VKDEV="${ORB_MPV_VULKAN_DEVICE:-}"
-if [ -z "$VKDEV" ]; then
-  VKDEV="$(vulkaninfo --summary 2>/dev/null | sed -n 's/^[[:space:]]*deviceName[[:space:]]*=[[:space:]]*//p' |
-    grep -m1 llvmpipe)" || true
-  [ -n "$VKDEV" ] || die "vulkaninfo --summary lists no llvmpipe device (set ORB_MPV_VULKAN_DEVICE)"
-fi
+llvmpipe_device
 log "mpv: $MPV; Vulkan device '$VKDEV'; ffplay: $FFPLAY"
 
-. "$ROOT/bench/common.sh"
 bench_build
 STEP="checking the player binary"
 VERSION="$("$BIN" --version 2>/dev/null | sed -n 1p)" || die "$BIN --version failed"
@@ -442,6 +407,18 @@ ratio() { # ratio A B: A/B as "0.45x", or "-" when either is unknown
   else echo "-"; fi
 }
 sizes() { awk '{ print $2 }' "$1" 2>/dev/null | uniq | paste -sd' ' - || true; }
+usage() { # usage KEY PLAYER FILE: CPU[KEY] and RSS[KEY] from FILE.kv (GNU time); the CPU time must be there
+  CPU[$1]="$(kv cpu "$3.kv")"
+  RSS[$1]="$(kv rss "$3.kv")"
+  [ -n "${CPU[$1]}" ] || die "no CPU time for $2 on ${1%.*}"
+}
+drivers() { # drivers FILE NONE: Vulkan lavapipe or NONE (from FILE.libs, the drivers mapped), then "+ Mesa GL"
+  local lvp d
+  lvp="$(kv lvp "$1.libs")"
+  if [ -z "$lvp" ]; then d="? (not sampled)"; elif [ "$lvp" -gt 0 ]; then d="Vulkan lavapipe"; else d="$2"; fi
+  [ "$(kv gl "$1.libs")" -gt 0 ] 2>/dev/null && d+=" + Mesa GL"
+  echo "$d"
+}
 check_sizes() { # check_sizes RUN PLAYER FILE: a note when the window left W x H once it had reached it
   local s
   s="$(awk -v want="${W}x$H" '$2 == want { on = 1 } on { print $2 }' "$3" 2>/dev/null | uniq | paste -sd' ' - || true)"
@@ -466,17 +443,12 @@ for run in "${RUNS[@]}"; do
   o_under="$(num audio_underruns "$ended")"
   o_reason="$(grep -o '"reason":"[^"]*"' <<<"$ended" | cut -d'"' -f4)"
   [ -n "$o_pres" ] && [ -n "$o_drop" ] || die "no stats in orb-player's ended event for $run: $ended"
-  CPU[$k.orb]="$(kv cpu "$f.kv")"
-  RSS[$k.orb]="$(kv rss "$f.kv")"
-  [ -n "${CPU[$k.orb]}" ] || die "no CPU time for orb-player on $run"
+  usage "$k.orb" orb-player "$f"
   FIRST[$k.orb]="$(num first_frame_ms "$ended")"
   SEEK[$k.orb]="$(num seek_ms_median "$ended")"
   NSEEK[$k.orb]="$(num seeks "$ended")"
   DROPS[$k.orb]="$o_drop"
-  if [ "$(kv lvp "$f.libs")" = "" ]; then DEVICE[$k.orb]="? (not sampled)"
-  elif [ "$(kv lvp "$f.libs")" -gt 0 ]; then DEVICE[$k.orb]="Vulkan lavapipe"
-  else DEVICE[$k.orb]="CPU (no Vulkan device)"; fi
-  [ "$(kv gl "$f.libs")" -gt 0 ] 2>/dev/null && DEVICE[$k.orb]+=" + Mesa GL"
+  DEVICE[$k.orb]="$(drivers "$f" "CPU (no Vulkan device)")"
   o_win="$(kv window_resized "$f.win")"
   o_err="$(cat "$f.err")"
   [ "$o_reason" = eof ] || ODD+=("$run: orb-player ended with reason '$o_reason', not eof")
@@ -527,17 +499,12 @@ for run in "${RUNS[@]}"; do
   [ "$m_status" = "ORB-PLAYBACK-STATUS decoder-drop=$m_ddrop vo-drop=$m_vdrop" ] ||
     ODD+=("$run: mpv's last status line ('${m_status#ORB-PLAYBACK-STATUS }') differs from its on_unload counters")
   m_seeks="$(grep -o '"seek_ms":\[[^]]*\]' <<<"$m_json" | sed 's/.*\[//; s/\]//')"
-  CPU[$k.mpv]="$(kv cpu "$f.kv")"
-  RSS[$k.mpv]="$(kv rss "$f.kv")"
-  [ -n "${CPU[$k.mpv]}" ] || die "no CPU time for mpv on $run"
+  usage "$k.mpv" mpv "$f"
   FIRST[$k.mpv]="$(num first_frame_ms "$m_json")"
   NSEEK[$k.mpv]="$(tr ',' '\n' <<<"$m_seeks" | grep -c . || true)"
   SEEK[$k.mpv]="$(median <<<"$m_seeks")"
   DROPS[$k.mpv]="$m_drop"
-  if [ "$(kv lvp "$f.libs")" = "" ]; then DEVICE[$k.mpv]="? (not sampled)"
-  elif [ "$(kv lvp "$f.libs")" -gt 0 ]; then DEVICE[$k.mpv]="Vulkan lavapipe"
-  else DEVICE[$k.mpv]="no lavapipe mapped?"; fi
-  [ "$(kv gl "$f.libs")" -gt 0 ] 2>/dev/null && DEVICE[$k.mpv]+=" + Mesa GL"
+  DEVICE[$k.mpv]="$(drivers "$f" "no lavapipe mapped?")"
   m_ao="$( { tr '\r' '\n' <"$f.out"; tr '\r' '\n' <"$f.err"; } | grep -o 'AO: \[[a-z]*\].*' | head -n1 || true)"
   check_sizes "$run" mpv "$f.sizes"
   if [ "$seeks" = 1 ] && [ "${NSEEK[$k.mpv]}" -ne "${#SEEK_KEYS[@]}" ]; then
@@ -559,9 +526,7 @@ for run in "${RUNS[@]}"; do
   f_status="$(tr '\r' '\n' <"$f.err" | { grep -E 'fd= *[0-9]+' || true; } | tail -n1 | sed 's/^ *//; s/ *$//')"
   f_drop="$(grep -oE 'fd= *[0-9]+' <<<"$f_status" | grep -oE '[0-9]+' || true)"
   [ -n "$f_drop" ] || ODD+=("$run: ffplay printed no status line with fd= (drops unknown)")
-  CPU[$k.ffplay]="$(kv cpu "$f.kv")"
-  RSS[$k.ffplay]="$(kv rss "$f.kv")"
-  [ -n "${CPU[$k.ffplay]}" ] || die "no CPU time for ffplay on $run"
+  usage "$k.ffplay" ffplay "$f"
   DROPS[$k.ffplay]="${f_drop:-}"
   f_renderer="$(tr '\r' '\n' <"$f.err" | sed -n 's/.*Initialized \([^ ]*\) renderer.*/\1/p' | head -n1)"
   DEVICE[$k.ffplay]="SDL ${f_renderer:-?}"

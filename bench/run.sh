@@ -86,11 +86,7 @@ bench_clips
 # ---------------------------------------------------------------------------------------------- measuring
 WORK="$(mktemp -d "${TMPDIR:-/tmp}/orb-bench.XXXXXX")"
 
-num() { # num KEY JSON -> the number stored under "KEY" in a flat JSON object (empty if absent)
-  { grep -o "\"$1\":[-+0-9.eE]*" <<<"$2" || true; } | sed -n 1p | cut -d: -f2
-}
 num_device() { echo "${DEVICE:-an unknown device}"; }
-calc() { awk "BEGIN { printf \"%.${2:-3}f\", $1 }"; }
 
 # timed NAME CMD... : runs CMD with stdout in $WORK/NAME.out and stderr in $WORK/NAME.err; sets WALL and CPU
 # (seconds, CPU = user + system of the whole process and its threads). Returns CMD's exit status.
