@@ -101,8 +101,9 @@ final class PlayerWindow: @unchecked Sendable {
 
   /// The Vulkan device, made on a worker thread while the window opens (nil until it is there).
   var vulkan: Result<VulkanContext, Error>?
-  /// No GPU, and pictures go to memory for cairo anyway: no Vulkan device is made unless a picture needs one (an
-  /// HDR one), so an SDR video never loads lavapipe and its LLVM (`FrameDrawer.Device.whenNeeded`).
+  /// No GPU, and pictures go to memory for cairo anyway: no Vulkan device is made unless a picture needs one (a
+  /// wide-gamut SDR or rotated one), so SDR and HDR video never load lavapipe and its LLVM
+  /// (`FrameDrawer.Device.whenNeeded`).
   lazy var vulkanWhenNeeded = WindowRenderer.isCairo && options.videoOutput == .auto
   /// The surface is realized but the device was not ready yet: playback starts when it is.
   var startWhenVulkanReady = false
@@ -336,7 +337,7 @@ final class PlayerWindow: @unchecked Sendable {
     if options.videoOutput == .zeroCopy && presentation != .zeroCopy {
       log("zero-copy presentation unavailable: \(why); using memory copies")
     }
-    let deviceName = vulkan?.deviceName ?? "none until a picture needs one (SDR is drawn with swscale)"
+    let deviceName = vulkan?.deviceName ?? "none until a picture needs one (SDR and HDR are drawn on the CPU)"
     log("presentation: \(presentation.rawValue) (\(why)); Vulkan device: \(deviceName)")
     presentationText = presentation == .zeroCopy ? "zero-copy GL import" : "memory copies (\(why))"
     let (w, h) = video.pixelSize

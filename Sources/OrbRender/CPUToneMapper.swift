@@ -75,13 +75,18 @@ final class CPUToneMapper {
       let rows = matrix.rows.flatMap { r in
         [Float(r.x * scale / full), Float(r.y * scale / full), Float(r.z * scale / full), Float(r.w * scale)]
       }
+      // The dither's offsets (+0.5 for rounding) for the eight rows of its pattern, each from the picture's first
+      // column: made once a picture, not once a row.
+      let dither = (0..<64).map { i in
+        Float(OrderedDither.offset(x: origin.x + i % 8, y: origin.y + i / 8)) + 0.5
+      }
       DispatchQueue.concurrentPerform(iterations: threads) { part in
         for y in (part * band)..<min(height, (part + 1) * band) {
           let row = y * width
           Self.mapRow(
             y: planes + row, cb: planes + plane + row, cr: planes + 2 * plane + row, count: width, matrix: rows,
-            grid: grid, size: size, out: (out + y * rowBytes).assumingMemoryBound(to: UInt32.self), x: origin.x,
-            row: origin.y + y, bgra: bgra)
+            grid: grid, size: size, out: (out + y * rowBytes).assumingMemoryBound(to: UInt32.self),
+            dither: dither[(y % 8) * 8..<(y % 8) * 8 + 8], bgra: bgra)
         }
       }
     }
@@ -92,12 +97,13 @@ final class CPUToneMapper {
   /// offset → rounded to 8 bits, opaque (COrbPixels' `orb_tone_map_row`).
   private static func mapRow(
     y: UnsafePointer<UInt16>, cb: UnsafePointer<UInt16>, cr: UnsafePointer<UInt16>, count: Int,
-    matrix: [Float], grid: UnsafePointer<SIMD4<Float>>, size: Int, out: UnsafeMutablePointer<UInt32>, x: Int,
-    row: Int, bgra: Bool
+    matrix: [Float], grid: UnsafePointer<SIMD4<Float>>, size: Int, out: UnsafeMutablePointer<UInt32>,
+    dither: ArraySlice<Float>, bgra: Bool
   ) {
-    let dither = (0..<8).map { Float(OrderedDither.offset(x: x + $0, y: row)) + 0.5 }
     UnsafeRawPointer(grid).withMemoryRebound(to: Float.self, capacity: size * size * size * 4) { table in
-      orb_tone_map_row(y, cb, cr, Int32(count), matrix, table, Int32(size), dither, bgra ? 1 : 0, out)
+      dither.withUnsafeBufferPointer { d in
+        orb_tone_map_row(y, cb, cr, Int32(count), matrix, table, Int32(size), d.baseAddress, bgra ? 1 : 0, out)
+      }
     }
   }
 

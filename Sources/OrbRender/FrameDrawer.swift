@@ -79,12 +79,7 @@ public final class FrameDrawer {
       curvePeak = renderer.curvePeak
       return
     }
-    let count = target.width * target.height
-    guard let frame else {
-      memory.bindMemory(to: UInt32.self, capacity: count).update(
-        repeating: UInt32(0xFF00_0000).littleEndian, count: count)
-      return
-    }
+    guard let frame else { return target.fillBlack() }
     if convertsOnCPU(frame, toneMapping: toneMapping) {
       let geometry = VideoGeometry(
         displayAspect: frame.displayAspect, rotation: frame.rotation, width: target.width, height: target.height)
@@ -106,7 +101,7 @@ public final class FrameDrawer {
     try renderer.render(frame, into: scratch, toneMapping: toneMapping)
     curvePeak = renderer.curvePeak
     if let drawn = scratch.pixels?.baseAddress, scratch.width == target.width, scratch.height == target.height {
-      memory.copyMemory(from: drawn, byteCount: count * 4)
+      memory.copyMemory(from: drawn, byteCount: target.width * target.height * 4)
     }
   }
 

@@ -67,11 +67,16 @@ public final class RenderTarget: @unchecked Sendable {
     self.width = max(1, width)
     self.height = max(1, height)
     gpu = nil
-    let bytes = self.width * self.height * 4
-    let memory = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 64)
-    memory.bindMemory(to: UInt32.self, capacity: bytes / 4).initialize(
-      repeating: UInt32(0xFF00_0000).littleEndian, count: bytes / 4)
-    self.memory = memory
+    memory = UnsafeMutableRawPointer.allocate(byteCount: self.width * self.height * 4, alignment: 64)
+    fillBlack()
+  }
+
+  /// Makes a target of plain memory all opaque black (either byte order).
+  func fillBlack() {
+    guard let memory else { return }
+    let count = width * height
+    memory.bindMemory(to: UInt32.self, capacity: count).initialize(
+      repeating: UInt32(0xFF00_0000).littleEndian, count: count)
   }
 
   deinit {
