@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 let package = Package(
@@ -27,7 +27,8 @@ let package = Package(
     .target(name: "OrbPlayer", dependencies: ["OrbDecode", "OrbRender", "OrbDSP", "COrbAudio"]),
     .executableTarget(
       name: "OrbApp",
-      dependencies: ["OrbPlayer", "OrbRender", "OrbDecode", "OrbDSP", "CGtk"]
+      dependencies: ["OrbPlayer", "OrbRender", "OrbDecode", "OrbDSP", "CGtk"],
+      swiftSettings: [.defaultIsolation(MainActor.self)]
     ),
     // Generated media, the built binary and PNG reading, shared by the test targets.
     .target(name: "OrbTestSupport", path: "Tests/OrbTestSupport"),

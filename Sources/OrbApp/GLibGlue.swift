@@ -1,26 +1,43 @@
 import CGtk
 import Foundation
 
-// C callbacks live here, as plain functions outside main.swift: top-level code there is main-actor isolated,
-// and closures that GLib calls would inherit that isolation (a crash in `_dispatch_assert_queue_fail`).
+// The one door from C into the app's main-actor code. The app's code is main-actor isolated (OrbApp's default
+// isolation), so the compiler checks that nothing of the window is touched off the main thread. GLib calls us back
+// on its main context, which runs on the main thread but not as a drain of the main dispatch queue: each trampoline
+// here is `nonisolated` (C cannot call isolated code) and enters the app through `onMain`, which checks at run time
+// that it is the main thread (a trap that names the cause, never a silent race) and then lets the compiler treat the
+// body as isolated.
+
+/// Runs `body` as main-actor code; for C callbacks that GLib makes on the main context. Traps off the main thread.
+nonisolated func onMain<T: Sendable>(_ body: @MainActor () -> T) -> T {
+  MainActor.assumeIsolated { body() }
+}
+
+/// The first statement of every C callback written as a closure literal in this module. The compiler takes such a
+/// closure to be main-actor code, as the code around it is, and checks nothing when C calls it (seen with Swift
+/// 6.3: called from another thread, it runs there): this check traps instead.
+nonisolated func calledFromC() {
+  MainActor.preconditionIsolated("GLib called the app back off the main thread")
+}
 
 /// A Swift closure carried through a `gpointer`, released by GLib's destroy notify.
-final class ClosureBox {
-  let run: () -> Bool
-  init(_ run: @escaping () -> Bool) { self.run = run }
+nonisolated final class ClosureBox: Sendable {
+  let run: @MainActor () -> Bool
+  init(_ run: @escaping @MainActor () -> Bool) { self.run = run }
 }
 
-private func sourceTrampoline(_ data: gpointer?) -> gboolean {
-  Unmanaged<ClosureBox>.fromOpaque(data!).takeUnretainedValue().run() ? 1 : 0
+nonisolated private func sourceTrampoline(_ data: gpointer?) -> gboolean {
+  let box = Unmanaged<ClosureBox>.fromOpaque(data!).takeUnretainedValue()
+  return onMain { box.run() } ? 1 : 0
 }
 
-private func releaseBox(_ data: gpointer?) {
+nonisolated private func releaseBox(_ data: gpointer?) {
   Unmanaged<ClosureBox>.fromOpaque(data!).release()
 }
 
 enum MainLoop {
   /// Runs `body` once on the GTK main thread, soon. Callable from any thread.
-  static func post(_ body: @escaping @Sendable () -> Void) {
+  nonisolated static func post(_ body: @escaping @Sendable @MainActor () -> Void) {
     let box = ClosureBox {
       body()
       return false
@@ -30,7 +47,7 @@ enum MainLoop {
 
   /// Calls `body` every `milliseconds` on the main thread while it returns true.
   @discardableResult
-  static func every(milliseconds: UInt32, _ body: @escaping () -> Bool) -> guint {
+  static func every(milliseconds: UInt32, _ body: @escaping @MainActor () -> Bool) -> guint {
     let box = ClosureBox(body)
     return g_timeout_add_full(
       G_PRIORITY_DEFAULT, milliseconds, sourceTrampoline, Unmanaged.passRetained(box).toOpaque(), releaseBox)
@@ -38,14 +55,14 @@ enum MainLoop {
 
   /// Calls `body` on the main thread each time the process gets signal `number` (SIGTERM, SIGINT, SIGHUP) while it
   /// returns true, instead of the signal's default of ending the process on the spot.
-  static func onSignal(_ number: Int32, _ body: @escaping () -> Bool) {
+  static func onSignal(_ number: Int32, _ body: @escaping @MainActor () -> Bool) {
     let box = ClosureBox(body)
     g_unix_signal_add_full(
       G_PRIORITY_HIGH, number, sourceTrampoline, Unmanaged.passRetained(box).toOpaque(), releaseBox)
   }
 
   /// Calls `body` once after `milliseconds` on the main thread.
-  static func after(milliseconds: UInt32, _ body: @escaping () -> Void) {
+  static func after(milliseconds: UInt32, _ body: @escaping @MainActor () -> Void) {
     every(milliseconds: milliseconds) {
       body()
       return false
@@ -54,20 +71,20 @@ enum MainLoop {
 }
 
 /// Signal handlers: each signal shape has one trampoline that finds its Swift closure in the user data.
-final class SignalBox<Handler> {
+nonisolated final class SignalBox<Handler: Sendable>: Sendable {
   let handler: Handler
   init(_ handler: Handler) { self.handler = handler }
 }
 
-private func releaseSignalBox(_ data: gpointer?, _ closure: UnsafeMutablePointer<GClosure>?) {
+nonisolated private func releaseSignalBox(_ data: gpointer?, _ closure: UnsafeMutablePointer<GClosure>?) {
   Unmanaged<AnyObject>.fromOpaque(data!).release()
 }
 
 enum Signals {
-  typealias Plain = () -> Void
-  typealias Bool0 = () -> Bool
-  typealias Key = (_ keyval: guint, _ state: GdkModifierType) -> Bool
-  typealias Press = (_ count: Int32) -> Void
+  typealias Plain = @MainActor () -> Void
+  typealias Bool0 = @MainActor () -> Bool
+  typealias Key = @MainActor (_ keyval: guint, _ state: GdkModifierType) -> Bool
+  typealias Press = @MainActor (_ count: Int32) -> Void
 
   private static func connect(
     _ instance: UnsafeMutableRawPointer, _ signal: String, _ callback: GCallback,
@@ -80,7 +97,8 @@ enum Signals {
   /// Signals of shape `void (*)(GObject *, gpointer)`: "activate", "realize", "unrealize", …
   static func plain(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: @escaping Plain) {
     let fn: @convention(c) (gpointer?, gpointer?) -> Void = { _, data in
-      Unmanaged<SignalBox<Plain>>.fromOpaque(data!).takeUnretainedValue().handler()
+      let box = Unmanaged<SignalBox<Plain>>.fromOpaque(data!).takeUnretainedValue()
+      return onMain { box.handler() }
     }
     connect(instance, signal, unsafeBitCast(fn, to: GCallback.self), SignalBox<Plain>(handler))
   }
@@ -88,7 +106,8 @@ enum Signals {
   /// Signals of shape `gboolean (*)(GObject *, gpointer)`: "close-request".
   static func returningBool(_ instance: UnsafeMutableRawPointer, _ signal: String, _ handler: @escaping Bool0) {
     let fn: @convention(c) (gpointer?, gpointer?) -> gboolean = { _, data in
-      Unmanaged<SignalBox<Bool0>>.fromOpaque(data!).takeUnretainedValue().handler() ? 1 : 0
+      let box = Unmanaged<SignalBox<Bool0>>.fromOpaque(data!).takeUnretainedValue()
+      return onMain { box.handler() } ? 1 : 0
     }
     connect(instance, signal, unsafeBitCast(fn, to: GCallback.self), SignalBox<Bool0>(handler))
   }
@@ -97,40 +116,44 @@ enum Signals {
   static func keyPressed(_ controller: UnsafeMutableRawPointer, _ handler: @escaping Key) {
     let fn: @convention(c) (gpointer?, guint, guint, GdkModifierType, gpointer?) -> gboolean = {
       _, keyval, _, state, data in
-      Unmanaged<SignalBox<Key>>.fromOpaque(data!).takeUnretainedValue().handler(keyval, state) ? 1 : 0
+      let box = Unmanaged<SignalBox<Key>>.fromOpaque(data!).takeUnretainedValue()
+      return onMain { box.handler(keyval, state) } ? 1 : 0
     }
     connect(controller, "key-pressed", unsafeBitCast(fn, to: GCallback.self), SignalBox<Key>(handler))
   }
 
-  typealias Motion = (_ x: Double, _ y: Double) -> Void
+  typealias Motion = @MainActor (_ x: Double, _ y: Double) -> Void
   /// `jump`: the pointer put the slider there (a click or a drag), not a key.
-  typealias RangeChange = (_ value: Double, _ jump: Bool) -> Bool
+  typealias RangeChange = @MainActor (_ value: Double, _ jump: Bool) -> Bool
 
   /// GtkEventControllerMotion "motion", with the pointer's place in the widget.
   static func motion(_ controller: UnsafeMutableRawPointer, _ handler: @escaping Motion) {
     let fn: @convention(c) (gpointer?, Double, Double, gpointer?) -> Void = { _, x, y, data in
-      Unmanaged<SignalBox<Motion>>.fromOpaque(data!).takeUnretainedValue().handler(x, y)
+      let box = Unmanaged<SignalBox<Motion>>.fromOpaque(data!).takeUnretainedValue()
+      return onMain { box.handler(x, y) }
     }
     connect(controller, "motion", unsafeBitCast(fn, to: GCallback.self), SignalBox<Motion>(handler))
   }
 
-  typealias Response = (_ response: Int32) -> Void
+  typealias Response = @MainActor (_ response: Int32) -> Void
 
   /// GtkNativeDialog "response".
   static func response(_ dialog: UnsafeMutableRawPointer, _ handler: @escaping Response) {
     let fn: @convention(c) (gpointer?, Int32, gpointer?) -> Void = { _, response, data in
-      Unmanaged<SignalBox<Response>>.fromOpaque(data!).takeUnretainedValue().handler(response)
+      let box = Unmanaged<SignalBox<Response>>.fromOpaque(data!).takeUnretainedValue()
+      return onMain { box.handler(response) }
     }
     connect(dialog, "response", unsafeBitCast(fn, to: GCallback.self), SignalBox<Response>(handler))
   }
 
-  typealias Drop = (_ uris: [String]) -> Void
+  typealias Drop = @MainActor (_ uris: [String]) -> Void
 
   /// Files dropped on a drop target (`orb_file_drop_target`): `handler` gets their URIs.
   static func dropFiles(_ target: UnsafeMutableRawPointer, _ handler: @escaping Drop) {
     let fn: @convention(c) (gpointer?, gconstpointer?, Double, Double, gpointer?) -> Void = {
       _, value, _, _, data in
-      Unmanaged<SignalBox<Drop>>.fromOpaque(data!).takeUnretainedValue().handler(Signals.uris(value))
+      let box = Unmanaged<SignalBox<Drop>>.fromOpaque(data!).takeUnretainedValue()
+      return onMain { box.handler(Signals.uris(value)) }
     }
     connect(target, "drop", unsafeBitCast(fn, to: GCallback.self), SignalBox<Drop>(handler))
   }
@@ -160,9 +183,8 @@ enum Signals {
   /// GtkRange "change-value": the user moved the slider to `value`; return true to keep GTK from moving it itself.
   static func rangeChange(_ range: UnsafeMutableRawPointer, _ handler: @escaping RangeChange) {
     let fn: @convention(c) (gpointer?, GtkScrollType, Double, gpointer?) -> gboolean = { _, scroll, value, data in
-      Unmanaged<SignalBox<RangeChange>>.fromOpaque(data!).takeUnretainedValue().handler(
-        value, scroll == GTK_SCROLL_JUMP)
-        ? 1 : 0
+      let box = Unmanaged<SignalBox<RangeChange>>.fromOpaque(data!).takeUnretainedValue()
+      return onMain { box.handler(value, scroll == GTK_SCROLL_JUMP) } ? 1 : 0
     }
     connect(range, "change-value", unsafeBitCast(fn, to: GCallback.self), SignalBox<RangeChange>(handler))
   }
@@ -170,7 +192,8 @@ enum Signals {
   /// GtkGestureClick "pressed".
   static func pressed(_ gesture: UnsafeMutableRawPointer, _ handler: @escaping Press) {
     let fn: @convention(c) (gpointer?, Int32, Double, Double, gpointer?) -> Void = { _, count, _, _, data in
-      Unmanaged<SignalBox<Press>>.fromOpaque(data!).takeUnretainedValue().handler(count)
+      let box = Unmanaged<SignalBox<Press>>.fromOpaque(data!).takeUnretainedValue()
+      return onMain { box.handler(count) }
     }
     connect(gesture, "pressed", unsafeBitCast(fn, to: GCallback.self), SignalBox<Press>(handler))
   }

@@ -4,7 +4,7 @@ import OrbPlayer
 
 /// What the host hears on `--events-fd`: states around pauses and waits for data, progress once a second, the
 /// error or the end with the last position. Writes nothing without an events descriptor.
-/// Thread-safety: main thread only (the writer it feeds has a thread of its own).
+/// Thread-safety: main actor, compiler-checked (the writer it feeds has a thread of its own).
 final class HostReport {
   private let events: EventWriter?
   /// Where playback begins (`--resume-ms`): the position to report before anything played.

@@ -4,7 +4,7 @@ import OrbPlayer
 
 /// MPRIS 2 on the session bus (org.mpris.MediaPlayer2.orbplayer.instancePID): desktop media keys, the shell's media
 /// controls and `playerctl` can see what plays and pause, play, stop, seek or quit it, and set its volume and speed.
-/// Thread-safety: main thread only (GDBus calls these handlers on the main context).
+/// Thread-safety: main actor, compiler-checked (GDBus calls these handlers on the main context).
 final class MPRIS {
   static let path = "/org/mpris/MediaPlayer2"
   static let introspection = """
@@ -88,6 +88,7 @@ final class MPRIS {
     ownerID = g_bus_own_name(
       G_BUS_TYPE_SESSION, name, G_BUS_NAME_OWNER_FLAGS_NONE,
       { connection, _, data in
+        calledFromC()
         Unmanaged<MPRIS>.fromOpaque(data!).takeUnretainedValue().register(on: connection)
       }, nil, nil, me, nil)
   }
@@ -114,15 +115,18 @@ final class MPRIS {
     }
     var vtable = GDBusInterfaceVTable()
     vtable.method_call = { _, _, _, interface, method, parameters, invocation, data in
+      calledFromC()
       let mpris = Unmanaged<MPRIS>.fromOpaque(data!).takeUnretainedValue()
       mpris.call(String(cString: interface!), String(cString: method!), parameters, invocation)
     }
     vtable.get_property = { _, _, _, interface, property, _, data in
+      calledFromC()
       let mpris = Unmanaged<MPRIS>.fromOpaque(data!).takeUnretainedValue()
       return mpris.property(String(cString: interface!), String(cString: property!))
     }
     // GDBus has already checked that the property is writable and that the value has its type ("d").
     vtable.set_property = { _, _, _, _, property, value, error, data in
+      calledFromC()
       let mpris = Unmanaged<MPRIS>.fromOpaque(data!).takeUnretainedValue()
       return mpris.setProperty(String(cString: property!), value, error) ? 1 : 0
     }

@@ -2,7 +2,7 @@ import CGtk
 import Foundation
 
 /// The text over the video: a short message (speed, volume, "Buffering…"), the stats overlay, the error.
-/// Thread-safety: main thread only.
+/// Thread-safety: main actor (compiler-checked).
 final class Overlays {
   private let overlay: UnsafeMutablePointer<GtkWidget>
   private var osdLabel: UnsafeMutablePointer<GtkWidget>?

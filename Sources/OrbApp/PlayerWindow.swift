@@ -10,8 +10,9 @@ import OrbRender
 /// playlist and welcome page in PlayerWindow+Playlist, where a person left off in PlayerWindow+Resume, the host's
 /// markers in PlayerWindow+Markers. Text over the video is `Overlays`, subtitles `SubtitleView`; what the host hears
 /// is `HostReport`; the key map is `KeyCommand`.
-/// Thread-safety: main thread only; the player's events are posted here with `MainLoop.post`.
-final class PlayerWindow: @unchecked Sendable {
+/// Thread-safety: main actor, as all of OrbApp is (its default isolation), so the compiler refuses any use of the
+/// window off the main thread; the engine's events and the workers' results come here through `MainLoop.post`.
+final class PlayerWindow {
   let options: Options
   /// The entries played in order; `source` is the one playing.
   var playlist: Playlist
@@ -113,17 +114,14 @@ final class PlayerWindow: @unchecked Sendable {
   let workers = DispatchGroup()
 
   /// Work that would block the main thread runs on a worker; `done` gets the result on the main thread.
-  func offMainThread<T>(
-    _ name: String, _ work: @escaping @Sendable () -> T, done: @escaping (T) -> Void
+  func offMainThread<T: Sendable>(
+    _ name: String, _ work: @escaping @Sendable () -> T, done: @escaping @MainActor (T) -> Void
   ) {
-    // `done` and its value belong to the main thread: made there, called there, touched by the worker not at all.
-    nonisolated(unsafe) let deliver = done
     let group = workers
     group.enter()
     startThread(named: name) {
-      let result = work()
-      nonisolated(unsafe) let value = result
-      MainLoop.post { deliver(value) }
+      let value = work()
+      MainLoop.post { done(value) }
       group.leave()
     }
   }

@@ -4,7 +4,7 @@ import OrbPlayer
 
 /// "Resume from 12:34" at the bottom left for a few seconds when a person opens a file they left midway; a click or
 /// Enter (the window passes it on) takes it, Space still pauses. Gone after `shownSeconds`, or once used.
-/// Thread-safety: main thread only.
+/// Thread-safety: main actor (compiler-checked).
 final class ResumeOffer {
   private let button: UnsafeMutablePointer<GtkWidget>
   private let overlay: UnsafeMutablePointer<GtkWidget>

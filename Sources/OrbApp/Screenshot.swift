@@ -3,7 +3,7 @@ import Foundation
 
 /// `s`: the picture as it is on screen (the video and its subtitles, without the controls) saved as a PNG in the
 /// user's Pictures folder (XDG), named after the media and the position.
-/// Thread-safety: main thread only.
+/// Thread-safety: main actor (compiler-checked).
 enum Screenshot {
   /// The folder screenshots go to: XDG's Pictures folder, else ~/Pictures (made if missing).
   static var folder: String {

@@ -3,7 +3,7 @@ import Foundation
 
 /// `?`: GTK's shortcuts window listing every key the player answers to (the `KeyCommand` map), grouped as a person
 /// looks for them.
-/// Thread-safety: main thread only.
+/// Thread-safety: main actor (compiler-checked).
 enum ShortcutsWindow {
   /// Groups of (what it does, GTK accelerators) as the window lists them.
   static let groups: [(title: String, keys: [(String, String)])] = [

@@ -5,7 +5,7 @@ import OrbPlayer
 /// "Skip Intro" / "Skip Credits" at the bottom right of the picture, above the controls: shown while the play head is
 /// in a marker's window, on its own for the first `aloneSeconds` of it (a viewer need not move the pointer), then
 /// only with the controls. Focusable, so Tab and Enter reach it.
-/// Thread-safety: main thread only.
+/// Thread-safety: main actor (compiler-checked).
 final class SkipButton {
   private let button: UnsafeMutablePointer<GtkWidget>
   /// The marker shown, and when it came up.

@@ -7,7 +7,7 @@ import OrbPlayer
 /// ASS `{\an8}` cue), white with a dark outline, wrapped to the picture's width and sized to its height, kept above
 /// the transport bar while the bar is up; and a bitmap cue (PGS, DVD, DVB) as a picture laid over the video,
 /// scaled with it. Asked of the player at every frame of the window's clock; rebuilt only when the cues change.
-/// Thread-safety: main thread only.
+/// Thread-safety: main actor (compiler-checked).
 final class SubtitleView {
   private let label: UnsafeMutablePointer<GtkWidget>
   private let bitmap: UnsafeMutablePointer<GtkWidget>

@@ -6,7 +6,7 @@ import OrbPlayer
 /// play/pause, the speed (cycled), the audio track (♪, with more than one), the subtitle track (CC, with any), and at
 /// the right mute and a volume slider, fullscreen, and close. Each has a tooltip naming its key and an accessible name. They show when the pointer
 /// moves or the video is clicked (and stay while paused) and hide after a few still seconds.
-/// Thread-safety: main thread only.
+/// Thread-safety: main actor (compiler-checked).
 final class TransportBar {
   let widget: UnsafeMutablePointer<GtkWidget>
   private let playButton: UnsafeMutablePointer<GtkWidget>

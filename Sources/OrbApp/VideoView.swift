@@ -9,7 +9,7 @@ import OrbRender
 /// texture (GL_EXT_memory_object_fd) and wrapped as a GdkGLTexture. Fallback: the slot's pixels are copied into
 /// a GdkMemoryTexture. Where GTK draws with cairo (`WindowRenderer`), the widget is a GtkDrawingArea that paints the
 /// slot's BGRA pixels straight from its memory: GTK 4.8's cairo renderer turns every memory texture into floats
-/// and back, a quarter of the whole CPU at 1080p. Thread-safety: main thread only.
+/// and back, a quarter of the whole CPU at 1080p. Thread-safety: main actor (compiler-checked).
 final class VideoView {
   let picture: UnsafeMutablePointer<GtkWidget>
   /// GTK draws with cairo, and so does this view (see above).
@@ -31,7 +31,10 @@ final class VideoView {
       let box = Unmanaged.passRetained(SignalBox<Paint> { [unowned self] cr, w, h in self.paint(cr, w, h) })
       let fn: GtkDrawingAreaDrawFunc = { _, cr, w, h, data in
         guard let cr else { return }
-        Unmanaged<SignalBox<Paint>>.fromOpaque(data!).takeUnretainedValue().handler(cr, w, h)
+        let box = Unmanaged<SignalBox<Paint>>.fromOpaque(data!).takeUnretainedValue()
+        // cairo's context for this one draw: GTK made it on this (the main) thread and keeps no other user of it.
+        nonisolated(unsafe) let context = cr
+        onMain { box.handler(context, w, h) }
       }
       gtk_drawing_area_set_draw_func(cast(raw(picture)), fn, box.toOpaque()) { data in
         Unmanaged<SignalBox<Paint>>.fromOpaque(data!).release()
@@ -45,7 +48,7 @@ final class VideoView {
     gtk_widget_set_vexpand(picture, 1)
   }
 
-  typealias Paint = (OpaquePointer, Int32, Int32) -> Void
+  typealias Paint = @MainActor (OpaquePointer, Int32, Int32) -> Void
 
   /// Paints the picture held (cairo mode) over the whole area, black before there is one.
   private func paint(_ cr: OpaquePointer, _ width: Int32, _ height: Int32) {
@@ -126,12 +129,13 @@ final class VideoView {
   /// Starts showing `player`'s frames at each display refresh.
   func attach(_ player: Player) {
     self.player = player
-    let box = Unmanaged.passRetained(SignalBox<() -> Bool> { [unowned self] in self.tick() }).toOpaque()
+    let box = Unmanaged.passRetained(SignalBox<Signals.Bool0> { [unowned self] in self.tick() }).toOpaque()
     let fn: GtkTickCallback = { _, _, data in
-      Unmanaged<SignalBox<() -> Bool>>.fromOpaque(data!).takeUnretainedValue().handler() ? 1 : 0
+      let box = Unmanaged<SignalBox<Signals.Bool0>>.fromOpaque(data!).takeUnretainedValue()
+      return onMain { box.handler() } ? 1 : 0
     }
     tickID = gtk_widget_add_tick_callback(picture, fn, box) { data in
-      Unmanaged<SignalBox<() -> Bool>>.fromOpaque(data!).release()
+      Unmanaged<SignalBox<Signals.Bool0>>.fromOpaque(data!).release()
     }
   }
 
@@ -201,6 +205,7 @@ final class VideoView {
       texture = gdk_gl_texture_new(
         context, name, w, h,
         { data in
+          calledFromC()
           let box = Unmanaged<SlotRelease>.fromOpaque(data!).takeRetainedValue()
           box.player.release(box.picture)
         }, release)
@@ -211,6 +216,7 @@ final class VideoView {
       let bytes = g_bytes_new_with_free_func(
         pixels.baseAddress, gsize(pixels.count),
         { data in
+          calledFromC()
           let box = Unmanaged<SlotRelease>.fromOpaque(data!).takeRetainedValue()
           box.player.release(box.picture)
         }, release)

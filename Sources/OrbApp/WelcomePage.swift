@@ -3,7 +3,7 @@ import Foundation
 
 /// What the window shows when it was started with nothing to play (from the app grid): the name, a line saying what
 /// to do, and an Open button; files dropped on the window play as well.
-/// Thread-safety: main thread only.
+/// Thread-safety: main actor (compiler-checked).
 final class WelcomePage {
   private let page: UnsafeMutablePointer<GtkWidget>
   var onOpen: (() -> Void)?
@@ -30,7 +30,7 @@ final class WelcomePage {
 }
 
 /// The desktop's own file chooser (a portal's where there is one), for videos.
-/// Thread-safety: main thread only.
+/// Thread-safety: main actor (compiler-checked).
 enum FileChooser {
   /// Asks for one or more files; `done` gets their URIs (nothing when cancelled).
   static func open(over window: UnsafeMutablePointer<GtkWidget>, done: @escaping ([String]) -> Void) {
