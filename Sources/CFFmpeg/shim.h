@@ -85,22 +85,6 @@ static inline void orb_av_strerror(int err, char *buf, size_t size) { av_strerro
 static inline void orb_av_log_quiet(void) { av_log_set_level(AV_LOG_QUIET); }
 static inline void orb_av_log_errors(void) { av_log_set_level(AV_LOG_ERROR); }
 
-// Cancellation of blocking FFmpeg I/O: FFmpeg polls the callback while it opens, reads and reconnects; a non-zero
-// flag makes the call return AVERROR_EXIT at once. The flag is read and written atomically, from any thread.
-static inline int orb_interrupt_check(void *flag) { return __atomic_load_n((int *)flag, __ATOMIC_ACQUIRE); }
-static inline void orb_interrupt_store(int *flag, int value) { __atomic_store_n(flag, value, __ATOMIC_RELEASE); }
-// Sets the flag to `desired` only if it holds `expected` (so a seek's interrupt never undoes a cancel).
-static inline void orb_interrupt_exchange(int *flag, int expected, int desired) {
-  __atomic_compare_exchange_n(flag, &expected, desired, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
-}
-static inline void orb_install_interrupt(AVFormatContext *ctx, int *flag) {
-  ctx->interrupt_callback.callback = orb_interrupt_check;
-  ctx->interrupt_callback.opaque = flag;
-}
-static inline void orb_fill_interrupt(AVIOInterruptCB *cb, int *flag) {
-  cb->callback = orb_interrupt_check;
-  cb->opaque = flag;
-}
 // Credentials stay with their origin: every resource a demuxer opens beside the first (HLS playlists, keys and
 // segments) goes through this io_open, which drops the request headers and cookies when the resource's origin
 // (scheme, host, port) is not the media's; at the origin, with a cookie jar, each request's Cookie line is the one

@@ -11,7 +11,7 @@ final class SubtitleChoiceTests: XCTestCase {
     folder = NSTemporaryDirectory() + "orb-choice-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     for name in ["film.mkv", "film.en.srt", "film.de.forced.ass", "other.srt"] {
-      FileManager.default.createFile(atPath: "\(folder)/\(name)", contents: Data("x".utf8))
+      XCTAssertTrue(FileManager.default.createFile(atPath: "\(folder)/\(name)", contents: Data("x".utf8)))
     }
   }
 

@@ -122,7 +122,9 @@ final class SubtitlePartsTests: XCTestCase {
       "movie.mkv", "movie.srt", "movie.en.srt", "movie.eng.forced.SRT", "movie.pt-BR.default.ass", "movie.xx.vtt",
       "movie.sub", "movie.idx", "movie.fr.sub", "movie2.srt", "movie.en.txt", "other.srt", "movie..srt",
     ]
-    for name in names { FileManager.default.createFile(atPath: "\(folder)/\(name)", contents: Data("x".utf8)) }
+    for name in names {
+      XCTAssertTrue(FileManager.default.createFile(atPath: "\(folder)/\(name)", contents: Data("x".utf8)))
+    }
     let found = SidecarFinder.find(forVideo: "\(folder)/movie.mkv")
     XCTAssertEqual(
       found.map { ($0.path as NSString).lastPathComponent },
