@@ -28,7 +28,7 @@ RELEASE_BIN := .build/release/orb-player
 BIN ?= $(RELEASE_BIN)
 install:
 ifeq ($(BIN),$(RELEASE_BIN))
-	swift build -c release --product orb-player
+	scripts/build-release.sh >/dev/null
 endif
 	install -Dm755 "$(BIN)" $(DESTDIR)$(PREFIX)/bin/orb-player
 	install -Dm644 data/org.orb.Player.desktop $(DESTDIR)$(PREFIX)/share/applications/org.orb.Player.desktop

@@ -4,7 +4,7 @@
 #
 #   bench/avsync.sh
 #
-# 1. Builds the release binary (`swift build -c release --product orb-player`); ORB_PLAYER_BIN=/path/to/orb-player
+# 1. Builds the release binary (`scripts/build-release.sh`); ORB_PLAYER_BIN=/path/to/orb-player
 #    skips the build. Installs what is missing with apt-get: mpv, ffmpeg, xdotool, vulkan-tools, python3, and
 #    pipewire-pulse + pulseaudio-utils (pactl), because ffmpeg records the sound through PipeWire's PulseAudio server.
 # 2. Makes ffmpeg's avsynctest clip once in ${ORB_BENCH_MEDIA:-/tmp/orb-bench-media} (bench/common.sh): 1280x720,

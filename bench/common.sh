@@ -60,13 +60,12 @@ bench_build() {
     [ -x "$BIN" ] || die "ORB_PLAYER_BIN=$BIN is not an executable file"
     log "using $BIN (no build)"
   else
-    STEP="building the release binary (swift build -c release)"
+    STEP="building the release binary (scripts/build-release.sh)"
     command -v swift >/dev/null || die "swift is not on PATH"
     scratch=()
     [ -n "${ORB_BENCH_SCRATCH:-}" ] && scratch=(--scratch-path "$ORB_BENCH_SCRATCH")
-    log "swift build -c release ${scratch[*]}"
-    swift build -c release --product orb-player "${scratch[@]}" >&2 || die
-    BIN="$(swift build -c release "${scratch[@]}" --show-bin-path)/orb-player"
+    log "scripts/build-release.sh ${scratch[*]}"
+    BIN="$("$ROOT/scripts/build-release.sh" "${scratch[@]}")" || die
     [ -x "$BIN" ] || die "the build finished but $BIN is missing"
   fi
 }

@@ -4,7 +4,7 @@
 #
 #   bench/playback.sh
 #
-# 1. Builds the release binary (`swift build -c release --product orb-player` -> .build/release/orb-player);
+# 1. Builds the release binary (`scripts/build-release.sh` -> .build/release/orb-player);
 #    ORB_PLAYER_BIN=/path/to/orb-player skips the build and measures that binary instead.
 # 2. Installs what is missing with apt-get (mpv, ffmpeg for ffplay, xdotool, time, vulkan-tools), and finds the
 #    llvmpipe device name that `vulkaninfo --summary` reports, because mpv refuses software Vulkan devices unless

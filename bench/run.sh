@@ -3,7 +3,7 @@
 #
 #   bench/run.sh
 #
-# 1. Builds the release binary (`swift build -c release`), so it measures what the README builds.
+# 1. Builds the release binary (`scripts/build-release.sh`), so it measures what the README builds.
 #    ORB_PLAYER_BIN=/path/to/orb-player skips the build and measures that binary instead.
 # 2. Generates two 10 s clips once into ${ORB_BENCH_MEDIA:-/tmp/orb-bench-media} (ffmpeg lavfi recipes):
 #    SDR 1080p30 H.264 and HDR10 1080p24 HEVC Main10 (PQ, SDR white at 203 nits, mastering + MaxCLL metadata).

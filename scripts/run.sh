@@ -7,8 +7,7 @@ cd "$(dirname "$0")/.."
 [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
 
 scripts/setup.sh
-swift build -c release --product orb-player
-bin="$PWD/.build/release/orb-player"
+bin=$(scripts/build-release.sh)
 
 if [ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]; then
   [ $# -eq 0 ] && set -- test://bars   # the player alone opens its welcome page; this command plays the pattern

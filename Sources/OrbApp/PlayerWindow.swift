@@ -63,8 +63,25 @@ final class PlayerWindow {
     report = HostReport(eventsFd: options.eventsFd, resumeMs: Int64(options.resumeMs))
   }
 
+  /// The launch's local file, opened and decoding while GTK starts (`EarlyOpen`); the first player takes it, and
+  /// anything else lets it go.
+  var earlyOpen: EarlyOpen?
+
+  /// The request the player for the entry playing makes of its source; `screen` is the variant for the screen (the
+  /// highest before the window exists: it matters only for a master playlist).
+  func openRequest(variant screen: VariantChoice) -> EarlyOpen.Request {
+    EarlyOpen.Request(
+      source: source, start: startPosition(),
+      audio: options.noAudio ? nil : MediaPipeline.AudioRequest(track: options.audioTrack),
+      variant: options.variant ?? screen)
+  }
+
   /// Runs the GTK main loop until the window closes; returns the process exit status.
   func run() -> Int32 {
+    if EarlyOpen.applies(to: source) {
+      earlyOpen = EarlyOpen(openRequest(variant: .highest), credentials: options.credentials(for: source))
+    }
+    defer { earlyOpen?.discard() }  // never played: no display, a failure before the window, …
     WindowRenderer.choose(for: options.videoOutput)
     guard Self.connectDisplay() else {
       let name =
@@ -167,9 +184,9 @@ final class PlayerWindow {
       !source.isEmpty
       && (!source.contains("://") || TestPatternSource.isTestURL(source) || source.hasPrefix("file://"))
     if probesFirst {
-      let source = self.source
+      let (source, early) = (self.source, earlyOpen)
       offMainThread(
-        "orb-probe", { try? MediaOpener.probe(source) },
+        "orb-probe", { early.map { $0.info() } ?? (try? MediaOpener.probe(source)) },
         done: { [unowned self] info in
           if !self.presented, !self.sizedToVideo, let v = info?.video.first { self.size(to: v) }
           self.present()
@@ -271,6 +288,15 @@ final class PlayerWindow {
     self.mpris = mpris
   }
 
+  /// The early open, for the player of the entry it was made for (the launch's first); let go for any other.
+  func takeEarlyOpen() -> EarlyOpen? {
+    defer { earlyOpen = nil }
+    guard let early = earlyOpen else { return nil }
+    if playingLaunch && playlist.index == 0 && early.request.source == source { return early }
+    early.discard()
+    return nil
+  }
+
   /// Milliseconds the window waits for the probe of a local file before it opens at the default size.
   static let presentWaitMs: UInt32 = 250
 
@@ -339,20 +365,21 @@ final class PlayerWindow {
     log("presentation: \(presentation.rawValue) (\(why)); Vulkan device: \(deviceName)")
     presentationText = presentation == .zeroCopy ? "zero-copy GL import" : "memory copies (\(why))"
     let (w, h) = video.pixelSize
+    let request = openRequest(variant: screenVariant())
     let player = Player(
       // The host's credentials are for what the host launched, never for a file or link a person drops or opens.
-      source: source, credentials: playingLaunch ? options.credentials(for: source) : .none, start: startPosition(),
+      source: source, credentials: playingLaunch ? options.credentials(for: source) : .none, start: request.start,
       paused: options.paused,
       speed: options.speed, presentation: presentation, width: max(w, 16), height: max(h, 16),
-      device: vulkan.map { .now($0) } ?? .whenNeeded,
-      audio: options.noAudio ? nil : MediaPipeline.AudioRequest(track: options.audioTrack),
+      device: vulkan.map { .now($0) } ?? .whenNeeded, audio: request.audio,
       audioSettings: DSPSettings(
         equalizerGainsDB: options.equalizer ?? [Double](repeating: 0, count: 10), nightMode: options.nightMode,
         remap: options.remap, volumePercent: Double(options.volume),
         isMuted: options.mute),
       toneMapping: options.toneMapping, subtitleFiles: options.subtitleFiles, subtitles: options.subtitles,
-      subtitleDelay: options.subtitleDelay, retryFor: options.retryFor, variant: options.variant ?? screenVariant(),
+      subtitleDelay: options.subtitleDelay, retryFor: options.retryFor, variant: request.variant,
       cpuConversion: options.videoOutput == .auto, memoryPixelOrder: video.drawsWithCairo ? .bgra : .rgba,
+      earlyOpen: takeEarlyOpen(),
       onEvent: { [unowned self] event in
         // An entry that has gone may still speak (a failure as the next one starts): only the current one is heard.
         MainLoop.post { [unowned self] in if self.entrySerial == entry { self.handle(event) } }

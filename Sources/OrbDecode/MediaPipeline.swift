@@ -9,7 +9,7 @@ import Foundation
 /// thread. What the threads share is a `PipelineCore`.
 public final class MediaPipeline: FrameSource, SoundSource, Sendable {
   /// Which audio to decode.
-  public struct AudioRequest: Sendable {
+  public struct AudioRequest: Sendable, Equatable {
     /// 1-based among the audio streams; nil: the default stream, else the first.
     public var track: Int?
     /// Output sample rate, Hz.

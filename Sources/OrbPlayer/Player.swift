@@ -77,6 +77,9 @@ public final class Player: Sendable {
   let variant: VariantChoice
   /// Cancels the source's blocking I/O on `stop`, also while it is still opening (a server that never answers).
   let cancellation = Cancellation()
+  /// The source opened before the player was made (a local file, while the window started), taken at the open when
+  /// it was opened as this player would open it.
+  let earlyOpen: EarlyOpen?
   let shared: Locked<PlayerState>
 
   /// - Parameters:
@@ -91,9 +94,10 @@ public final class Player: Sendable {
     toneMapping: ToneMapping = ToneMapping(), subtitleFiles: [String] = [],
     subtitles subtitleRequest: SubtitleRequest = .automatic, subtitleDelay: Double = 0,
     retryFor: Double = RetrySchedule.fiveMinutes, variant: VariantChoice = .highest, cpuConversion: Bool = false,
-    memoryPixelOrder: PixelOrder = .rgba,
+    memoryPixelOrder: PixelOrder = .rgba, earlyOpen: EarlyOpen? = nil,
     onEvent: (@Sendable (Event) -> Void)? = nil
   ) {
+    self.earlyOpen = earlyOpen
     self.cpuConversion = cpuConversion
     self.memoryPixelOrder = memoryPixelOrder
     self.retryFor = retryFor
@@ -139,6 +143,7 @@ public final class Player: Sendable {
       return (s.stopped, s.media, s.audio, s.renderStarted, s.subtitles)
     }
     cancellation.cancel()  // an open or read blocked on the network returns now
+    earlyOpen?.discard()  // unless the render thread took it
     subtitles?.close()
     playback?.stop()
     clock.setMaster(nil)

@@ -66,13 +66,16 @@ struct RenderLoop {
   /// connection, a timeout) is tried again on the `RetrySchedule`, each try an event. Nil when it failed for good or
   /// playback was stopped (the failure is reported).
   private func open(_ renderer: FrameDrawer) -> FrameSource? {
+    let limit = PictureLimit.forDevice(maxSide: renderer.maxImageSize)
+    let wanted = EarlyOpen.Request(
+      source: source, start: player.startPosition, audio: player.audioRequest, variant: player.variant)
+    if let early = player.earlyOpen?.take(as: wanted, limit: limit) { return early }
     var schedule = RetrySchedule(budget: player.retryFor)
     while true {
       do {
         let opened = try MediaOpener.open(
           source, credentials: player.credentials, start: player.startPosition, audio: player.audioRequest,
-          cancellation: player.cancellation, limit: PictureLimit.forDevice(maxSide: renderer.maxImageSize),
-          variant: player.variant)
+          cancellation: player.cancellation, limit: limit, variant: player.variant)
         shared.change { $0.retrying = false }
         return opened
       } catch let error as MediaError {

@@ -10,11 +10,15 @@ struct SoundAttachment {
 
   func attach(_ opened: FrameSource) {
     player.shared.withLock { $0.hasVideo = opened.hasVideo }
-    guard let sound = opened.sound else { return }
+    guard let sound = opened.sound else {
+      player.earlyOpen?.dropOutput()
+      return
+    }
     let name = player.shared.withLock { $0.info?.source } ?? player.source
     let output: AudioOutput
     do {
-      output = try AudioOutput(mediaName: name)
+      // Connected while the window started, when the source was opened then too.
+      output = try player.earlyOpen?.takeOutput()?.get() ?? AudioOutput(mediaName: name)
     } catch {
       sound.stopAudio()
       player.shared.withLock { $0.soundDiscarded = true }
