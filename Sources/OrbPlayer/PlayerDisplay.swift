@@ -61,7 +61,7 @@ extension PlayerState {
       host: presentationTime, now: clock.time(at: presentationTime),
       // Half a refresh, in media time (it runs `speed` times faster than the host's).
       halfRefresh: Double(refreshInterval) / 2e9 * clock.speed, clockPlaying: clock.isPlaying,
-      ready: ready.map { PresentationState.Frame(time: $0.time, duration: $0.frame.duration) },
+      ready: ready.map { PresentationState.Frame(time: $0.frame.time, duration: $0.frame.duration) },
       shown: shownFrame.map { PresentationState.Frame(time: $0.time, duration: $0.duration) },
       hasVideo: hasVideo, starved: phase == .running ? (media?.isStarved ?? false) : false,
       refilled: phase == .buffering && !retrying ? refilled(at: clock.time()) : false,
@@ -93,7 +93,7 @@ extension PlayerState {
     if chosen.frame !== shownFrame { stats.presented += 1 }
     shownFrame = chosen.frame
     stats.avOffset = decision.avOffset ?? 0
-    return .show(chosen)
+    return .show(ShownPicture(slot: chosen.slot, time: chosen.frame.time))
   }
 
   /// The first picture after opening, or after a seek, is about to be on screen at `host`: how long it took.

@@ -157,9 +157,9 @@ struct RenderLoop {
             return .soundBrokeOff
           }
           if s.ring.needsRebuild {
-            return .rebuild(
-              redraw: s.ring.framesToRedraw(shown: s.shownFrame), width: s.ring.wantedWidth,
-              height: s.ring.wantedHeight)
+            let redraw = s.ring.framesToRedraw(shown: s.shownFrame)
+            s.ring.releaseFree()
+            return .rebuild(redraw: redraw, width: s.ring.wantedWidth, height: s.ring.wantedHeight)
           }
           return pending.map(Step.draw) ?? .decode
         })

@@ -32,10 +32,16 @@ struct SlotRing {
   /// Whether the targets must be made anew (a new size, or another presentation).
   var needsRebuild: Bool { width != wantedWidth || height != wantedHeight }
 
+  /// A drawn slot and the decoded frame drawn in it.
+  struct Drawn {
+    let slot: VideoSlot
+    let frame: VideoFrame
+  }
+
   /// Drawn frames waiting for their time, earliest first.
-  var ready: [ShownPicture] {
-    entries.compactMap { e in e.use == .ready ? e.frame.map { ShownPicture(slot: e.slot, frame: $0) } : nil }
-      .sorted { $0.time < $1.time }
+  var ready: [Drawn] {
+    entries.compactMap { e in e.use == .ready ? e.frame.map { Drawn(slot: e.slot, frame: $0) } : nil }
+      .sorted { $0.frame.time < $1.frame.time }
   }
 
   var hasReady: Bool { entries.contains { $0.use == .ready } }
@@ -68,8 +74,20 @@ struct SlotRing {
     entries[i].frame = frame
   }
 
-  /// `slot` was handed to the display.
-  mutating func shown(_ slot: VideoSlot) { set(slot, .shown) }
+  /// `slot` was handed to the display. Its decoded frame is let go: the player keeps the one on screen (to draw it
+  /// again at a new size), and a picture the display has not let go of yet is no longer on screen. Each decoded
+  /// frame held keeps a buffer of the decoder's pool in use (3 MB at 1080p, 25 MB for 4K at 10 bits).
+  mutating func shown(_ slot: VideoSlot) {
+    set(slot, .shown)
+    if let i = index(of: slot) { entries[i].frame = nil }
+  }
+
+  /// Lets go of the free slots before a new ring is made: their targets go now instead of after the new ones exist.
+  /// Those drawn ahead stay until the new ring is in place, so the display has them to show meanwhile (drawing a
+  /// ring again takes a few frames' time).
+  mutating func releaseFree() {
+    entries.removeAll { $0.use == .free }
+  }
 
   /// What `slot` is doing; nil for a slot of an older ring.
   func use(of slot: VideoSlot) -> Use? { index(of: slot).map { entries[$0].use } }
@@ -84,9 +102,13 @@ struct SlotRing {
 
   mutating func free(_ slot: VideoSlot) { set(slot, .free) }
 
-  /// What to draw again at a new size: the frame on screen, then those waiting.
+  /// What to draw again at a new size: the frame on screen, then those waiting, in time order. Those waiting come
+  /// first when the ring cannot hold them all (the display let go of the picture on screen early): a frame lost
+  /// there would be a jump in the picture, while the one on screen stays there, scaled, until the next.
   func framesToRedraw(shown: VideoFrame?) -> [VideoFrame] {
-    ([shown] + entries.filter { $0.use == .ready }.map(\.frame)).compactMap { $0 }
+    let waiting = ready.map(\.frame)
+    guard let shown, waiting.count < Self.size else { return Array(waiting.prefix(Self.size)) }
+    return [shown] + waiting
   }
 
   /// Puts targets made at `width`x`height` in place of the old ones; the first `drawn.count` already hold the

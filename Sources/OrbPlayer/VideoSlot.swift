@@ -17,11 +17,12 @@ public final class VideoSlot: Sendable {
   }
 }
 
-/// A slot handed to the display with the frame drawn in it; the display gives it back with `Player.release`.
+/// A slot handed to the display with the time of the frame drawn in it; the display gives it back with
+/// `Player.release`. The decoded frame stays with the player: a display that holds a picture a little longer (GTK
+/// lets go of a texture after it has drawn the next) keeps no decoder buffer in use.
 /// Thread-safety: a value type of immutable references.
 public struct ShownPicture: Sendable {
   public let slot: VideoSlot
-  public let frame: VideoFrame
   /// The frame's time, seconds of media time.
-  public var time: Double { frame.time }
+  public let time: Double
 }

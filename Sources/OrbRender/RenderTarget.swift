@@ -11,7 +11,8 @@ public final class RenderTarget: @unchecked Sendable {
   public let height: Int
   /// The Vulkan image and what draws into it and reads it back; nil for a target of plain memory.
   let gpu: GPUParts?
-  /// The pixels of a target of plain memory (`width * height * 4` bytes); nil for a Vulkan one.
+  /// The pixels of a target of plain memory (`width * height * 4` bytes, a mapping of their own); nil for a Vulkan
+  /// one.
   private let memory: UnsafeMutableRawPointer?
 
   struct GPUParts {
@@ -62,12 +63,19 @@ public final class RenderTarget: @unchecked Sendable {
     gpu = GPUParts(image: image, framebuffer: framebuffer!, readback: readback, context: context)
   }
 
-  /// A target of plain memory, opaque black: no Vulkan object at all.
+  /// A target of plain memory, opaque black: no Vulkan object at all. Its pixels are a mapping of their own, so they
+  /// go back to the system the moment the target goes (a resize makes a new ring): malloc would keep such blocks in
+  /// its heap once it has seen one freed (glibc raises its mmap threshold to the size freed), and the process
+  /// would keep the largest ring it ever had.
   public init(memoryWidth width: Int, height: Int) {
     self.width = max(1, width)
     self.height = max(1, height)
     gpu = nil
-    memory = UnsafeMutableRawPointer.allocate(byteCount: self.width * self.height * 4, alignment: 64)
+    let bytes = self.width * self.height * 4
+    guard let mapped = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0),
+      mapped != MAP_FAILED
+    else { fatalError("out of memory for a \(self.width)x\(self.height) picture (\(bytes) bytes)") }
+    memory = mapped
     fillBlack()
   }
 
@@ -81,7 +89,7 @@ public final class RenderTarget: @unchecked Sendable {
 
   deinit {
     if let gpu { vkDestroyFramebuffer(gpu.context.device, gpu.framebuffer, nil) }
-    memory?.deallocate()
+    if let memory { munmap(memory, width * height * 4) }
   }
 
   /// Whether the target is plain memory, with nothing on a Vulkan device.

@@ -134,6 +134,31 @@ final class PlayerSchedulingTests: XCTestCase {
     XCTAssertEqual(redrawn.time, first.time)
   }
 
+  func testAResizeWhilePlayingLosesNoFrameDrawnAhead() throws {
+    let host = ManualHostClock()
+    let player = makePlayer(host)
+    defer { player.stop() }
+    let first = try XCTUnwrap(nextShown(player, at: host))
+    player.release(first)
+    usleep(200_000)  // the ring fills: frames drawn ahead at 64x36 wait for their time
+    player.setTargetSize(width: 128, height: 72)
+    usleep(200_000)  // the render thread makes the new ring
+    var times: [Double] = []
+    var widths: Set<Int> = []
+    for _ in 0..<4 {
+      host.advance(seconds: 0.1)
+      let shown = try XCTUnwrap(nextShown(player, at: host))
+      times.append(shown.time)
+      widths.insert(shown.slot.target.width)
+      player.release(shown)
+    }
+    // The frames drawn ahead before the resize are drawn again at the new size, not dropped.
+    XCTAssertEqual(times.count, 4)
+    for (i, t) in times.enumerated() { XCTAssertEqual(t, 0.1 * Double(i + 1), accuracy: 1e-6, "\(times)") }
+    XCTAssertEqual(widths, [128])
+    XCTAssertEqual(player.stats.dropped, 0)
+  }
+
   func testAMissingFileIsReportedAsAnEvent() {
     let reported = expectation(description: "failed event")
     let player = Player(
