@@ -1,6 +1,7 @@
 // GTK 4 and GL (through libepoxy) for Swift. Each helper exists because Swift cannot import the thing it wraps.
 #ifndef ORB_CGTK_SHIM_H
 #define ORB_CGTK_SHIM_H
+#include <malloc.h>
 #include <gtk/gtk.h>
 #include <glib-unix.h>
 #include <epoxy/gl.h>
@@ -70,6 +71,13 @@ static inline gchar **orb_chosen_uris(gpointer chooser) {
   }
   g_object_unref(files);
   return uris;
+}
+
+// glibc's malloc tuning (malloc.h, which Swift's Glibc module leaves out): blocks up to `mmap_below` bytes come
+// from the heap, and up to `keep_free` bytes of free heap stay mapped (see PlayerWindow.keepFrameSizedBlocks).
+static inline void orb_malloc_keep(int mmap_below, int keep_free) {
+  mallopt(M_MMAP_THRESHOLD, mmap_below);
+  mallopt(M_TRIM_THRESHOLD, keep_free);
 }
 
 // gtk_accessible_update_property is variadic, which Swift cannot call.
