@@ -191,9 +191,7 @@ final class PlayerWindow {
     // A local file or built-in pattern is probed first (milliseconds), so the window opens at the video's size
     // instead of resizing once it plays; a probe that takes longer than `presentWaitMs` does not hold the window
     // back. Network sources size the window when they open.
-    let probesFirst =
-      !source.isEmpty
-      && (!source.contains("://") || TestPatternSource.isTestURL(source) || source.hasPrefix("file://"))
+    let probesFirst = EarlyOpen.applies(to: source) || TestPatternSource.isTestURL(source)
     if probesFirst {
       let (source, early) = (self.source, earlyOpen)
       offMainThread(
