@@ -15,8 +15,8 @@
 #    - uhd: HDR10 2160p24 HEVC Main10, 5 s, no audio.
 # 4. Inside scripts/with-test-env.sh (private Xvfb 1920x1080, session bus, PipeWire null sink, WirePlumber), for each
 #    clip, then once more for the sdr clip with seeks ("sdr+seeks"), one player after the other:
-#    a. `orb-player --events-fd 1 --title T CLIP`. The player sizes its window to the video fitted into 1600x900,
-#       so once that has happened `xdotool windowsize --sync` sets it to 1280x720. Frames presented, dropped and
+#    a. `orb-player --events-fd 1 --geometry 1280x720 --title T CLIP` (the window size given as mpv's is; should the
+#       window have another size once the file is open, `xdotool windowsize` sets it and the results say so). Frames presented, dropped and
 #       repeated, first_frame_ms (launch to its first picture) and, with seeks, seek_ms_median (a seek's request to
 #       its picture) and seeks come from the `stats` of its final `ended` event.
 #    b. `mpv --no-config --vo=gpu-next --gpu-api=vulkan --vulkan-device=LLVMPIPE --hr-seek=yes --geometry=1280x720
@@ -210,28 +210,26 @@ EOF
 
   # ------------------------------------------------------------------------------------------- the players
   play_orb() { # play_orb RUN CLIP VW VH SEEKS
-    local run="$1" clip="$2" vw="$3" vh="$4" seeks="$5" name="$1.orb" title fit win i
+    local run="$1" clip="$2" seeks="$5" name="$1.orb" title win i
     STEP="orb-player playback of $run"
     title="orb-playback-${run//[^a-z0-9]/-}-$$"
-    log "$run: orb-player --events-fd 1 --title $title $(basename "$clip")"
-    run_timed "$name" "$BIN" --events-fd 1 --title "$title" "$clip"
+    log "$run: orb-player --events-fd 1 --geometry ${W}x$H --title $title $(basename "$clip")"
+    run_timed "$name" "$BIN" --events-fd 1 --geometry "${W}x$H" --title "$title" "$clip"
     win="$(window_id "$title" "$PID")" || {
       finish "$name" || true
       sed 's/^/  orb-player: /' "$WORK/$name.err" >&2
       die "no window titled $title appeared"
     }
     echo "window_first=$(geometry "$win")" >>"$WORK/$name.win"
-    # The player resizes its window to the video fitted into 1600x900 once the file is open (just before its
-    # `state` event); resizing before that would be undone. Wait for that size, then set 1280x720.
-    fit="$(awk -v w="$vw" -v h="$vh" 'BEGIN { s = 1; if (1600 / w < s) s = 1600 / w; if (900 / h < s) s = 900 / h;
-      w *= s; h *= s; if (w < 480) { h *= 480 / w; w = 480 } printf "%dx%d", w + 0.5, h + 0.5 }')"
+    # Given --geometry as mpv is, the player opens its window at that size and keeps it once the file is open.
     for ((i = 0; i < 100; i++)); do
-      [ "$(geometry "$win")" = "$fit" ] && break
+      [ "$(geometry "$win")" = "${W}x$H" ] && break
       kill -0 "$PID" 2>/dev/null || break
       sleep 0.05
     done
     echo "window_player=$(geometry "$win")" >>"$WORK/$name.win"
-    if [ "$(geometry "$win")" != "${W}x$H" ]; then
+    if [ "$(geometry "$win")" != "${W}x$H" ]; then # not expected: recorded in the results as the size it had
+      log "$run: orb-player's window was $(geometry "$win"), not ${W}x$H; resizing it"
       timeout 5 xdotool windowsize --sync "$win" "$W" "$H" || log "$run: xdotool windowsize did not confirm ${W}x$H"
     fi
     echo "resized_after=$(calc "$EPOCHREALTIME - $T0" 2)" >>"$WORK/$name.win"
@@ -556,7 +554,7 @@ done
 
 STEP="writing results"
 MPV_CMD="mpv --no-config --vo=gpu-next --gpu-api=vulkan --vulkan-device='$VKDEV' --hr-seek=yes --geometry=${W}x$H --autofit=${W}x$H --title=T --script=mpv-stats.lua --script-opts=orb-clk-tck=$(getconf CLK_TCK) '--term-status-msg=...' CLIP"
-ORB_CMD="orb-player --events-fd 1 --title T CLIP; then xdotool windowsize --sync WINDOW $W $H"
+ORB_CMD="orb-player --events-fd 1 --geometry ${W}x$H --title T CLIP"
 FFPLAY_CMD="SDL_AUDIODRIVER=pipewire ffplay -hide_banner -loglevel verbose -stats -autoexit -x $W -y $H -window_title T -seek_interval 5 CLIP"
 dash() { if [ -n "$1" ]; then echo "$1"; else echo "-"; fi; }
 {
