@@ -15,8 +15,21 @@ final class VideoView {
   /// GTK draws with cairo, and so does this view (see above).
   let drawsWithCairo = WindowRenderer.isCairo
   /// What the drawing area paints (cairo mode): the picture held for it, its slot kept out of the ring until the
-  /// next one replaces it.
+  /// next one replaces it, and the cairo surface over the slot's memory, made at its first paint and kept for the
+  /// next (a paused picture under a moving overlay is painted many times).
   private var painted: ShownPicture?
+  private var paintedSurface: OpaquePointer?
+  /// Pictures replaced (cairo mode), their slots not yet handed back. GTK's cairo nodes record the surface painted,
+  /// and cairo copies a surface's pixels for such a recording when the surface is destroyed before it: a window-sized
+  /// allocation and copy a frame, had each surface gone at once. So a replaced picture is let go once a frame drawn
+  /// without it has been rendered (the tick after its replacement's paint), when no recording of it is left.
+  private var replaced: [Replaced] = []
+  private struct Replaced {
+    let picture: ShownPicture
+    let surface: OpaquePointer?
+    /// A paint has happened since: once that frame is rendered, no recording of this picture is left.
+    var paintedOver = false
+  }
   private(set) var player: Player?
   private var glContext: OpaquePointer?
   private var imported: [Int: (texture: GLuint, memory: GLuint, slot: Weak<VideoSlot>)] = [:]
@@ -52,31 +65,54 @@ final class VideoView {
 
   /// Paints the picture held (cairo mode) over the whole area, black before there is one.
   private func paint(_ cr: OpaquePointer, _ width: Int32, _ height: Int32) {
-    // cairo only reads it: the pointer is mutable because its API is.
-    guard let target = painted?.slot.target, let pixels = target.pixels?.baseAddress, width > 0, height > 0,
-      let surface = cairo_image_surface_create_for_data(
-        UnsafeMutablePointer(mutating: pixels.assumingMemoryBound(to: UInt8.self)), CAIRO_FORMAT_RGB24,
-        Int32(target.width), Int32(target.height), Int32(target.width * 4))
-    else { return }
+    for i in replaced.indices { replaced[i].paintedOver = true }
+    guard let target = painted?.slot.target, width > 0, height > 0, let surface = surface(over: target) else { return }
     cairo_save(cr)
     cairo_scale(cr, Double(width) / Double(target.width), Double(height) / Double(target.height))
     cairo_set_source_surface(cr, surface, 0, 0)
     cairo_paint(cr)
     cairo_restore(cr)
-    cairo_surface_destroy(surface)
   }
 
-  /// Holds `shown` for the drawing area (cairo mode), letting the one before go back to the ring. Its memory is in
-  /// BGRA: the player is made with that `memoryPixelOrder` whenever this view draws with cairo.
+  /// The cairo surface over the painted picture's memory, made once a picture.
+  private func surface(over target: RenderTarget) -> OpaquePointer? {
+    if let paintedSurface { return paintedSurface }
+    // cairo only reads it: the pointer is mutable because its API is.
+    guard let pixels = target.pixels?.baseAddress else { return nil }
+    paintedSurface = cairo_image_surface_create_for_data(
+      UnsafeMutablePointer(mutating: pixels.assumingMemoryBound(to: UInt8.self)), CAIRO_FORMAT_RGB24,
+      Int32(target.width), Int32(target.height), Int32(target.width * 4))
+    return paintedSurface
+  }
+
+  /// Holds `shown` for the drawing area (cairo mode); the one before is let go once no recording of it is left, or
+  /// at once (cairo then copies what a recording still needs) when two are already waiting, so that a window GTK
+  /// does not draw (minimized) still hands its slots back. Its memory is in BGRA: the player is made with that
+  /// `memoryPixelOrder` whenever this view draws with cairo.
   private func hold(_ shown: ShownPicture, player: Player) {
     let target = shown.slot.target
     guard target.pixels != nil else {
       player.release(shown)
       return
     }
-    if let old = painted { player.release(old) }
+    if let old = painted { replaced.append(Replaced(picture: old, surface: paintedSurface)) }
+    if replaced.count > 2 { letGo(replaced.removeFirst(), player: player) }
     painted = shown
+    paintedSurface = nil
     gtk_widget_queue_draw(picture)
+  }
+
+  /// Hands back the replaced pictures a rendered frame no longer shows (all of them with `everything`).
+  private func letGoReplaced(everything: Bool = false) {
+    guard let player else { return }
+    while let first = replaced.first, everything || first.paintedOver {
+      letGo(replaced.removeFirst(), player: player)
+    }
+  }
+
+  private func letGo(_ entry: Replaced, player: Player) {
+    if let surface = entry.surface { cairo_surface_destroy(surface) }
+    player.release(entry.picture)
   }
 
   /// Chooses how frames reach GTK. Needs the window realized (its surface makes the GL context).
@@ -145,8 +181,10 @@ final class VideoView {
     player?.stop(timeout: 0)  // the main thread never waits; the process waits once the window is gone
     // What GL imported goes with the player; the picture lets go of its last texture first.
     if drawsWithCairo {
-      if let old = painted { player?.release(old) }
+      if let old = painted { replaced.append(Replaced(picture: old, surface: paintedSurface)) }
       painted = nil
+      paintedSurface = nil
+      letGoReplaced(everything: true)
       gtk_widget_queue_draw(picture)
     } else {
       gtk_picture_set_paintable(opaque(picture), nil)
@@ -166,6 +204,7 @@ final class VideoView {
 
   private func tick() -> Bool {
     guard let player else { return false }
+    letGoReplaced()
     let (w, h) = pixelSize
     if w > 0 && h > 0 { player.setTargetSize(width: w, height: h) }
     let clock = gtk_widget_get_frame_clock(picture)
