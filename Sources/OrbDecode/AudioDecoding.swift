@@ -16,7 +16,7 @@ struct AudioDecoding {
     guard let first = core.state.withLock({ $0.currentAudio }), var timeBase = media.parameters[first.index]?.timeBase
     else { return }
     let converter = AudioConverter(outputRate: audioRate)
-    DecodeLoop(core: core, queue: core.audioPackets).run(
+    DecodeLoop(core: core, queue: core.audioPackets, taken: \.audioTakenAt).run(
       decoder,
       flushed: { g, t in
         current = g

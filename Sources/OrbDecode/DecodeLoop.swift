@@ -8,6 +8,8 @@ import Foundation
 struct DecodeLoop {
   let core: PipelineCore
   let queue: BoundedQueue<PacketItem>
+  /// Where the loop records the start of each packet it takes (the demuxer reads a local file only so far ahead).
+  let taken: WritableKeyPath<PipelineState, Double?>
 
   /// - Parameters:
   ///   - flushed: a seek to `target` in `generation`; returns a decoder to use from now on, or nil to keep this one.
@@ -42,6 +44,12 @@ struct DecodeLoop {
         if let replacement = flushed(g, t) { decoder = replacement }
       case .packet(let packet, let g):
         guard g == current else { continue }
+        if let time = core.seconds(packet.pointer, decoder.context.pointee.pkt_timebase) {
+          // `change`: the demuxer may be waiting for the decoder to take what it read ahead.
+          core.state.change { s in
+            if s.generation == g { s[keyPath: taken] = max(s[keyPath: taken] ?? time, time) }
+          }
+        }
         sending(decoder.context, packet.pointer)
         let code = avcodec_send_packet(decoder.context, packet.pointer)
         if code < 0 && code != FFmpegError.again {

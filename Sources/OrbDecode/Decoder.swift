@@ -83,17 +83,18 @@ final class Decoder {
     avcodec_free_context(&c)
   }
 
-  /// Frame threads for a video stream's decoder. Each one holds a picture more (3 MB at 1080p, 24 MB at 4K HDR) and
-  /// delays the first by one, so a stream one core decodes with room to spare gets one: up to 1080p30 H.264 at
-  /// 20 Mb/s, which takes about a fifth of a core on this project's 2-core test machine. HEVC, VP9 and AV1 cost about
-  /// twice as much a pixel. Heavier streams get one thread a core (at most 16), as FFmpeg's own choice would.
+  /// Frame threads for a video stream's decoder. Each one holds a picture more (3 MB at 1080p, 6 MB at 1080p HDR,
+  /// 24 MB at 4K HDR) and delays the first by one, so a stream one core decodes with room to spare gets one: up to
+  /// 1080p60 H.264 or 1080p30 HEVC, and up to 20 Mb/s; 1080p30 H.264 at 20 Mb/s takes about a fifth of a core on this
+  /// project's 2-core test machine, so these take at most about two fifths. HEVC, VP9 and AV1 cost about twice as
+  /// much a pixel. Heavier streams get one thread a core (at most 16), as FFmpeg's own choice would.
   static func frameThreads(
     for video: VideoStreamInfo, bitRate: Int64?, cores: Int = ProcessInfo.processInfo.activeProcessorCount
   ) -> Int32 {
     let rate = min(max(video.frameRate ?? 30, 1), 240)
     let perPixel = ["hevc", "vp9", "av1"].contains(video.codec) ? 2.0 : 1.0
     let load = max(
-      Double(video.width * video.height) * rate * perPixel / (1920 * 1080 * 30), Double(bitRate ?? 0) / 20e6)
-    return load <= 1 ? 1 : Int32(max(2, min(16, cores)))
+      Double(video.width * video.height) * rate * perPixel / (1920 * 1080 * 30), Double(bitRate ?? 0) / 10e6)
+    return load <= 2 ? 1 : Int32(max(2, min(16, cores)))
   }
 }

@@ -7,10 +7,18 @@ import Foundation
 struct Demuxer {
   let core: PipelineCore
 
+  /// Seconds of packets read ahead of each decoder of a local file, after which the demuxer waits (mpv reads a
+  /// second ahead): a disk answers at once, so reading more only holds memory (a 4K film at 60 Mb/s filled the
+  /// queue's 64 MB). Network sources read on up to the queues' bounds, to ride out a slow network. A stream that
+  /// lags (a badly interleaved file, where one stream's packets come seconds after the other's) keeps the demuxer
+  /// reading, the other queue growing up to its bound, so no decoder starves.
+  static let localReadAhead = 2.0
+
   func run() {
     let ctx = core.media.context
     let videoIndex = core.videoStream.map { Int32($0.index) }
     var routedAudio = core.state.withLock { $0.currentAudio?.index }
+    let limited = core.media.isLocal
     var atEnd = false
     while true {
       enum Next {
@@ -19,14 +27,17 @@ struct Demuxer {
         case read(generation: Int)
       }
       let idle = atEnd
+      let (hasVideo, hasAudio) = (videoIndex != nil, routedAudio != nil)
       let next = core.state.wait(
-        until: { s in s.stopped || s.pendingSeek != nil || !idle },
+        until: { s in
+          s.stopped || s.pendingSeek != nil
+            || !(idle || (limited && s.hasReadAhead(Self.localReadAhead, video: hasVideo, audio: hasAudio)))
+        },
         then: { s, _ -> Next in
           if s.stopped { return .stop }
           guard let target = s.pendingSeek else { return .read(generation: s.generation) }
           s.pendingSeek = nil
-          s.videoDemuxedUntil = nil
-          s.audioDemuxedUntil = nil
+          s.restartReading()
           s.demuxAtEnd = false
           s.readFailureCode = nil  // a failure before the seek is not one after it
           core.media.cancellation.resume()
@@ -121,7 +132,7 @@ struct Demuxer {
         case .packet(let packet):
           held.append(packet)
           let p = packet.pointer.pointee
-          guard let time = seconds(packet) else { continue }
+          guard let time = core.seconds(packet.pointer, timeBase(p.stream_index)) else { continue }
           if p.stream_index == videoIndex {
             let key = (p.flags & AV_PKT_FLAG_KEY) != 0
             if key && time <= target + 0.001 { break reading }
@@ -213,17 +224,7 @@ struct Demuxer {
     return true
   }
 
-  /// A packet's start in seconds from the start of the file, if it has a timestamp.
-  private func seconds(_ packet: Packet) -> Double? {
-    let p = packet.pointer.pointee
-    let stamp = p.pts != orb_nopts_value() ? p.pts : p.dts
-    guard stamp != orb_nopts_value() else { return nil }
-    return Double(stamp) * timeBase(p.stream_index) - core.startTime
-  }
-
-  private func timeBase(_ index: Int32) -> Double {
-    av_q2d(core.media.context.pointee.streams[Int(index)]!.pointee.time_base)
-  }
+  private func timeBase(_ index: Int32) -> AVRational { core.media.stream(Int(index)).pointee.time_base }
 
   /// Routes held packets in order. Each leaves the list as it is routed, so each goes on alone (`sending`).
   private func route(all held: sending [Packet], generation gen: Int, videoIndex: Int32?, audioIndex: Int32?) {
@@ -240,14 +241,19 @@ struct Demuxer {
     let index = packet.pointee.stream_index
     let isVideo = index == videoIndex
     let isAudio = index == audioIndex
-    // In Double: a damaged file's timestamps near Int64's limits must not trap.
-    let end =
-      isVideo || isAudio
-      ? seconds(owned).map { $0 + Double(max(0, packet.pointee.duration)) * timeBase(index) } : nil
+    let tb = timeBase(index)
+    let start = isVideo || isAudio ? core.seconds(packet, tb) : nil
+    let end = start.map { $0 + Double(max(0, packet.pointee.duration)) * av_q2d(tb) }
     let (videoWanted, audioWanted) = core.state.withLock { s -> (Bool, Bool) in
-      if let end, gen == s.generation {
-        if isVideo { s.videoDemuxedUntil = max(s.videoDemuxedUntil ?? end, end) }
-        if isAudio { s.audioDemuxedUntil = max(s.audioDemuxedUntil ?? end, end) }
+      if let start, let end, gen == s.generation {
+        if isVideo {
+          s.videoDemuxedFrom = s.videoDemuxedFrom ?? start
+          s.videoDemuxedUntil = max(s.videoDemuxedUntil ?? end, end)
+        }
+        if isAudio {
+          s.audioDemuxedFrom = s.audioDemuxedFrom ?? start
+          s.audioDemuxedUntil = max(s.audioDemuxedUntil ?? end, end)
+        }
       }
       return (!s.videoStopped, !s.audioStopped)
     }

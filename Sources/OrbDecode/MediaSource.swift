@@ -31,6 +31,9 @@ final class FormatContext {
 /// `parameters` and `limit` are immutable and may be read from any thread.
 public final class MediaSource: @unchecked Sendable {
   public let source: String
+  /// A file on this machine (a path or a file:// URL), not a network stream.
+  public var isLocal: Bool { Self.isLocal(source) }
+  public static func isLocal(_ source: String) -> Bool { !source.contains("://") || source.hasPrefix("file://") }
   public let info: MediaInfo
   /// Cancels the source's blocking I/O (quit while connecting, a seek while a read waits on the network).
   public let cancellation: Cancellation

@@ -54,6 +54,13 @@ struct PipelineState {
   /// no timestamps).
   var videoDemuxedUntil: Double?
   var audioDemuxedUntil: Double?
+  /// The first media time demuxed for the current generation, video and audio.
+  var videoDemuxedFrom: Double?
+  var audioDemuxedFrom: Double?
+  /// The latest start of a packet each decoder took in the current generation: from there to `…DemuxedUntil`, the
+  /// packets read ahead wait in its queue.
+  var videoTakenAt: Double?
+  var audioTakenAt: Double?
   /// The demuxer reached the end (or a read failure) in the current generation.
   var demuxAtEnd = false
   var decodedPictures = 0
@@ -62,6 +69,27 @@ struct PipelineState {
   var currentAudio: AudioStreamInfo?
   /// Set by `switchAudio`; the audio thread opens its decoder at the next flush.
   var switchedAudio: AudioStreamInfo?
+
+  /// A seek: nothing is read or taken of the new generation yet.
+  mutating func restartReading() {
+    videoDemuxedUntil = nil
+    audioDemuxedUntil = nil
+    videoDemuxedFrom = nil
+    audioDemuxedFrom = nil
+    videoTakenAt = nil
+    audioTakenAt = nil
+  }
+
+  /// Whether each decoder that still takes packets has at least `seconds` of them read ahead (a stream without
+  /// timestamps never has).
+  func hasReadAhead(_ seconds: Double, video: Bool, audio: Bool) -> Bool {
+    func enough(_ until: Double?, _ from: Double?, _ taken: Double?) -> Bool {
+      guard let until, let from else { return false }
+      return until - max(from, taken ?? from) >= seconds
+    }
+    return (!video || videoStopped || enough(videoDemuxedUntil, videoDemuxedFrom, videoTakenAt))
+      && (!audio || audioStopped || enough(audioDemuxedUntil, audioDemuxedFrom, audioTakenAt))
+  }
 }
 
 /// What a pipeline's three threads (demux, video decode, audio decode) and its public face share: the opened
@@ -85,9 +113,10 @@ final class PipelineCore: Sendable {
   // Bounded by bytes and count, so a high-bitrate stream cannot grow memory without limit.
   let videoPackets = BoundedQueue<PacketItem>(capacity: 64 << 20, maxCount: 512)
   let audioPackets = BoundedQueue<PacketItem>(capacity: 16 << 20, maxCount: 2048)
-  /// Two decoded pictures ahead of the render thread, which draws two more ahead into its ring: enough to ride out a
-  /// slow frame, and at 4K HDR each one held is 24 MB.
-  let frames = BoundedQueue<FrameItem>(capacity: 2)
+  /// One decoded picture ahead of the render thread (and one more in the decode thread's hands, waiting for room),
+  /// which draws two or three ahead into its ring: a window-sized target costs 3.7 MB at 1280x720 where a decoded
+  /// picture costs 24 MB at 4K HDR, so the time to ride out a slow frame is kept in the ring, not here.
+  let frames = BoundedQueue<FrameItem>(capacity: 1)
   /// About half a second of decoded audio ahead of the output.
   let audioChunks: BoundedQueue<AudioItem>
   let state: Locked<PipelineState>
@@ -119,6 +148,14 @@ final class PipelineCore: Sendable {
   var isClosed: Bool { state.withLock { $0.stopped } }
 
   /// A frame's presentation time in seconds from the start, if it has one.
+  /// A packet's start in seconds from the start of the file, if it has a timestamp (in Double: a damaged file's
+  /// timestamps near Int64's limits must not trap).
+  func seconds(_ packet: UnsafePointer<AVPacket>, _ timeBase: AVRational) -> Double? {
+    let p = packet.pointee
+    let stamp = p.pts != orb_nopts_value() ? p.pts : p.dts
+    return stamp == orb_nopts_value() ? nil : Double(stamp) * av_q2d(timeBase) - startTime
+  }
+
   func seconds(_ frame: UnsafeMutablePointer<AVFrame>, _ timeBase: AVRational) -> Double? {
     let f = frame.pointee
     let pts = f.best_effort_timestamp != orb_nopts_value() ? f.best_effort_timestamp : f.pts

@@ -47,7 +47,7 @@ struct VideoDecoding {
         core.frames.push(.frame(picture))
       }
     }
-    DecodeLoop(core: core, queue: core.videoPackets).run(
+    DecodeLoop(core: core, queue: core.videoPackets, taken: \.videoTakenAt).run(
       decoder,
       flushed: { g, t in
         current = g

@@ -57,7 +57,7 @@ public final class EarlyOpen: Sendable {
 
   /// Whether `source` is one to open early: a local file (a path or a file: URL), not a pattern or a network source.
   public static func applies(to source: String) -> Bool {
-    !source.isEmpty && !TestPatternSource.isTestURL(source) && (!source.contains("://") || source.hasPrefix("file://"))
+    !source.isEmpty && !TestPatternSource.isTestURL(source) && MediaSource.isLocal(source)
   }
 
   /// Starts opening on a thread of its own, and connecting to PipeWire on another when sound is asked for.

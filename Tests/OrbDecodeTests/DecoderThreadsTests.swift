@@ -18,11 +18,13 @@ final class DecoderThreadsTests: XCTestCase {
     XCTAssertEqual(Decoder.frameThreads(for: video("h264", 1920, 1080, fps: 30), bitRate: 5_000_000, cores: 8), 1)
     XCTAssertEqual(Decoder.frameThreads(for: video("h264", 1280, 720, fps: 60), bitRate: nil, cores: 8), 1)
     XCTAssertEqual(Decoder.frameThreads(for: video("vp9", 1280, 720, fps: 30), bitRate: nil, cores: 8), 1)
+    XCTAssertEqual(Decoder.frameThreads(for: video("h264", 1920, 1080, fps: 60), bitRate: 20_000_000, cores: 8), 1)
+    XCTAssertEqual(Decoder.frameThreads(for: video("hevc", 1920, 1080, fps: 24), bitRate: nil, cores: 2), 1)
   }
 
   func testHeavierStreamsTakeACoreEach() {
-    XCTAssertEqual(Decoder.frameThreads(for: video("h264", 1920, 1080, fps: 60), bitRate: nil, cores: 8), 8)
-    XCTAssertEqual(Decoder.frameThreads(for: video("hevc", 1920, 1080, fps: 24), bitRate: nil, cores: 2), 2)
+    XCTAssertEqual(Decoder.frameThreads(for: video("h264", 2560, 1440, fps: 60), bitRate: nil, cores: 8), 8)
+    XCTAssertEqual(Decoder.frameThreads(for: video("hevc", 1920, 1080, fps: 60), bitRate: nil, cores: 2), 2)
     XCTAssertEqual(Decoder.frameThreads(for: video("hevc", 3840, 2160, fps: 24), bitRate: nil, cores: 64), 16)
     // A Blu-ray's 40 Mb/s is heavy at any size; one core still gets two threads.
     XCTAssertEqual(Decoder.frameThreads(for: video("h264", 1920, 1080, fps: 24), bitRate: 40_000_000, cores: 1), 2)

@@ -102,6 +102,26 @@ enum Media {
     try TestMedia.path("corrupt.mp4", ["-i", try h264(), "-c", "copy", "-bsf:v", "noise=amount=200"])
   }
 
+  /// 12 s of H.264 and AAC, longer than the demuxer reads ahead of a local file.
+  static func twelveSeconds() throws -> String {
+    try TestMedia.path(
+      "h264-aac-12s.mp4",
+      testsrc(rate: 25) + sine + [
+        "-t", "12", "-c:v", "libx264", "-preset", "ultrafast", "-g", "50", "-pix_fmt", "yuv420p", "-c:a", "aac",
+      ])
+  }
+
+  /// The same pictures with their sound starting 6 s into the file (and into the picture), as a recording whose
+  /// sound began late: the demuxer reads 6 s of pictures before the first sound.
+  static func lateSound() throws -> String {
+    try TestMedia.path(
+      "h264-late-aac.mkv",
+      testsrc(rate: 25) + ["-itsoffset", "6"] + sine + [
+        "-map", "0:v", "-map", "1:a", "-t", "12", "-c:v", "libx264", "-preset", "ultrafast", "-g", "50",
+        "-pix_fmt", "yuv420p", "-c:a", "aac",
+      ])
+  }
+
   static func audioOnly() throws -> String {
     try TestMedia.path("audio-only.m4a", sine + ["-t", "1", "-c:a", "aac"])
   }
