@@ -27,6 +27,8 @@ struct orb_audio {
   _Atomic uint32_t seq;
   orb_audio_timing timing;
   _Atomic int32_t state;
+  // Absolute ring index where the sound ends (UINT64_MAX: not known): running dry there is the end, not an underrun.
+  _Atomic uint64_t end_index;
   uint64_t underrun_frames;
   uint64_t underruns;
 };
@@ -89,8 +91,10 @@ static void on_process(void *data) {
       }
       if (copied < wanted) {
         memset(dst + (size_t)copied * CHANNELS, 0, (size_t)(wanted - copied) * stride);
-        a->underrun_frames += wanted - copied;
-        a->underruns++;
+        if (read + copied < atomic_load_explicit(&a->end_index, memory_order_acquire)) {
+          a->underrun_frames += wanted - copied;
+          a->underruns++;
+        }
       }
       buf->datas[0].chunk->offset = 0;
       buf->datas[0].chunk->stride = stride;
@@ -136,6 +140,7 @@ orb_audio *orb_audio_open(const char *app_name, const char *media_name, uint32_t
     return NULL;
   }
   atomic_store(&a->flush_to, UINT64_MAX);
+  atomic_store(&a->end_index, UINT64_MAX);
   a->timing.rate = rate;
   a->loop = pw_thread_loop_new("orb-audio", NULL);
   if (!a->loop) {
@@ -226,7 +231,12 @@ uint32_t orb_audio_write(orb_audio *a, const float *frames, uint32_t count) {
 uint64_t orb_audio_write_index(orb_audio *a) { return atomic_load(&a->write_index); }
 
 void orb_audio_flush(orb_audio *a) {
+  atomic_store_explicit(&a->end_index, UINT64_MAX, memory_order_release);
   atomic_store_explicit(&a->flush_to, atomic_load(&a->write_index), memory_order_release);
+}
+
+void orb_audio_mark_end(orb_audio *a) {
+  atomic_store_explicit(&a->end_index, atomic_load(&a->write_index), memory_order_release);
 }
 
 void orb_audio_set_active(orb_audio *a, bool active) {

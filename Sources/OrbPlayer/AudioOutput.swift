@@ -61,6 +61,9 @@ public final class AudioOutput: Sendable {
   /// Drops what waits in the ring (a seek).
   public func flush() { orb_audio_flush(stream.pointer) }
 
+  /// All written so far is the whole sound: the output running dry after it is the end, not an underrun.
+  public func markEnd() { orb_audio_mark_end(stream.pointer) }
+
   /// Pauses or resumes the stream; the ring keeps its contents. Takes PipeWire's thread-loop lock.
   public func setActive(_ active: Bool) {
     if active { state.withLock { $0.resumedAt = HostTime.now() } }

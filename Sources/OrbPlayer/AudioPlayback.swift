@@ -128,7 +128,8 @@ public final class AudioPlayback: MasterClock, Sendable {
     return heard >= Double(end) - 1
   }
 
-  /// Audio cycles that found the ring empty (the decoder or the DSP fell behind), in the current output.
+  /// Audio cycles that found the ring empty (the decoder or the DSP fell behind) before the end of the sound, in the
+  /// current output.
   public var underruns: Int { Int(output?.timing.underruns ?? 0) }
 
   public func mediaTime(at host: UInt64) -> Double? {
@@ -204,10 +205,13 @@ public final class AudioPlayback: MasterClock, Sendable {
           let tail = processor.flush()
           if !tail.isEmpty { write(tail, to: out) }
           let end = out.writeIndex
-          state.withLock { s in
+          let marked = state.withLock { s -> Bool in
             // A seek that came meanwhile starts over: this end is not its end, and would stop its clock at once.
-            if !s.flushRequested && s.generation == endedGeneration { s.endFrame = end }
+            guard !s.flushRequested && s.generation == endedGeneration else { return false }
+            s.endFrame = end
+            return true
           }
+          if marked { out.markEnd() }  // this thread also flushes the output, so no seek's flush comes between
         }
         // Nothing now (a seek in progress, the end, or a closed pipeline): wait a little, never spin.
         state.wait(

@@ -23,7 +23,7 @@ typedef struct {
   uint64_t consumed_now;
   /// Frames of silence written because the ring was empty.
   uint64_t underrun_frames;
-  /// Number of cycles that hit an underrun.
+  /// Number of cycles that hit an underrun (running dry at the marked end of the sound is not one).
   uint64_t underruns;
   /// Output sample rate (frames per second).
   uint32_t rate;
@@ -42,8 +42,10 @@ uint32_t orb_audio_writable(orb_audio *audio);
 uint32_t orb_audio_write(orb_audio *audio, const float *frames, uint32_t count);
 /// Absolute index of the next frame the producer writes.
 uint64_t orb_audio_write_index(orb_audio *audio);
-/// Asks the consumer to drop everything written so far (a seek); takes effect at its next cycle.
+/// Asks the consumer to drop everything written so far (a seek); takes effect at its next cycle. Forgets the end.
 void orb_audio_flush(orb_audio *audio);
+/// Everything written so far is the whole sound: cycles that find the ring empty past it are its end, not underruns.
+void orb_audio_mark_end(orb_audio *audio);
 
 /// Starts or stops the stream's cycles (pause keeps what is in the ring).
 void orb_audio_set_active(orb_audio *audio, bool active);
