@@ -8,12 +8,19 @@ final class StreamParameters: @unchecked Sendable {
   let index: Int
   let timeBase: AVRational
   let parameters: UnsafeMutablePointer<AVCodecParameters>
+  /// For HEVC, whether its configuration says its pictures are coded in wavefront rows (nil: not HEVC, or unknown).
+  let hevcWavefront: Bool?
 
   init?(_ stream: UnsafeMutablePointer<AVStream>) {
     guard let copy = avcodec_parameters_alloc() else { return nil }
     parameters = copy
     index = Int(stream.pointee.index)
     timeBase = stream.pointee.time_base
+    let par = stream.pointee.codecpar.pointee
+    hevcWavefront =
+      par.codec_id == AV_CODEC_ID_HEVC && par.extradata != nil && par.extradata_size > 0
+      ? HEVCParallelism.wavefront(
+        configuration: Array(UnsafeBufferPointer(start: par.extradata, count: Int(par.extradata_size)))) : nil
     // From here on deinit frees the copy, whichever way this returns.
     guard avcodec_parameters_copy(copy, stream.pointee.codecpar) >= 0 else { return nil }
   }
@@ -65,15 +72,25 @@ final class StreamParameters: @unchecked Sendable {
 final class Decoder {
   let context: UnsafeMutablePointer<AVCodecContext>
 
+  /// How a decoder's work is spread over threads.
+  struct Threading: Equatable {
+    /// 0 lets FFmpeg pick one per core.
+    var count: Int32
+    /// Threads share one picture only (no picture more per thread); else frame threading is allowed too.
+    var slicesOnly = false
+  }
+
   /// - Parameters:
-  ///   - threads: 0 lets FFmpeg pick one per core; frame and slice threading are both allowed.
+  ///   - threads: 0 lets FFmpeg pick one per core; frame and slice threading are both allowed unless `slicesOnly`.
   ///   - limit: pictures larger than this fail to decode before FFmpeg allocates them.
-  init(_ stream: StreamParameters, threads: Int32 = 0, limit: PictureLimit = .standard) throws {
+  init(
+    _ stream: StreamParameters, threads: Int32 = 0, slicesOnly: Bool = false, limit: PictureLimit = .standard
+  ) throws {
     let (ctx, codec) = try stream.makeCodecContext()
     // Every stored property is set: from here a throw frees the context through deinit, and only there.
     context = ctx
     ctx.pointee.thread_count = threads
-    ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
+    ctx.pointee.thread_type = slicesOnly ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE
     ctx.pointee.max_pixels = Int64(limit.maxPixels)
     try av(avcodec_open2(ctx, codec, nil), "avcodec_open2")
   }
@@ -96,5 +113,15 @@ final class Decoder {
     let load = max(
       Double(video.width * video.height) * rate * perPixel / (1920 * 1080 * 30), Double(bitRate ?? 0) / 10e6)
     return load <= 2 ? 1 : Int32(max(2, min(16, cores)))
+  }
+
+  /// The threads for a video stream: `frameThreads` of them; for HEVC coded in wavefront rows, threads that share
+  /// each picture instead of one picture each (at 4K HDR 24 MB less a thread, and the first picture a frame sooner).
+  static func threading(
+    for video: VideoStreamInfo, parameters: StreamParameters, bitRate: Int64?,
+    cores: Int = ProcessInfo.processInfo.activeProcessorCount
+  ) -> Threading {
+    let count = frameThreads(for: video, bitRate: bitRate, cores: cores)
+    return Threading(count: count, slicesOnly: count > 1 && parameters.hevcWavefront == true)
   }
 }

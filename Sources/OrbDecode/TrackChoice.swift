@@ -45,8 +45,10 @@ struct TrackChoice {
       video = nil
     }
     if let v = video {
-      let threads = Decoder.frameThreads(for: v, bitRate: media.info.bitRate)
-      if let par = media.parameters[v.index], let decoder = try? Decoder(par, threads: threads, limit: media.limit) {
+      if let par = media.parameters[v.index],
+        case let threads = Decoder.threading(for: v, parameters: par, bitRate: media.info.bitRate),
+        let decoder = try? Decoder(par, threads: threads.count, slicesOnly: threads.slicesOnly, limit: media.limit)
+      {
         videoDecoder = Handoff(decoder)
       } else {
         problems.append("cannot decode its video (\(media.parameters[v.index]?.codecDescription ?? v.codec))")
