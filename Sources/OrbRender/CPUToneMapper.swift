@@ -12,8 +12,8 @@ import Synchronization
 /// The table is made again only when the stream kind, curve or peaks change beyond what `HDRTableKey.serves`
 /// absorbs. Making it (64³ points of `HDRToSDR`) takes about 200 ms on two cores, so it is never made while a
 /// picture waits: when only the peak moved, the table in use stays until a worker thread has made the new one; for a
-/// stream's first picture (or a new kind or curve) a 33³ table is made at once (about 30 ms) and the full one behind
-/// it.
+/// stream's first picture (or a new kind or curve) a 25³ table is made at once (about 13 ms; 33³ took 30 ms, which
+/// the first picture waited for, and came no closer to the full table's pictures) and the full one behind it.
 /// Thread-safety: Unsafe; owned by the renderer's thread. The worker hands its table over through a `Mutex`.
 final class CPUToneMapper {
   /// The encoded SDR signal in 8-bit code units (0...255) at each point of a `size`³ grid, r fastest, then g, then b.
@@ -25,7 +25,7 @@ final class CPUToneMapper {
 
   /// Points a side of the full table (the shader's) and of the one made at once.
   private static let fullSize = HDRTable.size
-  private static let quickSize = 33
+  private static let quickSize = 25
   private var grid: Grid?
   /// Where the worker leaves the full table it made; `building` is the key it was asked for, until it is taken.
   private final class Slot: Sendable { let grid = Mutex<Grid?>(nil) }

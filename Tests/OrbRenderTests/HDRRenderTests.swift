@@ -55,7 +55,7 @@ final class HDRRenderTests: XCTestCase {
   /// Where there is no GPU, PQ and HLG are tone-mapped on the CPU (`FrameDrawer` with no device, `CPUToneMapper`):
   /// once the full table is made, every patch of the patterns comes out as the shader draws it, within 2 codes, for
   /// every curve; the letterbox stays black. The swscale scaling and the shader's sampling may part by more only at
-  /// the edges between patches. The stream's first picture, drawn with the quick 33³ table while the full one is
+  /// the edges between patches. The stream's first picture, drawn with the quick 25³ table while the full one is
   /// made, is within 2 codes on nine pixels in ten.
   func testTheCPUToneMapsAsTheShaderDoes() throws {
     let renderer = try Renderer()
