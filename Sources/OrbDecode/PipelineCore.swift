@@ -147,7 +147,6 @@ final class PipelineCore: Sendable {
   /// Whether the pipeline was closed.
   var isClosed: Bool { state.withLock { $0.stopped } }
 
-  /// A frame's presentation time in seconds from the start, if it has one.
   /// A packet's start in seconds from the start of the file, if it has a timestamp (in Double: a damaged file's
   /// timestamps near Int64's limits must not trap).
   func seconds(_ packet: UnsafePointer<AVPacket>, _ timeBase: AVRational) -> Double? {
@@ -156,6 +155,7 @@ final class PipelineCore: Sendable {
     return stamp == orb_nopts_value() ? nil : Double(stamp) * av_q2d(timeBase) - startTime
   }
 
+  /// A frame's presentation time in seconds from the start, if it has one.
   func seconds(_ frame: UnsafeMutablePointer<AVFrame>, _ timeBase: AVRational) -> Double? {
     let f = frame.pointee
     let pts = f.best_effort_timestamp != orb_nopts_value() ? f.best_effort_timestamp : f.pts
