@@ -29,6 +29,9 @@ struct orb_audio {
   _Atomic int32_t state;
   // Absolute ring index where the sound ends (UINT64_MAX: not known): running dry there is the end, not an underrun.
   _Atomic uint64_t end_index;
+  // Only the process callback touches this: the ring is empty because nothing has been written since the start or the
+  // last flush (a seek), which is a wait for the sound, not a gap in it.
+  bool refilling;
   uint64_t underrun_frames;
   uint64_t underruns;
 };
@@ -58,6 +61,7 @@ static void on_process(void *data) {
       read = flush;
       atomic_store_explicit(&a->read_index, read, memory_order_release);
     }
+    a->refilling = true;
     uint64_t expected = flush;
     atomic_compare_exchange_strong(&a->flush_to, &expected, UINT64_MAX);
   }
@@ -89,9 +93,11 @@ static void on_process(void *data) {
         memcpy(dst + (size_t)i * CHANNELS, a->ring + (size_t)at * CHANNELS, (size_t)run * stride);
         i += run;
       }
+      bool refilling = a->refilling;
+      if (copied > 0) a->refilling = false;
       if (copied < wanted) {
         memset(dst + (size_t)copied * CHANNELS, 0, (size_t)(wanted - copied) * stride);
-        if (read + copied < atomic_load_explicit(&a->end_index, memory_order_acquire)) {
+        if (!refilling && read + copied < atomic_load_explicit(&a->end_index, memory_order_acquire)) {
           a->underrun_frames += wanted - copied;
           a->underruns++;
         }
@@ -141,6 +147,7 @@ orb_audio *orb_audio_open(const char *app_name, const char *media_name, uint32_t
   }
   atomic_store(&a->flush_to, UINT64_MAX);
   atomic_store(&a->end_index, UINT64_MAX);
+  a->refilling = true;
   a->timing.rate = rate;
   a->loop = pw_thread_loop_new("orb-audio", NULL);
   if (!a->loop) {

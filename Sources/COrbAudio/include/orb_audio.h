@@ -23,7 +23,8 @@ typedef struct {
   uint64_t consumed_now;
   /// Frames of silence written because the ring was empty.
   uint64_t underrun_frames;
-  /// Number of cycles that hit an underrun (running dry at the marked end of the sound is not one).
+  /// Number of cycles that hit an underrun while playing: waiting for the first sound after the start or a flush,
+  /// and running dry at the marked end of the sound, are not underruns.
   uint64_t underruns;
   /// Output sample rate (frames per second).
   uint32_t rate;
