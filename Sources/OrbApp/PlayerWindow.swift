@@ -78,7 +78,7 @@ final class PlayerWindow {
 
   /// Runs the GTK main loop until the window closes; returns the process exit status.
   func run() -> Int32 {
-    Self.keepFrameSizedBlocks()
+    Self.keepFrameSizedBlocks(width: options.geometry?.width ?? 1280, height: options.geometry?.height ?? 720)
     if EarlyOpen.applies(to: source) {
       earlyOpen = EarlyOpen(openRequest(variant: .highest), credentials: options.credentials(for: source))
     }
@@ -107,11 +107,26 @@ final class PlayerWindow {
   /// GTK 4.8's cairo renderer makes about three window-sized images a frame and frees them; glibc's malloc gave
   /// their memory back to the kernel each time (mapped blocks, or its heap trimmed), so every frame faulted some
   /// 2,700 pages in again: 1.1 s of system time in 10 s of 1080p30 in a 1280x720 window, a fifth of the player's
-  /// CPU. Blocks up to 16 MB (a 1080p picture is 8 MB) now come from the heap, and up to 16 MB of free heap stays
-  /// mapped for the next frame (three pictures of a 1280x720 window are 11 MB): 1.1 s less system time, for 0 to 10 MB
-  /// more at peak (each thread's heap may keep as much; 32 MB kept cost the HDR clip 20 MB).
-  static func keepFrameSizedBlocks() {
-    orb_malloc_keep(16 << 20, 16 << 20)
+  /// CPU. So blocks up to a window's picture (4 bytes a pixel, and 1 MB more) come from the heap, and twice that of
+  /// free heap stays mapped for the next frame; the window says when its size changes. Larger blocks are mapped on
+  /// their own, as glibc does by default: a 4K decoder's 16 MB planes, kept in FFmpeg's pool anyway, varied peak
+  /// memory by two pictures (386-452 MB) from the heap, and frames dropped as it grew.
+  static func keepFrameSizedBlocks(width: Int, height: Int) {
+    let picture = max(1, width) * max(1, height) * 4
+    // glibc takes at most 32 MB as the largest block from the heap (a 4K screen's picture is 33 MB).
+    orb_malloc_keep(Int32(min(picture + (1 << 20), 32 << 20)), Int32(min(2 * picture + (1 << 20), 64 << 20)))
+  }
+
+  /// The window's size in pixels that `keepFrameSizedBlocks` was last told.
+  private var keptFor = (width: 0, height: 0)
+
+  /// Tells `keepFrameSizedBlocks` the window's size when it has changed (each frame; a resize, fullscreen).
+  private func keepBlocksForWindow() {
+    let scale = Int(gtk_widget_get_scale_factor(window))
+    let size = (width: Int(gtk_widget_get_width(window)) * scale, height: Int(gtk_widget_get_height(window)) * scale)
+    guard size.width > 0, size.height > 0, size != keptFor else { return }
+    keptFor = size
+    Self.keepFrameSizedBlocks(width: size.width, height: size.height)
   }
 
   /// Connects GTK to the display. A display that is up but busy (a loaded X server with a full listen queue) can
@@ -232,6 +247,7 @@ final class PlayerWindow {
     skipButton = SkipButton(over: overlay)
     skipButton.onSkip = { [unowned self] marker in self.skip(marker) }
     video.onTick = { [unowned self] in
+      self.keepBlocksForWindow()
       guard let player = self.player else { return }
       self.subtitleView.update(player, video: self.video.picture, barHeight: self.transport.shownHeight)
       self.followMarkers(player)
