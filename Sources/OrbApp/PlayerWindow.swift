@@ -78,12 +78,15 @@ final class PlayerWindow {
 
   /// Runs the GTK main loop until the window closes; returns the process exit status.
   func run() -> Int32 {
-    Self.keepFrameSizedBlocks(width: options.geometry?.width ?? 1280, height: options.geometry?.height ?? 720)
+    // Before any thread starts: it sets environment variables, which no other thread may be reading.
+    WindowRenderer.choose(for: options.videoOutput)
+    if WindowRenderer.isCairo {
+      Self.keepFrameSizedBlocks(width: options.geometry?.width ?? 1280, height: options.geometry?.height ?? 720)
+    }
     if EarlyOpen.applies(to: source) {
       earlyOpen = EarlyOpen(openRequest(variant: .highest), credentials: options.credentials(for: source))
     }
     defer { earlyOpen?.discard() }  // never played: no display, a failure before the window, …
-    WindowRenderer.choose(for: options.videoOutput)
     guard Self.connectDisplay() else {
       let name =
         ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] ?? ProcessInfo.processInfo.environment["DISPLAY"]
@@ -120,8 +123,10 @@ final class PlayerWindow {
   /// The window's size in pixels that `keepFrameSizedBlocks` was last told.
   private var keptFor = (width: 0, height: 0)
 
-  /// Tells `keepFrameSizedBlocks` the window's size when it has changed (each frame; a resize, fullscreen).
+  /// Tells `keepFrameSizedBlocks` the window's size when it has changed (each frame; a resize, fullscreen). Only GTK's
+  /// cairo renderer makes such images; with a GPU, malloc keeps its own defaults.
   private func keepBlocksForWindow() {
+    guard video.drawsWithCairo else { return }
     let scale = Int(gtk_widget_get_scale_factor(window))
     let size = (width: Int(gtk_widget_get_width(window)) * scale, height: Int(gtk_widget_get_height(window)) * scale)
     guard size.width > 0, size.height > 0, size != keptFor else { return }
