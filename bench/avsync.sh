@@ -303,7 +303,9 @@ def flashes(name):
 def beeps(name, rate=48000, channels=2, rec="audio"):
     tb, rows = packets(f"{work}/{name}.{rec}.pts")
     pcm = array("h")
-    pcm.frombytes(open(f"{work}/{name}.{rec}.raw", "rb").read())
+    raw = open(f"{work}/{name}.{rec}.raw", "rb").read()
+    # A recording stopped mid-sample (the player's exit ends it) leaves a byte over: whole samples only.
+    pcm.frombytes(raw[: len(raw) - len(raw) % (2 * channels)])
     frames = len(pcm) // channels
     env = [max(abs(pcm[i * channels + c]) for c in range(channels)) for i in range(frames)]
     # Each sample's time: its packet's timestamp + its place in the packet.
