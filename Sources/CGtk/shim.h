@@ -80,6 +80,9 @@ static inline void orb_malloc_keep(int mmap_below, int keep_free) {
   mallopt(M_TRIM_THRESHOLD, keep_free);
 }
 
+// Gives free heap pages back to the system (start-up's garbage once the first picture is up).
+static inline void orb_malloc_trim(void) { malloc_trim(0); }
+
 // gtk_accessible_update_property is variadic, which Swift cannot call.
 static inline void orb_set_accessible_label(GtkWidget *widget, const char *label) {
   gtk_accessible_update_property(GTK_ACCESSIBLE(widget), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);

@@ -122,6 +122,16 @@ final class PlayerWindow {
 
   /// The window's size in pixels that `keepFrameSizedBlocks` was last told.
   private var keptFor = (width: 0, height: 0)
+  private var trimmedStartUp = false
+
+  /// Once the first picture is up, what start-up freed (GTK's theme and widgets being built, the open and the probe)
+  /// goes back to the system: malloc keeps freed pages inside its heaps, where playback's own blocks, which come
+  /// later and stay, need not land on them. 1080p H.264 in a 1280x720 window, three runs each: peak RSS 146-148 ->
+  /// 143 MB; HDR10 1080p 175-181 -> 174-175 MB. On a worker: trimming walks every heap.
+  private func trimStartUp() {
+    trimmedStartUp = true
+    offMainThread("orb-trim", { orb_malloc_trim() }, done: { _ in })
+  }
 
   /// Tells `keepFrameSizedBlocks` the window's size when it has changed (each frame; a resize, fullscreen). Only GTK's
   /// cairo renderer makes such images; with a GPU, malloc keeps its own defaults.
@@ -254,6 +264,7 @@ final class PlayerWindow {
     video.onTick = { [unowned self] in
       self.keepBlocksForWindow()
       guard let player = self.player else { return }
+      if !self.trimmedStartUp, player.stats.firstFrameMs != nil { self.trimStartUp() }
       self.subtitleView.update(player, video: self.video.picture, barHeight: self.transport.shownHeight)
       self.followMarkers(player)
     }
