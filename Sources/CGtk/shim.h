@@ -7,6 +7,7 @@
 #include <epoxy/gl.h>
 #ifdef GDK_WINDOWING_X11
 #include <gdk/x11/gdkx.h>
+#include <cairo-xlib.h>
 #endif
 #include <string.h>
 
@@ -82,6 +83,51 @@ static inline void orb_malloc_keep(int mmap_below, int keep_free) {
 
 // Gives free heap pages back to the system (start-up's garbage once the first picture is up).
 static inline void orb_malloc_trim(void) { malloc_trim(0); }
+
+// Bytes of a picture the size of `window`'s X11 surface (4 a pixel), or 0 where it has none (Wayland, unrealized).
+static inline long orb_x11_picture_bytes(GtkWidget *window) {
+#ifdef GDK_WINDOWING_X11
+  GtkNative *native = gtk_widget_get_native(window);
+  GdkSurface *surface = native ? gtk_native_get_surface(native) : NULL;
+  if (!surface || !GDK_IS_X11_SURFACE(surface)) return 0;
+  long scale = gdk_surface_get_scale_factor(surface);
+  return (long)gdk_surface_get_width(surface) * scale * gdk_surface_get_height(surface) * scale * 4;
+#else
+  return 0;
+#endif
+}
+
+// Has cairo make the shared-memory pool it uploads `window`'s pictures from, and keeps a 4 KB block of it, so the
+// pool outlives each frame (see X11UploadMemory.swift). A window-sized image is asked for first, because cairo sizes
+// a pool by the block that makes it (blocks up to the next power of two above it); the small block, asked for
+// while that image holds the pool, comes from the same pool and keeps it once the image is gone. Returns the small
+// block's surface (cairo_surface_destroy lets it go), or NULL where the window has no X11 surface. Where cairo
+// cannot use shared memory, both are plain images and nothing is kept but 4 KB.
+static inline cairo_surface_t *orb_x11_keep_upload_pool(GtkWidget *window) {
+#ifdef GDK_WINDOWING_X11
+  GtkNative *native = gtk_widget_get_native(window);
+  GdkSurface *surface = native ? gtk_native_get_surface(native) : NULL;
+  if (!surface || !GDK_IS_X11_SURFACE(surface)) return NULL;
+  Display *dpy = gdk_x11_display_get_xdisplay(gdk_surface_get_display(surface));
+  int scale = gdk_surface_get_scale_factor(surface);
+  int width = gdk_surface_get_width(surface) * scale, height = gdk_surface_get_height(surface) * scale;
+  if (width < 32 || height < 32) return NULL;
+  // The same Display as GTK's, so the same cairo device and its pools.
+  cairo_surface_t *target = cairo_xlib_surface_create(
+      dpy, gdk_x11_surface_get_xid(surface), DefaultVisual(dpy, DefaultScreen(dpy)), width, height);
+  cairo_surface_t *picture = cairo_surface_create_similar_image(target, CAIRO_FORMAT_RGB24, width, height);
+  cairo_surface_t *kept = cairo_surface_create_similar_image(target, CAIRO_FORMAT_RGB24, 32, 32);
+  cairo_surface_destroy(picture);
+  cairo_surface_destroy(target);
+  if (cairo_surface_status(kept) != CAIRO_STATUS_SUCCESS) {
+    cairo_surface_destroy(kept);
+    return NULL;
+  }
+  return kept;
+#else
+  return NULL;
+#endif
+}
 
 // gtk_accessible_update_property is variadic, which Swift cannot call.
 static inline void orb_set_accessible_label(GtkWidget *widget, const char *label) {

@@ -120,6 +120,8 @@ final class PlayerWindow {
     orb_malloc_keep(Int32(min(picture + (1 << 20), 32 << 20)), Int32(min(2 * picture + (1 << 20), 64 << 20)))
   }
 
+  /// cairo's shared memory for the window's uploads, kept between frames.
+  private let uploadMemory = X11UploadMemory()
   /// The window's size in pixels that `keepFrameSizedBlocks` was last told.
   private var keptFor = (width: 0, height: 0)
   private var trimmedStartUp = false
@@ -133,10 +135,12 @@ final class PlayerWindow {
     offMainThread("orb-trim", { orb_malloc_trim() }, done: { _ in })
   }
 
-  /// Tells `keepFrameSizedBlocks` the window's size when it has changed (each frame; a resize, fullscreen). Only GTK's
-  /// cairo renderer makes such images; with a GPU, malloc keeps its own defaults.
+  /// Tells `keepFrameSizedBlocks` the window's size when it has changed (each frame; a resize, fullscreen), and keeps
+  /// cairo's upload memory for that size. Only GTK's cairo renderer makes such images; with a GPU, malloc keeps its
+  /// own defaults.
   private func keepBlocksForWindow() {
     guard video.drawsWithCairo else { return }
+    uploadMemory.keep(for: window)
     let scale = Int(gtk_widget_get_scale_factor(window))
     let size = (width: Int(gtk_widget_get_width(window)) * scale, height: Int(gtk_widget_get_height(window)) * scale)
     guard size.width > 0, size.height > 0, size != keptFor else { return }
