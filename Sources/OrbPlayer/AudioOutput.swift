@@ -80,13 +80,17 @@ public final class AudioOutput: Sendable {
   public var isAlive: Bool { timing.state > 0 }
 
   /// The ring frame (fractional) being heard at host time `host` (ns of CLOCK_MONOTONIC), or nil when unknown
-  /// (no cycle yet, or none since the last resume). Never beyond what has left the ring: on an underrun it stops.
+  /// (no cycle yet, or none since the last resume). Never beyond what was written to the ring: when it runs dry, the
+  /// position stops where the sound does. Not capped at what the graph has taken so far: `host` is often a
+  /// picture's presentation time, a refresh ahead, by which the graph will have taken its next cycle; capped there
+  /// (with a sink that reports no delay, PipeWire's null sink) the position stood still for part of each 21 ms
+  /// cycle and then jumped, and a 60 fps video dropped one picture in six.
   public func heardFrame(at host: UInt64) -> Double? {
     let t = timing
     guard t.now_ns > 0, UInt64(t.now_ns) >= state.withLock({ $0.resumedAt }) else { return nil }
     let elapsed = Double(Int64(bitPattern: host &- UInt64(t.now_ns))) / 1e9
     let heard = Double(t.consumed) - Double(t.pending) + max(0, elapsed) * Double(sampleRate)
-    return min(heard, Double(t.consumed_now))
+    return min(heard, Double(max(t.consumed_now, writeIndex)))
   }
 }
 
