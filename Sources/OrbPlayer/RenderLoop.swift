@@ -157,7 +157,7 @@ struct RenderLoop {
             return .soundBrokeOff
           }
           if s.ring.needsRebuild {
-            let redraw = s.ring.framesToRedraw(shown: s.shownFrame)
+            let redraw = s.ring.framesToRedraw(shown: s.shownFrame, size: SlotRing.size(for: s.presentation))
             s.ring.releaseFree()
             return .rebuild(redraw: redraw, width: s.ring.wantedWidth, height: s.ring.wantedHeight)
           }
@@ -367,7 +367,7 @@ struct RenderLoop {
   private func rebuildRing(_ renderer: FrameDrawer, width: Int, height: Int, redraw: [VideoFrame]) throws {
     var made: [VideoSlot] = []
     let kind = shared.withLock { $0.presentation }
-    for _ in 0..<SlotRing.size {
+    for _ in 0..<SlotRing.size(for: kind) {
       let target = try renderer.makeTarget(
         width: width, height: height, exportable: kind == .zeroCopy, readable: kind == .memory)
       made.append(VideoSlot(id: SlotRing.nextID(), target: target))

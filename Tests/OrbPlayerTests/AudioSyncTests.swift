@@ -22,13 +22,17 @@ final class AudioSyncTests: XCTestCase {
       ])
   }
 
+  /// The picture on screen between calls of `display`, as a window keeps it until the next replaces it.
+  private var onScreen: ShownPicture?
+
   /// Plays like a 60 Hz display would, for `seconds`, calling `observe` after each new picture. Refreshes sit on a
   /// fixed grid, as vsync does: one that this loop reaches too late is skipped, as a compositor skips it.
   private func display(_ player: Player, seconds: Double, observe: (ShownPicture) -> Void) {
     let refresh: UInt64 = 16_666_667
     let start = HostTime.now()
     let end = start + UInt64(seconds * 1e9)
-    var shown: ShownPicture?
+    var shown = onScreen
+    defer { onScreen = shown }
     var k: UInt64 = 1
     while true {
       var now = HostTime.now()

@@ -5,9 +5,13 @@ import XCTest
 
 /// "Buffering" means waiting for data, never a pause or a seek.
 final class BufferingStateTests: XCTestCase {
+  /// The picture on screen between calls of `play`, as a window keeps it until the next replaces it.
+  private var onScreen: ShownPicture?
+
   private func play(_ player: Player, seconds: Double) {
     let end = Date(timeIntervalSinceNow: seconds)
-    var shown: ShownPicture?
+    var shown = onScreen
+    defer { onScreen = shown }
     while Date() < end {
       if case .show(let slot) = player.frameToShow(presentationTime: HostTime.now(), refreshInterval: 16_666_667) {
         if let old = shown { player.release(old) }
