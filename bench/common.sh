@@ -118,21 +118,28 @@ make_hdr_clip() {
     -vf "$HDR10_VF" "${HDR10_ARGS[@]}"
 }
 
-# Sets SDRA, HDR and UHD: bench/playback.sh's three clips, made once in $MEDIA.
-#   SDRA: 1080p30 H.264 with a key frame every 2 s (-g 60, no scene-cut key frames), so an exact seek decodes up to
-#         2 s of frames; AAC stereo 48 kHz, a 440 Hz tone (lavfi sine: 1/8 of full scale); 10 s.
-#   HDR:  bench/run.sh's HDR10 1080p24 HEVC Main10 clip, 10 s, no audio.
-#   UHD:  HDR10 2160p24 HEVC Main10 (same encoding as HDR), 5 s, no audio.
+# Sets SDRA, SDR60, HDR and UHD: bench/playback.sh's four clips, made once in $MEDIA.
+#   SDRA:  1080p30 H.264 with a key frame every 2 s (-g 60, no scene-cut key frames), so an exact seek decodes up to
+#          2 s of frames; AAC stereo 48 kHz, a 440 Hz tone (lavfi sine: 1/8 of full scale); 10 s.
+#   SDR60: the same at 60 fps (a key frame every 2 s, -g 120): a picture each refresh of a 60 Hz display, where a
+#          clock that jitters by a few milliseconds drops pictures; 10 s.
+#   HDR:   bench/run.sh's HDR10 1080p24 HEVC Main10 clip, 10 s, no audio.
+#   UHD:   HDR10 2160p24 HEVC Main10 (same encoding as HDR), 5 s, no audio.
 bench_playback_clips() {
   STEP="generating clips in $MEDIA"
   mkdir -p "$MEDIA" || die "cannot create $MEDIA"
   make_hdr_clip
   SDRA="$MEDIA/sdr-1080p30-h264-g60-aac-10s.v1.mp4"
+  SDR60="$MEDIA/sdr-1080p60-h264-g120-aac-10s.v1.mp4"
   UHD="$MEDIA/hdr10-2160p24-hevc-main10-5s.v1.mkv"
   STEP="generating clips in $MEDIA"
   make_clip "$SDRA" 10 \
     -f lavfi -i testsrc2=size=1920x1080:rate=30 -f lavfi -i sine=frequency=440:sample_rate=48000 -t 10 \
     -map 0:v -map 1:a -c:v libx264 -preset veryfast -pix_fmt yuv420p -g 60 -keyint_min 60 -sc_threshold 0 \
+    -af aformat=channel_layouts=stereo -c:a aac -b:a 128k
+  make_clip "$SDR60" 10 \
+    -f lavfi -i testsrc2=size=1920x1080:rate=60 -f lavfi -i sine=frequency=440:sample_rate=48000 -t 10 \
+    -map 0:v -map 1:a -c:v libx264 -preset veryfast -pix_fmt yuv420p -g 120 -keyint_min 120 -sc_threshold 0 \
     -af aformat=channel_layouts=stereo -c:a aac -b:a 128k
   make_clip "$UHD" 5 \
     -f lavfi -i testsrc2=size=3840x2160:rate=24 -t 5 \

@@ -9,8 +9,9 @@
 # 2. Installs what is missing with apt-get (mpv, ffmpeg for ffplay, xdotool, time, vulkan-tools), and finds the
 #    llvmpipe device name that `vulkaninfo --summary` reports, because mpv refuses software Vulkan devices unless
 #    they are named.
-# 3. Three clips, generated once into ${ORB_BENCH_MEDIA:-/tmp/orb-bench-media} (recipes in bench/common.sh):
+# 3. Four clips, generated once into ${ORB_BENCH_MEDIA:-/tmp/orb-bench-media} (recipes in bench/common.sh):
 #    - sdr: 1080p30 H.264 (a key frame every 2 s) + AAC stereo (a 440 Hz tone), 10 s;
+#    - sdr60: the same at 60 fps (a picture each refresh: a jittering clock drops pictures there), 10 s;
 #    - hdr: HDR10 1080p24 HEVC Main10, 10 s (bench/run.sh's clip), no audio;
 #    - uhd: HDR10 2160p24 HEVC Main10, 5 s, no audio.
 # 4. Inside scripts/with-test-env.sh (private Xvfb 1920x1080, session bus, PipeWire null sink, WirePlumber), for each
@@ -45,9 +46,9 @@
 # Environment: ORB_PLAYER_BIN (binary; skips the build), ORB_BENCH_MEDIA (clip cache), ORB_BENCH_SCRATCH
 # (optional --scratch-path for the build), ORB_MPV_VULKAN_DEVICE (overrides the device name from vulkaninfo),
 # ORB_PLAYBACK_TIMEOUT (seconds one playback may take, default 60), ORB_PLAYBACK_ONLY (a space-separated subset of
-# the runs sdr, hdr, uhd, sdr+seeks; all by default), ORB_PLAYBACK_KEEP=1 (keep the raw logs; the path is printed).
+# the runs sdr, sdr60, hdr, uhd, sdr+seeks; all by default), ORB_PLAYBACK_KEEP=1 (keep the raw logs; the path is printed).
 # Needs: ffmpeg/ffprobe/ffplay with libx264, libx265 and zscale, mpv, xdotool, GNU time (/usr/bin/time), vulkaninfo,
-# and what scripts/with-test-env.sh needs (Xvfb, dbus, pipewire, wireplumber). About 3 minutes after the build on
+# and what scripts/with-test-env.sh needs (Xvfb, dbus, pipewire, wireplumber). About 4 minutes after the build on
 # 2 cores (the first run also encodes the 2160p clip, about a minute). One run each: expect noise on a busy machine.
 # Exits non-zero with a message naming the step that failed.
 set -euo pipefail
@@ -350,8 +351,8 @@ WORK="$(mktemp -d "${TMPDIR:-/tmp}/orb-playback.XXXXXX")"
 STEP="probing the clips"
 RUNS=()
 declare -A FRAMES=() FPS=() AUDIO=() CLIPFILE=() DESC=() RUNCLIP=() RUNSEEKS=()
-for spec in "sdr|$SDRA|1080p30 H.264 + AAC, 10 s" "hdr|$HDR|HDR10 1080p24 HEVC Main10, 10 s" \
-  "uhd|$UHD|HDR10 2160p24 HEVC Main10, 5 s"; do
+for spec in "sdr|$SDRA|1080p30 H.264 + AAC, 10 s" "sdr60|$SDR60|1080p60 H.264 + AAC, 10 s" \
+  "hdr|$HDR|HDR10 1080p24 HEVC Main10, 10 s" "uhd|$UHD|HDR10 2160p24 HEVC Main10, 5 s"; do
   IFS='|' read -r name clip desc <<<"$spec"
   dims="$(ffprobe -v error -select_streams v:0 -show_entries stream=width,height -of csv=p=0:s=x "$clip")" ||
     die "ffprobe could not read $clip"
@@ -376,7 +377,7 @@ if [ -n "${ORB_PLAYBACK_ONLY:-}" ]; then # a subset of the runs, e.g. "sdr+seeks
     [[ "$only" == *" $run "* ]] && { RUNS+=("$run"); echo "$run|$rest"; }
   done <"$WORK/runs" >"$WORK/runs.only"
   mv "$WORK/runs.only" "$WORK/runs"
-  [ ${#RUNS[@]} -gt 0 ] || die "ORB_PLAYBACK_ONLY='$ORB_PLAYBACK_ONLY' names none of sdr, hdr, uhd, sdr+seeks"
+  [ ${#RUNS[@]} -gt 0 ] || die "ORB_PLAYBACK_ONLY='$ORB_PLAYBACK_ONLY' names none of sdr, sdr60, hdr, uhd, sdr+seeks"
 fi
 RUNCLIP[sdr+seeks]=sdr
 RUNSEEKS[sdr+seeks]=1
