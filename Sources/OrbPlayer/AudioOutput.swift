@@ -90,7 +90,7 @@ public final class AudioOutput: Sendable {
     guard t.now_ns > 0, UInt64(t.now_ns) >= state.withLock({ $0.resumedAt }) else { return nil }
     let elapsed = Double(Int64(bitPattern: host &- UInt64(t.now_ns))) / 1e9
     let heard = Double(t.consumed) - Double(t.pending) + max(0, elapsed) * Double(sampleRate)
-    return min(heard, Double(max(t.consumed_now, writeIndex)))
+    return min(heard, Double(writeIndex))
   }
 }
 
