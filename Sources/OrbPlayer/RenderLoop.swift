@@ -133,12 +133,16 @@ struct RenderLoop {
     var reconnects = RetrySchedule(budget: player.retryFor)
     var soundBrokeAt: Double?
     while true {
-      let waitingAtEnd = pending == nil
+      let nothingInHand = pending == nil
       let step = shared.wait(
         until: { s in
-          // At the end of the source there is nothing to draw until a seek (or a resize, or stop).
-          !(waitingAtEnd && s.schedule.sourceEnded) || s.stopped || s.pendingSeek != nil || s.ring.needsRebuild
-            || s.soundBrokeOff
+          // With no picture in hand, the next is taken from the source once a target is free to draw it into:
+          // waiting for one with a decoded picture in hand let the decoder run a picture further ahead (4K HDR10:
+          // 24 MB, peak 382-386 -> 362-363 MB; HDR10 1080p 170 -> 164-165 MB), and a picture taken when it can be
+          // drawn is checked for lateness then. At the end of the source there is nothing to take until a seek (or
+          // a resize, or stop).
+          let canGoOn = !nothingInHand || (!s.schedule.sourceEnded && s.ring.hasFree)
+          return canGoOn || s.stopped || s.pendingSeek != nil || s.ring.needsRebuild || s.soundBrokeOff
         },
         then: { s, _ -> Step in
           if s.stopped { return .stop }
