@@ -81,6 +81,14 @@ public final class BoundedQueue<Element>: Sendable {
     return state.withLock { $0.count > 0 && ($0.totalCost >= capacity || $0.count >= maxCount) }
   }
 
+  /// Waits while a producer would wait to push (the queue holds all it may); returns at once once it is closed.
+  public func waitForRoom() {
+    let (capacity, maxCount) = (capacity, maxCount)
+    state.wait(
+      until: { s in s.closed || s.count == 0 || (s.totalCost < capacity && s.count < maxCount) },
+      then: { _, _ in })
+  }
+
   /// Drops everything queued (a seek), waking a blocked producer.
   public func clear() { state.change { $0.removeAll() } }
 

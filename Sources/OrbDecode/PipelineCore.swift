@@ -113,9 +113,10 @@ final class PipelineCore: Sendable {
   // Bounded by bytes and count, so a high-bitrate stream cannot grow memory without limit.
   let videoPackets = BoundedQueue<PacketItem>(capacity: 64 << 20, maxCount: 512)
   let audioPackets = BoundedQueue<PacketItem>(capacity: 16 << 20, maxCount: 2048)
-  /// One decoded picture ahead of the render thread (and one more in the decode thread's hands, waiting for room),
-  /// which draws two or three ahead into its ring: a window-sized target costs 3.7 MB at 1280x720 where a decoded
-  /// picture costs 24 MB at 4K HDR, so the time to ride out a slow frame is kept in the ring, not here.
+  /// One decoded picture ahead of the render thread (the video decode thread decodes the next packet once there is
+  /// room, and the render thread takes a picture once it has a target to draw it into), which draws one or two
+  /// ahead into its ring: a window-sized target costs 3.7 MB at 1280x720 where a decoded picture costs 24 MB at 4K
+  /// HDR, so the time to ride out a slow frame is kept in the ring, not here.
   let frames = BoundedQueue<FrameItem>(capacity: 1)
   /// About half a second of decoded audio ahead of the output.
   let audioChunks: BoundedQueue<AudioItem>

@@ -77,6 +77,10 @@ struct VideoDecoding {
         core.frames.push(.end(generation: g))
       },
       sending: { context, packet in
+        // A packet is decoded once the picture before it has somewhere to go: decoding on while the queue is full
+        // made a picture that waited in this thread's hands (4K HDR10: 24 MB, peak 362 -> 338 MB; HDR10 1080p
+        // 164 -> 159 MB; 4K H.264 248 -> 237 MB). The pictures still in the decoder keep its own threads busy.
+        core.frames.waitForRoom()
         guard let target = skipUntil else { return }
         let p = packet.pointee
         let stamp = p.pts != orb_nopts_value() ? p.pts : p.dts
