@@ -140,7 +140,9 @@ final class PlayerWindow {
   /// own defaults.
   private func keepBlocksForWindow() {
     guard video.drawsWithCairo else { return }
-    uploadMemory.keep(for: window)
+    // Once the first picture is up: making the pool maps and clears a window-sized picture (a few ms), which the
+    // first picture need not wait for.
+    if trimmedStartUp { uploadMemory.keep(for: window) }
     let scale = Int(gtk_widget_get_scale_factor(window))
     let size = (width: Int(gtk_widget_get_width(window)) * scale, height: Int(gtk_widget_get_height(window)) * scale)
     guard size.width > 0, size.height > 0, size != keptFor else { return }
