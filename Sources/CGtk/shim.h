@@ -17,12 +17,21 @@ static inline gulong orb_signal_connect(gpointer instance, const char *signal, G
   return g_signal_connect_data(instance, signal, handler, data, destroy, 0);
 }
 
+#ifdef GDK_WINDOWING_X11
+// `window`'s X11 surface, or NULL where it has none (Wayland, not realized).
+static inline GdkSurface *orb_x11_surface(GtkWidget *window) {
+  GtkNative *native = gtk_widget_get_native(window);
+  GdkSurface *surface = native ? gtk_native_get_surface(native) : NULL;
+  return surface && GDK_IS_X11_SURFACE(surface) ? surface : NULL;
+}
+#endif
+
 /// Moves a realized window to (x, y) on an X11 display (`--geometry WxH+X+Y`); GTK 4 itself cannot place windows.
 /// Returns FALSE elsewhere (Wayland leaves placement to the compositor).
 static inline gboolean orb_move_window(GtkWidget *window, int x, int y) {
 #ifdef GDK_WINDOWING_X11
-  GdkSurface *surface = gtk_native_get_surface(GTK_NATIVE(window));
-  if (surface && GDK_IS_X11_SURFACE(surface)) {
+  GdkSurface *surface = orb_x11_surface(window);
+  if (surface) {
     XMoveWindow(gdk_x11_display_get_xdisplay(gdk_surface_get_display(surface)), gdk_x11_surface_get_xid(surface), x,
                 y);
     return TRUE;
@@ -87,9 +96,8 @@ static inline void orb_malloc_trim(void) { malloc_trim(0); }
 // Bytes of a picture the size of `window`'s X11 surface (4 a pixel), or 0 where it has none (Wayland, unrealized).
 static inline long orb_x11_picture_bytes(GtkWidget *window) {
 #ifdef GDK_WINDOWING_X11
-  GtkNative *native = gtk_widget_get_native(window);
-  GdkSurface *surface = native ? gtk_native_get_surface(native) : NULL;
-  if (!surface || !GDK_IS_X11_SURFACE(surface)) return 0;
+  GdkSurface *surface = orb_x11_surface(window);
+  if (!surface) return 0;
   long scale = gdk_surface_get_scale_factor(surface);
   return (long)gdk_surface_get_width(surface) * scale * gdk_surface_get_height(surface) * scale * 4;
 #else
@@ -105,9 +113,8 @@ static inline long orb_x11_picture_bytes(GtkWidget *window) {
 // cannot use shared memory, both are plain images and nothing is kept but 4 KB.
 static inline cairo_surface_t *orb_x11_keep_upload_pool(GtkWidget *window) {
 #ifdef GDK_WINDOWING_X11
-  GtkNative *native = gtk_widget_get_native(window);
-  GdkSurface *surface = native ? gtk_native_get_surface(native) : NULL;
-  if (!surface || !GDK_IS_X11_SURFACE(surface)) return NULL;
+  GdkSurface *surface = orb_x11_surface(window);
+  if (!surface) return NULL;
   Display *dpy = gdk_x11_display_get_xdisplay(gdk_surface_get_display(surface));
   int scale = gdk_surface_get_scale_factor(surface);
   int width = gdk_surface_get_width(surface) * scale, height = gdk_surface_get_height(surface) * scale;

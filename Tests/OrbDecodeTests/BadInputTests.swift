@@ -40,15 +40,8 @@ final class BadInputTests: XCTestCase {
   func testRandomBytesNamedMP4() throws {
     // The same noise every run (SplitMix64, a fixed seed): FFmpeg's probe takes some draws of noise for a raw H.263
     // stream, so fresh noise each run failed now and then.
-    var state: UInt64 = 0x0dd_b1a5
-    func next() -> UInt64 {
-      state &+= 0x9e37_79b9_7f4a_7c15
-      var z = state
-      z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-      z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-      return z ^ (z >> 31)
-    }
-    let bytes = Data((0..<65536).map { _ in UInt8(truncatingIfNeeded: next() >> 56) })
+    var rng = SplitMix64(seed: 0x0dd_b1a5)
+    let bytes = Data((0..<65536).map { _ in UInt8(truncatingIfNeeded: rng.next() >> 56) })
     let path = try TestMedia.file(named: "random.mp4", contents: bytes)
     assertOpenFails(path, kind: .unplayable)
   }
