@@ -116,7 +116,6 @@ static void on_process(void *data) {
   a->timing.now_ns = t.now;
   a->timing.consumed = read;
   a->timing.pending = pending;
-  a->timing.consumed_now = read + copied;
   a->timing.underrun_frames = a->underrun_frames;
   a->timing.underruns = a->underruns;
   atomic_store_explicit(&a->seq, s + 2, memory_order_release);

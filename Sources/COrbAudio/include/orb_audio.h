@@ -19,8 +19,6 @@ typedef struct {
   uint64_t consumed;
   /// Frames between the ring and the ear at that time: device delay + queued + resampler (output-rate frames).
   int64_t pending;
-  /// Total ring frames consumed so far, this cycle's included.
-  uint64_t consumed_now;
   /// Frames of silence written because the ring was empty.
   uint64_t underrun_frames;
   /// Number of cycles that hit an underrun while playing: waiting for the first sound after the start or a flush,
