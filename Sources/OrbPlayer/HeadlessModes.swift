@@ -81,18 +81,21 @@ public enum Benchmark {
     source: String, size: (Int, Int), credentials: Credentials = .none, maxSeconds: Double? = nil,
     toneMapping: ToneMapping = ToneMapping()
   ) throws -> Result {
-    let renderer = try Renderer()
-    // As playback draws: on a CPU device, SDR through swscale into a memory target.
-    renderer.convertsOnCPU = renderer.prefersCPUConversion
-    let target = try renderer.makeTarget(width: size.0, height: size.1, readable: renderer.convertsOnCPU)
+    // As a window draws: on a GPU, with it; where the Vulkan device is the CPU (lavapipe), as a cairo window does,
+    // with no device: SDR through swscale and PQ and HLG through the CPU tone mapper, into memory.
+    let context = try VulkanContext()
+    let cpuDevice = context.deviceType == "cpu"
+    let drawer = try FrameDrawer(
+      device: cpuDevice ? .whenNeeded : .now(context), cpuConversion: cpuDevice, memoryPixelOrder: .rgba)
+    let target = try drawer.makeTarget(width: size.0, height: size.1, exportable: false, readable: cpuDevice)
     let started = HostTime.now()
     let cpuStart = ProcessStats.cpuSeconds()
     let media = try MediaOpener.open(
-      source, credentials: credentials, limit: PictureLimit.forDevice(maxSide: renderer.context.maxImageSize))
+      source, credentials: credentials, limit: PictureLimit.forDevice(maxSide: context.maxImageSize))
     defer { media.close() }
     var frames = 0
     while let frame = media.nextFrame() {
-      try renderer.render(frame, into: target, toneMapping: toneMapping)
+      try drawer.render(frame, into: target, toneMapping: toneMapping)
       frames += 1
       if let maxSeconds, HostTime.seconds(since: started) >= maxSeconds { break }
     }
@@ -102,7 +105,7 @@ public enum Benchmark {
     return Result(
       source: source, width: size.0, height: size.1, frames: frames, seconds: seconds,
       fps: seconds > 0 ? Double(frames) / seconds : 0, cpuSeconds: ProcessStats.cpuSeconds() - cpuStart,
-      peakRssMb: ProcessStats.peakRSSMegabytes(), device: renderer.context.deviceName,
+      peakRssMb: ProcessStats.peakRSSMegabytes(), device: cpuDevice ? "CPU (swscale, no Vulkan device)" : drawer.deviceName,
       corruptPackets: media.health.corruptPackets)
   }
 }
