@@ -13,6 +13,9 @@ import OrbDecode
 final class CPUConverter {
   private var sws: OpaquePointer?
   private var key: Key?
+  /// For PQ and HLG: one context for each band thread of `CPUToneMapper` (no slice threads of their own), for `bandKey`.
+  private var bandContexts: [OpaquePointer] = []
+  private var bandKey: Key?
   /// Slice threads: the machine's cores, at most 4 (more buys nothing at 1080p and costs start-up).
   private let threads = Int32(max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)))
   private lazy var toneMapper = CPUToneMapper()
@@ -28,7 +31,10 @@ final class CPUConverter {
     var range: ColorInfo.Range
   }
 
-  deinit { sws_freeContext(sws) }
+  deinit {
+    sws_freeContext(sws)
+    bandContexts.forEach { sws_freeContext($0) }
+  }
 
   /// Waits (up to `timeout` seconds) for the full HDR table a worker is making (`CPUToneMapper.finishTable`).
   func finishTable(timeout: Double) { toneMapper.finishTable(timeout: timeout) }
@@ -57,14 +63,22 @@ final class CPUConverter {
     let rowBytes = width * 4
     let out = memory.advanced(by: y0 * rowBytes + x0 * 4)
     if let toneMap {
+      let format = orb_pix_fmt_yuv444p16()
+      let wanted = key(for: frame, width: x1 - x0, height: y1 - y0, format: format)
+      if bandKey != wanted {
+        bandContexts.forEach { sws_freeContext($0) }
+        bandContexts = (0..<threads).compactMap { _ in context(for: wanted, color: frame.color, threads: 1) }
+        bandKey = bandContexts.count == Int(threads) ? wanted : nil
+      }
+      guard bandKey != nil else { return false }
+      // Each band thread uses its own context; the frame's planes are only read.
+      nonisolated(unsafe) let contexts = bandContexts
       let drawn = toneMapper.draw(
         width: x1 - x0, height: y1 - y0, into: out, rowBytes: rowBytes, origin: (x0, y0), order: order,
         matrix: YUVMatrix(matrix: frame.color.matrix, range: frame.color.range, bitDepth: frame.bitDepth),
-        bitDepth: frame.bitDepth,
-        params: toneMap.params, variant: toneMap.variant
-      ) { planes, strides in
-        self.scale(
-          frame, width: x1 - x0, height: y1 - y0, format: orb_pix_fmt_yuv444p16(), planes: &planes, strides: strides)
+        bitDepth: frame.bitDepth, params: toneMap.params, variant: toneMap.variant, parts: contexts.count
+      ) { part, first, rows, planes, strides in
+        Self.convert(frame, with: contexts[part], key: wanted, into: planes, strides: strides, rows: first..<first + rows)
       }
       guard drawn else { return false }
     } else {
@@ -93,43 +107,67 @@ final class CPUConverter {
     return true
   }
 
+  private func key(for frame: VideoFrame, width: Int, height: Int, format: Int32) -> Key {
+    Key(
+      format: av_get_pix_fmt(frame.pixelFormatName).rawValue, width: frame.width, height: frame.height,
+      outWidth: width, outHeight: height, outFormat: format, matrix: frame.color.matrix, range: frame.color.range)
+  }
+
+  /// A swscale context for `key`, with `threads` slice threads; nil when swscale cannot make one.
+  private func context(for key: Key, color: ColorInfo, threads: Int32) -> OpaquePointer? {
+    let space: Int32
+    switch color.matrix {
+    case .bt601: space = SWS_CS_ITU601
+    case .bt2020nc: space = SWS_CS_BT2020
+    case .bt709, .rgb: space = SWS_CS_ITU709
+    }
+    // RGB comes out full range; Y'CbCr keeps the source's range (it is only scaled).
+    let full: Int32 = color.range == .full ? 1 : 0
+    return orb_sws_context(
+      key.format, Int32(key.width), Int32(key.height), Int32(key.outWidth), Int32(key.outHeight), key.outFormat,
+      threads, space, full, key.outFormat == orb_pix_fmt_yuv444p16() ? full : 1)
+  }
+
   /// Scales and converts `frame` to `width`x`height` pixels of `format` into `planes`, `strides` bytes a row.
   private func scale(
     _ frame: VideoFrame, width: Int, height: Int, format: Int32, planes out: inout [UnsafeMutablePointer<UInt8>?],
     strides outStrides: [Int32]
   ) -> Bool {
-    let wanted = Key(
-      format: av_get_pix_fmt(frame.pixelFormatName).rawValue, width: frame.width, height: frame.height,
-      outWidth: width, outHeight: height, outFormat: format, matrix: frame.color.matrix, range: frame.color.range)
+    let wanted = key(for: frame, width: width, height: height, format: format)
     if key != wanted {
       sws_freeContext(sws)
-      let space: Int32
-      switch frame.color.matrix {
-      case .bt601: space = SWS_CS_ITU601
-      case .bt2020nc: space = SWS_CS_BT2020
-      case .bt709, .rgb: space = SWS_CS_ITU709
-      }
-      // RGB comes out full range; Y'CbCr keeps the source's range (it is only scaled).
-      let full: Int32 = frame.color.range == .full ? 1 : 0
-      sws = orb_sws_context(
-        wanted.format, Int32(frame.width), Int32(frame.height), Int32(width), Int32(height), format, threads, space,
-        full, format == orb_pix_fmt_yuv444p16() ? full : 1)
+      sws = context(for: wanted, color: frame.color, threads: threads)
       key = sws == nil ? nil : wanted
     }
     guard let sws else { return false }
+    return Self.convert(frame, with: sws, key: wanted, into: out, strides: outStrides, rows: nil)
+  }
+
+  /// Runs `sws` (made for `key`) on `frame`: the whole picture into `out`, or only `rows` of it, written from the
+  /// first of `out`'s rows on.
+  private static func convert(
+    _ frame: VideoFrame, with sws: OpaquePointer, key: Key, into out: [UnsafeMutablePointer<UInt8>?],
+    strides outStrides: [Int32], rows: Range<Int>?
+  ) -> Bool {
     var planes: [UnsafePointer<UInt8>?] = [nil, nil, nil, nil]
     var strides: [Int32] = [0, 0, 0, 0]
     for (i, plane) in frame.planes.prefix(4).enumerated() {
       planes[i] = plane.base.assumingMemoryBound(to: UInt8.self)
       strides[i] = Int32(plane.stride)
     }
+    let (w, h) = (Int32(key.outWidth), Int32(key.outHeight))
     let code = planes.withUnsafeBufferPointer { p in
       strides.withUnsafeBufferPointer { s in
         out.withUnsafeBufferPointer { o in
           outStrides.withUnsafeBufferPointer { os in
-            orb_sws_scale_planes(
-              sws, wanted.format, Int32(frame.width), Int32(frame.height), p.baseAddress, s.baseAddress, format,
-              o.baseAddress, os.baseAddress, Int32(width), Int32(height))
+            guard let rows else {
+              return orb_sws_scale_planes(
+                sws, key.format, Int32(key.width), Int32(key.height), p.baseAddress, s.baseAddress, key.outFormat,
+                o.baseAddress, os.baseAddress, w, h)
+            }
+            return orb_sws_scale_band(
+              sws, key.format, Int32(key.width), Int32(key.height), p.baseAddress, s.baseAddress, key.outFormat,
+              o.baseAddress, os.baseAddress, w, h, Int32(rows.lowerBound), Int32(rows.count))
           }
         }
       }

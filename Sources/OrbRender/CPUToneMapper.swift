@@ -4,7 +4,7 @@ import OrbDecode
 import Synchronization
 
 /// PQ and HLG pictures tone-mapped on the CPU: what the shader does on a GPU, done where there is none. swscale gives
-/// the source's Y'CbCr at the target's size (16-bit 4:4:4); each pixel is converted with the shader's matrix
+/// the source's Y'CbCr at the target's size (16-bit 4:4:4), a band of rows at a time on each thread; each pixel is converted with the shader's matrix
 /// (`YUVMatrix`), then goes through the same 64³ table the GPU
 /// samples (`HDRTable`'s grid of `HDRToSDR`, interpolated tetrahedrally, shaders/hdrlut.glsl) and the same ordered
 /// dither, into 8-bit RGBA or BGRA. On lavapipe the shader's sampling of the planes and the table took 59 % of the
@@ -31,66 +31,83 @@ final class CPUToneMapper {
   private final class Slot: Sendable { let grid = Mutex<Grid?>(nil) }
   private let made = Slot()
   private var building: HDRTableKey?
-  /// The Y', Cb and Cr planes swscale writes (16-bit codes, full scale), for the picture's size.
-  private var planes: UnsafeMutablePointer<UInt16>?
-  private var planeSize = (width: 0, height: 0)
+  /// Each band thread's Y', Cb and Cr rows as swscale writes them (16-bit codes, full scale): `bandRows` rows of the
+  /// picture's width, so a band is tone-mapped while it is still in the core's cache, and the whole picture is never
+  /// held as planes (5.3 MB at 1280x720).
+  private var bands: UnsafeMutablePointer<UInt16>?
+  private var bandsSize = (width: 0, parts: 0)
+  /// Rows swscale makes at a time for one band thread: 240 KB of planes at 1280 wide.
+  static let bandRows = 32
 
-  deinit { planes?.deallocate() }
+  deinit { bands?.deallocate() }
 
   /// Whether the tone mapper draws pictures of this kind: PQ and HLG (not wide-gamut SDR, which the GPU keeps).
   static func accepts(_ variant: PipelineVariant) -> Bool { variant.mode == 1 || variant.mode == 2 }
 
   /// Draws a `width`x`height` picture at `out` (`rowBytes` apart; `origin` is where it lies in the target, for the
-  /// dither's pattern). `convert` fills the three 16-bit planes it is given with the source's Y'CbCr, which
-  /// `matrix` turns into R'G'B' (the source's samples had `bitDepth` bits).
+  /// dither's pattern), on `parts` threads, each taking its own rows a band at a time. `convert(part, first, rows,
+  /// planes, strides)` fills the three 16-bit planes it is given with rows `first..<first + rows` of the source's
+  /// Y'CbCr at this size, which `matrix` turns into R'G'B' (the source's samples had `bitDepth` bits); it is called
+  /// from `parts` threads at once, each with its own `part`.
   func draw(
     width: Int, height: Int, into out: UnsafeMutableRawPointer, rowBytes: Int, origin: (x: Int, y: Int),
     order: PixelOrder, matrix: YUVMatrix, bitDepth: Int, params: ToneMapParams, variant: PipelineVariant,
-    convert: (inout [UnsafeMutablePointer<UInt8>?], [Int32]) -> Bool
+    parts: Int,
+    convert: @Sendable (_ part: Int, _ first: Int, _ rows: Int, [UnsafeMutablePointer<UInt8>?], [Int32]) -> Bool
   ) -> Bool {
-    if planeSize != (width, height) {
-      planes?.deallocate()
-      planes = .allocate(capacity: width * height * 3)
-      planeSize = (width, height)
+    let parts = max(1, parts)
+    let band = Self.bandRows * width
+    if bandsSize != (width, parts) {
+      bands?.deallocate()
+      bands = .allocate(capacity: band * 3 * parts)
+      bandsSize = (width, parts)
     }
-    guard let planes else { return false }
-    let plane = width * height
-    var pointers: [UnsafeMutablePointer<UInt8>?] = (0..<3).map {
-      UnsafeMutableRawPointer(planes + $0 * plane).assumingMemoryBound(to: UInt8.self)
-    }
-    pointers.append(nil)
-    guard convert(&pointers, [Int32(width * 2), Int32(width * 2), Int32(width * 2), 0]) else { return false }
+    guard let bands else { return false }
     let table = self.table(params: params, variant: variant)
     let bgra = order == .bgra
     let size = table.size
+    // The matrix in grid units (a 16-bit sample in, a grid coordinate out), as Float rows. swscale widens a
+    // sample of `bitDepth` bits by a shift, so the code value is the sample over (2^depth - 1) * 2^(16 - depth).
+    let scale = Double(size - 1)
+    let full = Double(((1 << bitDepth) - 1) << (16 - bitDepth))
+    let rows = matrix.rows.flatMap { r in
+      [Float(r.x * scale / full), Float(r.y * scale / full), Float(r.z * scale / full), Float(r.w * scale)]
+    }
+    // The dither's offsets (+0.5 for rounding) for the eight rows of its pattern, each from the picture's first
+    // column: made once a picture, not once a row.
+    let dither = (0..<64).map { i in
+      Float(OrderedDither.offset(x: origin.x + i % 8, y: origin.y + i / 8)) + 0.5
+    }
+    let failed = Atomic<Bool>(false)
     table.points.withUnsafeBufferPointer { grid in
-      // Each band writes its own rows of `out`; the planes and the grid are only read while the bands run.
-      nonisolated(unsafe) let (grid, planes, out) = (grid.baseAddress!, planes, out)
-      let threads = max(1, min(4, ProcessInfo.processInfo.activeProcessorCount))
-      let band = (height + threads - 1) / threads
-      // The matrix in grid units (a 16-bit sample in, a grid coordinate out), as Float rows. swscale widens a
-      // sample of `bitDepth` bits by a shift, so the code value is the sample over (2^depth - 1) * 2^(16 - depth).
-      let scale = Double(size - 1)
-      let full = Double(((1 << bitDepth) - 1) << (16 - bitDepth))
-      let rows = matrix.rows.flatMap { r in
-        [Float(r.x * scale / full), Float(r.y * scale / full), Float(r.z * scale / full), Float(r.w * scale)]
-      }
-      // The dither's offsets (+0.5 for rounding) for the eight rows of its pattern, each from the picture's first
-      // column: made once a picture, not once a row.
-      let dither = (0..<64).map { i in
-        Float(OrderedDither.offset(x: origin.x + i % 8, y: origin.y + i / 8)) + 0.5
-      }
-      DispatchQueue.concurrentPerform(iterations: threads) { part in
-        for y in (part * band)..<min(height, (part + 1) * band) {
-          let row = y * width
-          Self.mapRow(
-            y: planes + row, cb: planes + plane + row, cr: planes + 2 * plane + row, count: width, matrix: rows,
-            grid: grid, size: size, out: (out + y * rowBytes).assumingMemoryBound(to: UInt32.self),
-            dither: dither[(y % 8) * 8..<(y % 8) * 8 + 8], bgra: bgra)
+      // Each part writes its own rows of `out` from its own band of planes; the grid is only read while they run.
+      nonisolated(unsafe) let (grid, bands, out) = (grid.baseAddress!, bands, out)
+      let share = (height + parts - 1) / parts
+      DispatchQueue.concurrentPerform(iterations: parts) { part in
+        let planes = bands + part * band * 3
+        let pointers: [UnsafeMutablePointer<UInt8>?] = (0..<3).map {
+          UnsafeMutableRawPointer(planes + $0 * band).assumingMemoryBound(to: UInt8.self)
+        } + [nil]
+        let strides = [Int32(width * 2), Int32(width * 2), Int32(width * 2), 0]
+        let end = min(height, (part + 1) * share)
+        for first in stride(from: part * share, to: end, by: Self.bandRows) {
+          let count = min(Self.bandRows, end - first)
+          guard convert(part, first, count, pointers, strides) else {
+            failed.store(true, ordering: .relaxed)
+            return
+          }
+          for r in 0..<count {
+            let y = first + r
+            let row = r * width
+            Self.mapRow(
+              y: planes + row, cb: planes + band + row, cr: planes + 2 * band + row, count: width, matrix: rows,
+              grid: grid, size: size, out: (out + y * rowBytes).assumingMemoryBound(to: UInt32.self),
+              dither: dither[(y % 8) * 8..<(y % 8) * 8 + 8], bgra: bgra)
+          }
         }
       }
     }
-    return true
+    return !failed.load(ordering: .relaxed)
   }
 
   /// One row: 16-bit Y'CbCr → R'G'B' by `matrix` (in grid units) → the table, tetrahedrally → plus the dither
