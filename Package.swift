@@ -33,7 +33,7 @@ let package = Package(
     // Generated media, the built binary and PNG reading, shared by the test targets.
     .target(name: "OrbTestSupport", path: "Tests/OrbTestSupport"),
     .testTarget(name: "OrbDecodeTests", dependencies: ["OrbDecode", "OrbTestSupport"]),
-    .testTarget(name: "OrbRenderTests", dependencies: ["OrbRender", "OrbDecode", "OrbTestSupport"]),
+    .testTarget(name: "OrbRenderTests", dependencies: ["OrbRender", "OrbDecode", "COrbPixels", "OrbTestSupport"]),
     .testTarget(name: "OrbPlayerTests", dependencies: ["OrbPlayer", "OrbDecode", "OrbTestSupport"]),
     .testTarget(name: "OrbDSPTests", dependencies: ["OrbDSP"]),
     // The app's tests drive the built binary: they link no module of the player.

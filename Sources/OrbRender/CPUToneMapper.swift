@@ -16,10 +16,12 @@ import Synchronization
 /// the first picture waited for, and came no closer to the full table's pictures) and the full one behind it.
 /// Thread-safety: Unsafe; owned by the renderer's thread. The worker hands its table over through a `Mutex`.
 final class CPUToneMapper {
-  /// The encoded SDR signal in 8-bit code units (0...255) at each point of a `size`³ grid, r fastest, then g, then b.
+  /// The encoded SDR signal at each point of a `size`³ grid, r fastest, then g, then b: in 256ths of an 8-bit code
+  /// (`ORB_TABLE_ONE`, 0...65280), the fourth value unused; 2 MB for the full table where floats took 4 MB, and for a
+  /// moment two tables are held (the one in use and the one made for a new peak).
   private struct Grid: Sendable {
     let size: Int
-    let points: [SIMD4<Float>]
+    let points: [SIMD4<UInt16>]
     let key: HDRTableKey
   }
 
@@ -114,10 +116,10 @@ final class CPUToneMapper {
   /// offset → rounded to 8 bits, opaque (COrbPixels' `orb_tone_map_row`).
   private static func mapRow(
     y: UnsafePointer<UInt16>, cb: UnsafePointer<UInt16>, cr: UnsafePointer<UInt16>, count: Int,
-    matrix: [Float], grid: UnsafePointer<SIMD4<Float>>, size: Int, out: UnsafeMutablePointer<UInt32>,
+    matrix: [Float], grid: UnsafePointer<SIMD4<UInt16>>, size: Int, out: UnsafeMutablePointer<UInt32>,
     dither: ArraySlice<Float>, bgra: Bool
   ) {
-    UnsafeRawPointer(grid).withMemoryRebound(to: Float.self, capacity: size * size * size * 4) { table in
+    UnsafeRawPointer(grid).withMemoryRebound(to: UInt16.self, capacity: size * size * size * 4) { table in
       dither.withUnsafeBufferPointer { d in
         orb_tone_map_row(y, cb, cr, Int32(count), matrix, table, Int32(size), d.baseAddress, bgra ? 1 : 0, out)
       }
@@ -178,7 +180,8 @@ final class CPUToneMapper {
 
   /// `HDRToSDR` on a `size`³ grid, each slice of it on a thread of its own.
   private static func makeGrid(size: Int, params: ToneMapParams, key: HDRTableKey) -> Grid {
-    var points = [SIMD4<Float>](repeating: .zero, count: size * size * size)
+    var points = [SIMD4<UInt16>](repeating: .zero, count: size * size * size)
+    let one = Double(ORB_TABLE_ONE)
     points.withUnsafeMutableBufferPointer { grid in
       // Each slice of the grid is written by its own iteration.
       nonisolated(unsafe) let grid = grid.baseAddress!
@@ -186,8 +189,9 @@ final class CPUToneMapper {
         for g in 0..<size {
           for r in 0..<size {
             let signal = SIMD3(Double(r), Double(g), Double(b)) / Double(size - 1)
-            let value = HDRToSDR.map(rgbSignal: signal, params: params) * 255
-            grid[(b * size + g) * size + r] = SIMD4(Float(value.x), Float(value.y), Float(value.z), 0)
+            let value = HDRToSDR.map(rgbSignal: signal, params: params) * (255 * one)
+            func code(_ v: Double) -> UInt16 { UInt16(min(max(v, 0), 255 * one).rounded()) }
+            grid[(b * size + g) * size + r] = SIMD4(code(value.x), code(value.y), code(value.z), 0)
           }
         }
       }

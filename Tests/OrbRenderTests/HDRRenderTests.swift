@@ -1,3 +1,4 @@
+import COrbPixels
 import Foundation
 import OrbTestSupport
 import XCTest
@@ -85,6 +86,39 @@ final class HDRRenderTests: XCTestCase {
         XCTAssertEqual(Array(a[0..<4]), [0, 0, 0, 255], "\(url): the letterbox is opaque black")
         XCTAssertEqual(drawer.curvePeak ?? 0, renderer.curvePeak ?? -1, accuracy: 1e-9, "\(url): the same peak")
         XCTAssertEqual(drawer.deviceName, "none yet (swscale on the CPU)", "no Vulkan device was made")
+      }
+    }
+  }
+
+  /// The CPU tone mapper's rows come out the same, byte for byte, whether the CPU runs them eight pixels at a time
+  /// (AVX2) or one at a time (any other CPU): on noise, over the table's edges (samples of 0 and 65535, which clamp),
+  /// for row lengths that leave 1 to 7 pixels after the last eight, in both byte orders. Without AVX2 both are the
+  /// one-at-a-time loop.
+  func testTheWideToneMappingRowsAreTheOneAtATimeRowsByteForByte() {
+    var rng = SplitMix64(seed: "tone-map-rows")
+    let size = 64
+    let grid = (0..<size * size * size * 4).map { _ in UInt16(rng.next() % UInt64(255 * ORB_TABLE_ONE + 1)) }
+    let width = 1283
+    func plane() -> [UInt16] {
+      (0..<width).map { i in i % 37 == 0 ? 0 : i % 41 == 0 ? 65535 : UInt16(truncatingIfNeeded: rng.next()) }
+    }
+    // BT.2020 10-bit limited range in grid units, as `CPUToneMapper` gives it, and a slightly larger one that clamps.
+    let m = YUVMatrix(matrix: .bt2020nc, range: .limited, bitDepth: 10)
+    let full = Double(1023 << 6)
+    for (stretch, bgra) in [(1.0, false), (1.3, true)] {
+      let matrix = m.rows.flatMap { r in
+        [r.x, r.y, r.z].map { Float($0 * 63 * stretch / full) } + [Float(r.w * 63)]
+      }
+      let dither = (0..<8).map { Float(OrderedDither.offset(x: $0, y: 3)) + 0.5 }
+      let (y, cb, cr) = (plane(), plane(), plane())
+      for count in [1, 7, 8, 9, 15, 16, 1283] {
+        var wide = [UInt32](repeating: 0, count: count)
+        var portable = wide
+        orb_tone_map_row(y, cb, cr, Int32(count), matrix, grid, Int32(size), dither, bgra ? 1 : 0, &wide)
+        orb_tone_map_row_portable(y, cb, cr, Int32(count), matrix, grid, Int32(size), dither, bgra ? 1 : 0, &portable)
+        let first = wide.indices.first { wide[$0] != portable[$0] }
+        XCTAssertNil(first, "\(count) pixels, stretch \(stretch): pixel \(first ?? 0) differs")
+        XCTAssertTrue(wide.allSatisfy { $0 >> 24 == 0xFF }, "opaque")
       }
     }
   }
