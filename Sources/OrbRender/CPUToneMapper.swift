@@ -182,14 +182,17 @@ final class CPUToneMapper {
   private static func makeGrid(size: Int, params: ToneMapParams, key: HDRTableKey) -> Grid {
     var points = [SIMD4<UInt16>](repeating: .zero, count: size * size * size)
     let one = Double(ORB_TABLE_ONE)
+    // Each grid step's light, channel by channel: half the powers a point took (0.7 of 8 CPU s of a 5 s 4K HDR10 clip
+    // went to making tables).
+    let light = (0..<size).map { HDRToSDR.channelLight(Double($0) / Double(size - 1), params: params) }
     points.withUnsafeMutableBufferPointer { grid in
       // Each slice of the grid is written by its own iteration.
       nonisolated(unsafe) let grid = grid.baseAddress!
       DispatchQueue.concurrentPerform(iterations: size) { b in
         for g in 0..<size {
           for r in 0..<size {
-            let signal = SIMD3(Double(r), Double(g), Double(b)) / Double(size - 1)
-            let value = HDRToSDR.map(rgbSignal: signal, params: params) * (255 * one)
+            let nits = HDRToSDR.combine(SIMD3(light[r], light[g], light[b]), params: params)
+            let value = HDRToSDR.map(rgbLinearNits: nits, params: params) * (255 * one)
             func code(_ v: Double) -> UInt16 { UInt16(min(max(v, 0), 255 * one).rounded()) }
             grid[(b * size + g) * size + r] = SIMD4(code(value.x), code(value.y), code(value.z), 0)
           }

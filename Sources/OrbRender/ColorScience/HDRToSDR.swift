@@ -153,18 +153,31 @@ public enum HDRToSDR {
   /// Source R'G'B' signal (0...1, after the YUV matrix) to linear display light in nits, in the source primaries.
   /// GLSL `colour_linearise`.
   public static func linearise(rgbSignal: SIMD3<Double>, params: ToneMapParams) -> SIMD3<Double> {
+    combine(
+      SIMD3(
+        channelLight(rgbSignal.x, params: params), channelLight(rgbSignal.y, params: params),
+        channelLight(rgbSignal.z, params: params)), params: params)
+  }
+
+  /// `linearise`'s work on one channel alone: nits for PQ; for HLG the scene light after the BT.2100 black lift β
+  /// (so that signal 0 shows the source's black), which `combine` takes to nits. A grid of signals needs it once a
+  /// grid step, not once a point.
+  public static func channelLight(_ signal: Double, params: ToneMapParams) -> Double {
     switch params.transfer {
     case .pq:
-      return SIMD3(PQTransfer.eotf(rgbSignal.x), PQTransfer.eotf(rgbSignal.y), PQTransfer.eotf(rgbSignal.z))
+      return PQTransfer.eotf(signal)
     case .hlg:
-      // The BT.2100 black lift β (so that signal 0 shows the source's black), then the inverse OETF and the OOTF.
-      let peak = params.contentPeak
-      let gamma = HLGTransfer.systemGamma(peakNits: peak)
-      let beta = sqrt(3 * pow(params.sourceBlack / peak, 1 / gamma))
-      let lifted = rgbSignal * (1 - beta) + beta
-      let scene = SIMD3(
-        HLGTransfer.inverseOETF(lifted.x), HLGTransfer.inverseOETF(lifted.y), HLGTransfer.inverseOETF(lifted.z))
-      return HLGTransfer.ootf(scene, peakNits: peak)
+      let gamma = HLGTransfer.systemGamma(peakNits: params.contentPeak)
+      let beta = sqrt(3 * pow(params.sourceBlack / params.contentPeak, 1 / gamma))
+      return HLGTransfer.inverseOETF(signal * (1 - beta) + beta)
+    }
+  }
+
+  /// The three channels' `channelLight` to display light in nits: as they are for PQ, through the OOTF for HLG.
+  public static func combine(_ light: SIMD3<Double>, params: ToneMapParams) -> SIMD3<Double> {
+    switch params.transfer {
+    case .pq: return light
+    case .hlg: return HLGTransfer.ootf(light, peakNits: params.contentPeak)
     }
   }
 
@@ -215,12 +228,14 @@ public enum HDRToSDR {
   /// Relative linear light (1 = the display's peak) to the SDR signal: the BT.1886 inverse EOTF for a display whose
   /// black is 1/1000 of its peak, so the display's black is signal 0. GLSL `bt1886_inv_eotf_black`.
   public static func encode(_ relative: SIMD3<Double>) -> SIMD3<Double> {
-    let lift = pow(1 / ToneMapParams.targetContrast, 1 / BT1886Transfer.gamma)
     func one(_ l: Double) -> Double {
       min(max((BT1886Transfer.inverseEOTF(l) - lift) / (1 - lift), 0), 1)
     }
     return SIMD3(one(relative.x), one(relative.y), one(relative.z))
   }
+
+  /// The signal `encode` gives the display's black, before it is moved to 0.
+  private static let lift = pow(1 / ToneMapParams.targetContrast, 1 / BT1886Transfer.gamma)
 
   /// Linear display light in nits (source primaries) to the encoded SDR BT.709 signal, each channel 0...1, before
   /// dithering. GLSL `hdr_to_sdr`.
