@@ -157,9 +157,13 @@ final class CPUToneMapper {
     building = key
     // The worker shares only the slot, through its lock.
     let made = self.made
-    let size = Self.fullSize
+    let (size, nice) = (Self.fullSize, Self.tableNice)
     startThread(named: "orb-hdr-table") {
-      let grid = CPUToneMapper.makeGrid(size: size, params: params, key: key)
+      // On one thread below playback's: made on every core at once, a table held the decoder back for about 200 ms
+      // each time the detected peak moved, and a 4K HDR10 clip dropped pictures at each. The table in use serves
+      // until this one is there.
+      setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice)
+      let grid = CPUToneMapper.makeGrid(size: size, params: params, key: key, parallel: false)
       made.grid.withLock { $0 = grid }
     }
   }
@@ -178,8 +182,11 @@ final class CPUToneMapper {
     }
   }
 
-  /// `HDRToSDR` on a `size`³ grid, each slice of it on a thread of its own.
-  private static func makeGrid(size: Int, params: ToneMapParams, key: HDRTableKey) -> Grid {
+  /// The nice value of the thread that makes the full table (Linux: a thread's own; 0 is playback's).
+  static let tableNice: Int32 = 10
+
+  /// `HDRToSDR` on a `size`³ grid; with `parallel`, each slice of it on a thread of its own.
+  private static func makeGrid(size: Int, params: ToneMapParams, key: HDRTableKey, parallel: Bool = true) -> Grid {
     var points = [SIMD4<UInt16>](repeating: .zero, count: size * size * size)
     let one = Double(ORB_TABLE_ONE)
     // Each grid step's light, channel by channel: half the powers a point took (0.7 of 8 CPU s of a 5 s 4K HDR10 clip
@@ -188,7 +195,7 @@ final class CPUToneMapper {
     points.withUnsafeMutableBufferPointer { grid in
       // Each slice of the grid is written by its own iteration.
       nonisolated(unsafe) let grid = grid.baseAddress!
-      DispatchQueue.concurrentPerform(iterations: size) { b in
+      @Sendable func slice(_ b: Int) {
         for g in 0..<size {
           for r in 0..<size {
             let nits = HDRToSDR.combine(SIMD3(light[r], light[g], light[b]), params: params)
@@ -197,6 +204,11 @@ final class CPUToneMapper {
             grid[(b * size + g) * size + r] = SIMD4(code(value.x), code(value.y), code(value.z), 0)
           }
         }
+      }
+      if parallel {
+        DispatchQueue.concurrentPerform(iterations: size, execute: slice)
+      } else {
+        for b in 0..<size { slice(b) }
       }
     }
     return Grid(size: size, points: points, key: key)
