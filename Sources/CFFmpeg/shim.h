@@ -313,11 +313,14 @@ static void orb_sws_keep(void *opaque, uint8_t *data) {
 }
 
 /// Converts the picture in `planes` (the context's source format and size) into `dst_format` planes at `dst`,
-/// `dst_strides` bytes a row, through the frame API, so the context's slice threads run. The memory on both sides
-/// stays the caller's: the frames only borrow it.
+/// `dst_strides` bytes a row, through the frame API. With `rows` 0, the whole picture, so the context's slice threads
+/// run. Else only rows `first`..<`first + rows` of it, written from `dst` on (the band's first row): the whole source
+/// is read, only those rows are made; `sws` is then a context of its own (no slice threads), so several bands are
+/// made at once on threads of the caller's. The memory on both sides stays the caller's: the frames only borrow it.
 static inline int orb_sws_scale_planes(struct SwsContext *sws, int src_format, int src_w, int src_h,
                                        const uint8_t *const planes[4], const int strides[4], int dst_format,
-                                       uint8_t *const dst[4], const int dst_strides[4], int dst_w, int dst_h) {
+                                       uint8_t *const dst[4], const int dst_strides[4], int dst_w, int dst_h,
+                                       int first, int rows) {
   AVFrame *src = av_frame_alloc();
   AVFrame *out = av_frame_alloc();
   int ret = AVERROR(ENOMEM);
@@ -328,7 +331,8 @@ static inline int orb_sws_scale_planes(struct SwsContext *sws, int src_format, i
   for (int i = 0; i < 4; i++) {
     src->data[i] = (uint8_t *)planes[i];
     src->linesize[i] = strides[i];
-    out->data[i] = dst[i];
+    // swscale writes row r at data + r * linesize: the frame's rows start `first` rows before `dst`.
+    out->data[i] = dst[i] ? (uint8_t *)((uintptr_t)dst[i] - (uintptr_t)first * (uintptr_t)dst_strides[i]) : NULL;
     out->linesize[i] = dst_strides[i];
   }
   src->buf[0] = av_buffer_create((uint8_t *)planes[0], 1, orb_sws_keep, NULL, AV_BUFFER_FLAG_READONLY);
@@ -337,44 +341,14 @@ static inline int orb_sws_scale_planes(struct SwsContext *sws, int src_format, i
   out->height = dst_h;
   out->buf[0] = av_buffer_create(dst[0], 1, orb_sws_keep, NULL, 0);
   if (!src->buf[0] || !out->buf[0]) goto done;
-  ret = sws_scale_frame(sws, out, src);
-done:
-  av_frame_free(&src);
-  av_frame_free(&out);
-  return ret;
-}
-
-/// Rows `first`..<`first + rows` of the picture `orb_sws_scale_planes` would make, written to `band` (the band's
-/// first row, `band_strides` bytes a row): the whole source is read, only those rows are made. `sws` is a context of
-/// its own (no slice threads), so several bands are made at once on threads of the caller's.
-static inline int orb_sws_scale_band(struct SwsContext *sws, int src_format, int src_w, int src_h,
-                                     const uint8_t *const planes[4], const int strides[4], int dst_format,
-                                     uint8_t *const band[4], const int band_strides[4], int dst_w, int dst_h,
-                                     int first, int rows) {
-  AVFrame *src = av_frame_alloc();
-  AVFrame *out = av_frame_alloc();
-  int ret = AVERROR(ENOMEM);
-  if (!src || !out) goto done;
-  src->format = src_format;
-  src->width = src_w;
-  src->height = src_h;
-  for (int i = 0; i < 4; i++) {
-    src->data[i] = (uint8_t *)planes[i];
-    src->linesize[i] = strides[i];
-    // swscale writes row r at data + r * linesize: the frame's rows start `first` rows before the band.
-    out->data[i] = band[i] ? (uint8_t *)((uintptr_t)band[i] - (uintptr_t)first * (uintptr_t)band_strides[i]) : NULL;
-    out->linesize[i] = band_strides[i];
+  if (rows <= 0) {
+    ret = sws_scale_frame(sws, out, src);
+  } else {
+    ret = sws_frame_start(sws, out, src);
+    if (ret >= 0) ret = sws_send_slice(sws, 0, src_h);
+    if (ret >= 0) ret = sws_receive_slice(sws, first, rows);
+    sws_frame_end(sws);
   }
-  src->buf[0] = av_buffer_create((uint8_t *)planes[0], 1, orb_sws_keep, NULL, AV_BUFFER_FLAG_READONLY);
-  out->format = dst_format;
-  out->width = dst_w;
-  out->height = dst_h;
-  out->buf[0] = av_buffer_create(band[0], 1, orb_sws_keep, NULL, 0);
-  if (!src->buf[0] || !out->buf[0]) goto done;
-  ret = sws_frame_start(sws, out, src);
-  if (ret >= 0) ret = sws_send_slice(sws, 0, src_h);
-  if (ret >= 0) ret = sws_receive_slice(sws, first, rows);
-  sws_frame_end(sws);
 done:
   av_frame_free(&src);
   av_frame_free(&out);

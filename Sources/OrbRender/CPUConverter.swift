@@ -160,14 +160,9 @@ final class CPUConverter {
       strides.withUnsafeBufferPointer { s in
         out.withUnsafeBufferPointer { o in
           outStrides.withUnsafeBufferPointer { os in
-            guard let rows else {
-              return orb_sws_scale_planes(
-                sws, key.format, Int32(key.width), Int32(key.height), p.baseAddress, s.baseAddress, key.outFormat,
-                o.baseAddress, os.baseAddress, w, h)
-            }
-            return orb_sws_scale_band(
+            orb_sws_scale_planes(
               sws, key.format, Int32(key.width), Int32(key.height), p.baseAddress, s.baseAddress, key.outFormat,
-              o.baseAddress, os.baseAddress, w, h, Int32(rows.lowerBound), Int32(rows.count))
+              o.baseAddress, os.baseAddress, w, h, Int32(rows?.lowerBound ?? 0), Int32(rows?.count ?? 0))
           }
         }
       }
