@@ -43,8 +43,9 @@ static void tone_map_from(int i, const uint16_t *y, const uint16_t *cb, const ui
     const int o1 = (dr >= hi) + (dg >= hi) * stepG + (db >= hi) * stepB;
     const int o2 = (dr > lo) + (dg > lo) * stepG + (db > lo) * stepB;
     const orb_u16x4 *p0 = points + (cell.z * stepB + cell.y * stepG + cell.x);
-    orb_f4 t = __builtin_convertvector(p0[0], orb_f4) * (1 - hi) + __builtin_convertvector(p0[o1], orb_f4) * (hi - mid) +
-               __builtin_convertvector(p0[o2], orb_f4) * (mid - lo) + __builtin_convertvector(p0[far], orb_f4) * lo;
+    const orb_f4 c0 = __builtin_convertvector(p0[0], orb_f4), c1 = __builtin_convertvector(p0[o1], orb_f4),
+                 c2 = __builtin_convertvector(p0[o2], orb_f4), c3 = __builtin_convertvector(p0[far], orb_f4);
+    orb_f4 t = c0 * (1 - hi) + c1 * (hi - mid) + c2 * (mid - lo) + c3 * lo;
     t = t * unit + dither[i & 7];
     t = __builtin_elementwise_min(__builtin_elementwise_max(t, zero), white);
     const orb_i4 code = __builtin_convertvector(t, orb_i4);
@@ -57,7 +58,8 @@ void orb_tone_map_row(const uint16_t *y, const uint16_t *cb, const uint16_t *cr,
                       const uint16_t *grid, int size, const float dither[8], int bgra, uint32_t *out) {
   int i = 0;
 #if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx2")) i = orb_tone_map_row_avx2(y, cb, cr, count, matrix, grid, size, dither, bgra, out);
+  if (__builtin_cpu_supports("avx2"))
+    i = orb_tone_map_row_avx2(y, cb, cr, count, matrix, grid, size, dither, bgra, out);
 #endif
   tone_map_from(i, y, cb, cr, count, matrix, grid, size, dither, bgra, out);
 }

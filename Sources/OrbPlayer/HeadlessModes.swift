@@ -105,7 +105,8 @@ public enum Benchmark {
     return Result(
       source: source, width: size.0, height: size.1, frames: frames, seconds: seconds,
       fps: seconds > 0 ? Double(frames) / seconds : 0, cpuSeconds: ProcessStats.cpuSeconds() - cpuStart,
-      peakRssMb: ProcessStats.peakRSSMegabytes(), device: cpuDevice ? "CPU (swscale, no Vulkan device)" : drawer.deviceName,
+      peakRssMb: ProcessStats.peakRSSMegabytes(),
+      device: cpuDevice ? "CPU (swscale, no Vulkan device)" : drawer.deviceName,
       corruptPackets: media.health.corruptPackets)
   }
 }

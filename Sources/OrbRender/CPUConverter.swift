@@ -13,7 +13,7 @@ import OrbDecode
 final class CPUConverter {
   private var sws: OpaquePointer?
   private var key: Key?
-  /// For PQ and HLG: one context for each band thread of `CPUToneMapper` (no slice threads of their own), for `bandKey`.
+  /// For PQ and HLG: a context for each band thread of `CPUToneMapper` (no slice threads of their own), for `bandKey`.
   private var bandContexts: [OpaquePointer] = []
   private var bandKey: Key?
   /// Slice threads: the machine's cores, at most 4 (more buys nothing at 1080p and costs start-up).
@@ -33,7 +33,7 @@ final class CPUConverter {
 
   deinit {
     sws_freeContext(sws)
-    bandContexts.forEach { sws_freeContext($0) }
+    for context in bandContexts { sws_freeContext(context) }
   }
 
   /// Waits (up to `timeout` seconds) for the full HDR table a worker is making (`CPUToneMapper.finishTable`).
@@ -66,7 +66,7 @@ final class CPUConverter {
       let format = orb_pix_fmt_yuv444p16()
       let wanted = key(for: frame, width: x1 - x0, height: y1 - y0, format: format)
       if bandKey != wanted {
-        bandContexts.forEach { sws_freeContext($0) }
+        for context in bandContexts { sws_freeContext(context) }
         bandContexts = (0..<threads).compactMap { _ in context(for: wanted, color: frame.color, threads: 1) }
         bandKey = bandContexts.count == Int(threads) ? wanted : nil
       }
@@ -78,7 +78,8 @@ final class CPUConverter {
         matrix: YUVMatrix(matrix: frame.color.matrix, range: frame.color.range, bitDepth: frame.bitDepth),
         bitDepth: frame.bitDepth, params: toneMap.params, variant: toneMap.variant, parts: contexts.count
       ) { part, first, rows, planes, strides in
-        Self.convert(frame, with: contexts[part], key: wanted, into: planes, strides: strides, rows: first..<first + rows)
+        Self.convert(
+          frame, with: contexts[part], key: wanted, into: planes, strides: strides, rows: first..<first + rows)
       }
       guard drawn else { return false }
     } else {

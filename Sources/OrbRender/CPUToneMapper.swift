@@ -4,17 +4,19 @@ import OrbDecode
 import Synchronization
 
 /// PQ and HLG pictures tone-mapped on the CPU: what the shader does on a GPU, done where there is none. swscale gives
-/// the source's Y'CbCr at the target's size (16-bit 4:4:4), a band of rows at a time on each thread; each pixel is converted with the shader's matrix
-/// (`YUVMatrix`), then goes through the same 64³ table the GPU
-/// samples (`HDRTable`'s grid of `HDRToSDR`, interpolated tetrahedrally, shaders/hdrlut.glsl) and the same ordered
-/// dither, into 8-bit RGBA or BGRA. On lavapipe the shader's sampling of the planes and the table took 59 % of the
-/// HDR benchmark's CPU; here it is one pass of plain arithmetic.
+/// the source's Y'CbCr at the target's size (16-bit 4:4:4), a band of rows at a time on each thread; each pixel is
+/// converted with the shader's matrix (`YUVMatrix`), then goes through the same 64³ table the GPU samples
+/// (`HDRTable`'s grid of `HDRToSDR`, interpolated tetrahedrally, shaders/hdrlut.glsl) and the same ordered dither,
+/// into 8-bit RGBA or BGRA. On lavapipe the shader's sampling of the planes and the table took 59 % of the HDR
+/// benchmark's CPU; here it is one pass of plain arithmetic.
 /// The table is made again only when the stream kind, curve or peaks change beyond what `HDRTableKey.serves`
-/// absorbs. Making it (64³ points of `HDRToSDR`) takes about 200 ms on two cores, so it is never made while a
-/// picture waits: when only the peak moved, the table in use stays until a worker thread has made the new one; for a
-/// stream's first picture (or a new kind or curve) a 25³ table is made at once (about 13 ms; 33³ took 30 ms, which
-/// the first picture waited for, and came no closer to the full table's pictures) and the full one behind it.
-/// Thread-safety: Unsafe; owned by the renderer's thread. The worker hands its table over through a `Mutex`.
+/// absorbs. Making it (64³ points of `HDRToSDR`) takes a few hundred ms on one thread, so it is never made while a
+/// picture waits: when only the peak moved, the table in use stays until a worker thread (below playback's
+/// priority) has made the new one; for a stream's first picture (or a new kind or curve) a 25³ table is made at
+/// once (about 13 ms; 33³ took 30 ms, which the first picture waited for, and came no closer to the full table's
+/// pictures) and the full one behind it.
+/// Thread-safety: Unsafe; owned by the renderer's thread, which hands each band thread its own rows and planes for
+/// one `draw`. The worker hands its table over through a `Mutex`.
 final class CPUToneMapper {
   /// The encoded SDR signal at each point of a `size`³ grid, r fastest, then g, then b: in 256ths of an 8-bit code
   /// (`ORB_TABLE_ONE`, 0...65280), the fourth value unused; 2 MB for the full table where floats took 4 MB, and for a
@@ -87,9 +89,10 @@ final class CPUToneMapper {
       let share = (height + parts - 1) / parts
       DispatchQueue.concurrentPerform(iterations: parts) { part in
         let planes = bands + part * band * 3
-        let pointers: [UnsafeMutablePointer<UInt8>?] = (0..<3).map {
-          UnsafeMutableRawPointer(planes + $0 * band).assumingMemoryBound(to: UInt8.self)
-        } + [nil]
+        let pointers: [UnsafeMutablePointer<UInt8>?] =
+          (0..<3).map {
+            UnsafeMutableRawPointer(planes + $0 * band).assumingMemoryBound(to: UInt8.self)
+          } + [nil]
         let strides = [Int32(width * 2), Int32(width * 2), Int32(width * 2), 0]
         let end = min(height, (part + 1) * share)
         for first in stride(from: part * share, to: end, by: Self.bandRows) {
