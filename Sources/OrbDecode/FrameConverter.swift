@@ -61,7 +61,7 @@ final class FrameConverter {
         return nil
       }
       // Same matrix and range on both sides: only the layout changes. RGB sources become BT.709 limited.
-      let table = sws_getCoefficients(Self.swsColorspace(isRGB ? .bt709 : color.matrix))
+      let table = sws_getCoefficients((isRGB ? .bt709 : color.matrix).swsColorspace)
       let fullIn: Int32 = isRGB || color.range == .full ? 1 : 0
       let fullOut: Int32 = isRGB ? 0 : fullIn
       sws_setColorspaceDetails(sws, table, fullIn, table, fullOut, 0, 1 << 16, 1 << 16)
@@ -116,9 +116,12 @@ final class FrameConverter {
     guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { return 1 }
     return parts[0] / parts[1]
   }
+}
 
-  static func swsColorspace(_ matrix: ColorInfo.Matrix) -> Int32 {
-    switch matrix {
+extension ColorInfo.Matrix {
+  /// swscale's name for this matrix (`sws_getCoefficients`); RGB sources are taken as BT.709.
+  public var swsColorspace: Int32 {
+    switch self {
     case .bt709, .rgb: return SWS_CS_ITU709
     case .bt601: return SWS_CS_ITU601
     case .bt2020nc: return SWS_CS_BT2020

@@ -116,17 +116,11 @@ final class CPUConverter {
 
   /// A swscale context for `key`, with `threads` slice threads; nil when swscale cannot make one.
   private func context(for key: Key, color: ColorInfo, threads: Int32) -> OpaquePointer? {
-    let space: Int32
-    switch color.matrix {
-    case .bt601: space = SWS_CS_ITU601
-    case .bt2020nc: space = SWS_CS_BT2020
-    case .bt709, .rgb: space = SWS_CS_ITU709
-    }
     // RGB comes out full range; Y'CbCr keeps the source's range (it is only scaled).
     let full: Int32 = color.range == .full ? 1 : 0
     return orb_sws_context(
       key.format, Int32(key.width), Int32(key.height), Int32(key.outWidth), Int32(key.outHeight), key.outFormat,
-      threads, space, full, key.outFormat == orb_pix_fmt_yuv444p16() ? full : 1)
+      threads, color.matrix.swsColorspace, full, key.outFormat == orb_pix_fmt_yuv444p16() ? full : 1)
   }
 
   /// Scales and converts `frame` to `width`x`height` pixels of `format` into `planes`, `strides` bytes a row.

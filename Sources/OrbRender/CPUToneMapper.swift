@@ -194,7 +194,9 @@ final class CPUToneMapper {
     let one = Double(ORB_TABLE_ONE)
     // Each grid step's light, channel by channel: half the powers a point took (0.7 of 8 CPU s of a 5 s 4K HDR10 clip
     // went to making tables).
-    let light = (0..<size).map { HDRToSDR.channelLight(Double($0) / Double(size - 1), params: params) }
+    let light = (0..<size).map {
+      HDRToSDR.channelLight(SIMD3(repeating: Double($0) / Double(size - 1)), params: params).x
+    }
     points.withUnsafeMutableBufferPointer { grid in
       // Each slice of the grid is written by its own iteration.
       nonisolated(unsafe) let grid = grid.baseAddress!

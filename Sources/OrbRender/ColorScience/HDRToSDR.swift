@@ -153,23 +153,22 @@ public enum HDRToSDR {
   /// Source R'G'B' signal (0...1, after the YUV matrix) to linear display light in nits, in the source primaries.
   /// GLSL `colour_linearise`.
   public static func linearise(rgbSignal: SIMD3<Double>, params: ToneMapParams) -> SIMD3<Double> {
-    combine(
-      SIMD3(
-        channelLight(rgbSignal.x, params: params), channelLight(rgbSignal.y, params: params),
-        channelLight(rgbSignal.z, params: params)), params: params)
+    combine(channelLight(rgbSignal, params: params), params: params)
   }
 
-  /// `linearise`'s work on one channel alone: nits for PQ; for HLG the scene light after the BT.2100 black lift β
+  /// `linearise`'s work on each channel alone: nits for PQ; for HLG the scene light after the BT.2100 black lift β
   /// (so that signal 0 shows the source's black), which `combine` takes to nits. A grid of signals needs it once a
   /// grid step, not once a point.
-  public static func channelLight(_ signal: Double, params: ToneMapParams) -> Double {
+  public static func channelLight(_ signal: SIMD3<Double>, params: ToneMapParams) -> SIMD3<Double> {
     switch params.transfer {
     case .pq:
-      return PQTransfer.eotf(signal)
+      return SIMD3(PQTransfer.eotf(signal.x), PQTransfer.eotf(signal.y), PQTransfer.eotf(signal.z))
     case .hlg:
       let gamma = HLGTransfer.systemGamma(peakNits: params.contentPeak)
       let beta = sqrt(3 * pow(params.sourceBlack / params.contentPeak, 1 / gamma))
-      return HLGTransfer.inverseOETF(signal * (1 - beta) + beta)
+      let lifted = signal * (1 - beta) + beta
+      return SIMD3(
+        HLGTransfer.inverseOETF(lifted.x), HLGTransfer.inverseOETF(lifted.y), HLGTransfer.inverseOETF(lifted.z))
     }
   }
 
