@@ -1,3 +1,4 @@
+import COrbPixels
 import Foundation
 import OrbDecode
 import Synchronization
@@ -17,10 +18,11 @@ public struct FrameLight: Sendable, Equatable {
   /// The darkest light the mean counts (libplacebo's 1e-3 of SDR white), nits.
   static let averageFloor = ToneMapParams.referenceWhiteNits / 1000
   /// Points measured at most: a grid over the picture (about 340×190 at 16:9), so the cost does not grow with its size
-  /// (4K costs what 720p costs; about 1 ms a picture in a release build). A quarter as many missed the brightest
-  /// edges of testsrc2 and moved it from libplacebo's picture (mean CIEDE2000 1.14 instead of 0.96). Each point is a 2×2 block, its brightest luma with its chroma. A highlight smaller
-  /// than the grid's spacing can be missed: it is then clipped at the display's peak, as libplacebo clips what lies
-  /// above its measured peak.
+  /// (4K costs what 720p costs: about 1.5 ms a picture on this project's 2-core test machine, in COrbPixels'
+  /// `orb_measure_light`). A quarter as many missed the brightest edges of testsrc2 and moved it from libplacebo's
+  /// picture (mean CIEDE2000 1.14 instead of 0.96). Each point is a 2×2 block, its brightest luma with its chroma. A
+  /// highlight smaller than the grid's spacing can be missed: it is then clipped at the display's peak, as libplacebo
+  /// clips what lies above its measured peak.
   static let samples = 65_536
 
   /// spline36's weights halfway between two samples, for the pairs 0.5, 1.5 and 2.5 samples away (they sum to 1/2
@@ -41,67 +43,52 @@ public struct FrameLight: Sendable, Equatable {
 
   /// Measures `frame` (a PQ or HLG picture) with the stream's parameters; nil for any other transfer.
   public static func measure(_ frame: VideoFrame, params: ToneMapParams) -> FrameLight? {
-    guard ToneMapParams.Transfer(frame.color.transfer) != nil, frame.planes.count >= 2 else { return nil }
-    if frame.bytesPerComponent == 2 {
-      return measure(frame, params: params, as: UInt16.self, unit: frame.sampleScale / 65535)
-    }
-    return measure(frame, params: params, as: UInt8.self, unit: frame.sampleScale / 255)
+    measure(frame, params: params, portable: false)
   }
 
-  private static func measure<Sample: FixedWidthInteger & UnsignedInteger>(
-    _ frame: VideoFrame, params: ToneMapParams, as: Sample.Type, unit: Double
-  ) -> FrameLight? {
+  /// `measure`, one point at a time with `portable` (as on a CPU without AVX2; for tests).
+  static func measure(_ frame: VideoFrame, params: ToneMapParams, portable: Bool) -> FrameLight? {
+    guard ToneMapParams.Transfer(frame.color.transfer) != nil, frame.planes.count >= 2 else { return nil }
+    let twoBytes = frame.bytesPerComponent == 2
+    let unit = frame.sampleScale / (twoBytes ? 65535 : 255)
     let matrix = YUVMatrix(matrix: frame.color.matrix, range: frame.color.range, bitDepth: frame.bitDepth)
-    let (r, g, b) = (matrix.rows[0] * unit, matrix.rows[1] * unit, matrix.rows[2] * unit)
     let linear = LinearTable.for(params)
     let chromaW = (frame.width + 1) / 2
     let chromaH = (frame.height + 1) / 2
-    let step = max(1, Int((Double(chromaW * chromaH) / Double(samples)).squareRoot().rounded(.up)))
-    let y = frame.planes[0]
     let semiPlanar = frame.layout == .semiPlanar420
-    let cb = frame.planes[1]
-    let cr = semiPlanar ? frame.planes[1] : frame.planes[2]
-    func row(_ plane: VideoFrame.Plane, _ index: Int) -> UnsafePointer<Sample> {
-      (plane.base + index * plane.stride).assumingMemoryBound(to: Sample.self)
+    func plane(_ p: VideoFrame.Plane) -> orb_light_plane {
+      orb_light_plane(
+        base: p.base.assumingMemoryBound(to: UInt8.self), stride: p.stride, width: Int32(p.width),
+        height: Int32(p.height))
     }
-    let (w0, w1, w2) = halfway
-    let last = chromaW - 1
+    let luma = HLGTransfer.lumaCoefficients
+    var job = orb_light_job()
+    job.y = plane(frame.planes[0])
+    job.cb = plane(frame.planes[1])
+    job.cr = plane(semiPlanar ? frame.planes[1] : frame.planes[2])
+    job.chroma_width = Int32(chromaW)
+    job.chroma_height = Int32(chromaH)
+    job.semi_planar = semiPlanar ? 1 : 0
+    job.two_bytes = twoBytes ? 1 : 0
+    job.step = Int32(max(1, Int((Double(chromaW * chromaH) / Double(samples)).squareRoot().rounded(.up))))
+    // The rows take raw samples, scaled by `unit`; the offsets are the matrix's own.
+    let (r, g, b) = (matrix.rows[0], matrix.rows[1], matrix.rows[2])
+    job.rows = (
+      r.x * unit, r.y * unit, r.z * unit, r.w, g.x * unit, g.y * unit, g.z * unit, g.w, b.x * unit, b.y * unit,
+      b.z * unit, b.w
+    )
+    job.halfway = halfway
+    job.table = UnsafePointer(linear.pairs.baseAddress)
+    job.size = Int32(LinearTable.size)
+    job.hlg = params.transfer == .pq ? 0 : 1
+    job.gamma = linear.gamma
+    job.content_peak = params.contentPeak
+    job.luma = (luma.x, luma.y, luma.z)
+    job.average_floor = averageFloor
     var peak = 0.0
     var logSum = 0.0
-    var count = 0
-    for cy in stride(from: 0, to: chromaH, by: step) {
-      let y0 = row(y, min(cy * 2, y.height - 1))
-      let y1 = row(y, min(cy * 2 + 1, y.height - 1))
-      let cbRow = row(cb, min(cy, cb.height - 1))
-      let crRow = row(cr, min(cy, cr.height - 1))
-      func u(_ i: Int) -> Double {
-        let c = min(max(i, 0), last)
-        return Double(semiPlanar ? cbRow[c * 2] : cbRow[c])
-      }
-      func v(_ i: Int) -> Double {
-        let c = min(max(i, 0), last)
-        return Double(semiPlanar ? crRow[c * 2 + 1] : crRow[c])
-      }
-      func light(_ luma: Double, _ u: Double, _ v: Double) -> (Double, Double) {
-        // R'G'B' (the rows take raw samples, scaled by `unit`), then max(R, G, B) in nits.
-        linear.maxChannel(
-          r.x * luma + r.y * u + r.z * v + matrix.rows[0].w, g.x * luma + g.y * u + g.z * v + matrix.rows[1].w,
-          b.x * luma + b.y * u + b.z * v + matrix.rows[2].w)
-      }
-      for cx in stride(from: 0, to: chromaW, by: step) {
-        let x0 = min(cx * 2, y.width - 1)
-        let x1 = min(cx * 2 + 1, y.width - 1)
-        // The even column shares its chroma sample; the odd one lies halfway to the next, where a sharp chroma
-        // upsampler (libplacebo's spline36) overshoots at an edge, and that overshoot is light on screen.
-        let even = light(Double(max(y0[x0], y1[x0])), u(cx), v(cx))
-        let halfU = w0 * (u(cx) + u(cx + 1)) + w1 * (u(cx - 1) + u(cx + 2)) + w2 * (u(cx - 2) + u(cx + 3))
-        let halfV = w0 * (v(cx) + v(cx + 1)) + w1 * (v(cx - 1) + v(cx + 2)) + w2 * (v(cx - 2) + v(cx + 3))
-        let odd = light(Double(max(y0[x1], y1[x1])), halfU, halfV)
-        let (m, logM) = even.0 >= odd.0 ? even : odd
-        peak = max(peak, m)
-        logSum += logM
-        count += 1
-      }
+    let count = withExtendedLifetime(linear) {
+      portable ? orb_measure_light_portable(&job, &peak, &logSum) : orb_measure_light(&job, &peak, &logSum)
     }
     guard count > 0 else { return nil }
     return FrameLight(peak: peak, average: exp(logSum / Double(count)))
@@ -133,53 +120,27 @@ private final class LinearTable: @unchecked Sendable {
 
   static let size = 4096
   let params: ToneMapParams
-  /// Light at each of `size + 1` signal steps; and its ln (PQ only), not below `FrameLight.averageFloor`, the mean's
-  /// term without a log per point. Raw memory: read once per point, they must cost no more than a load.
-  let values: UnsafeMutableBufferPointer<Double>
-  let logs: UnsafeMutableBufferPointer<Double>
+  /// At each of `size + 1` signal steps, the light and then its ln (PQ only), not below `FrameLight.averageFloor`
+  /// (the mean's term without a log per point): side by side, so a point's two steps of both are one 32-byte load.
+  let pairs: UnsafeMutableBufferPointer<Double>
   let gamma: Double
 
   init(params: ToneMapParams) {
     self.params = params
     gamma = HLGTransfer.systemGamma(peakNits: params.contentPeak)
     let beta = sqrt(3 * pow(params.sourceBlack / params.contentPeak, 1 / gamma))
-    values = .allocate(capacity: Self.size + 1)
-    logs = .allocate(capacity: Self.size + 1)
+    pairs = .allocate(capacity: 2 * (Self.size + 1))
     for i in 0...Self.size {
       let signal = Double(i) / Double(Self.size)
       let value =
         params.transfer == .pq ? PQTransfer.eotf(signal) : HLGTransfer.inverseOETF(signal * (1 - beta) + beta)
-      values[i] = value
-      logs[i] = log(max(value, FrameLight.averageFloor))
+      pairs[2 * i] = value
+      pairs[2 * i + 1] = log(max(value, FrameLight.averageFloor))
     }
   }
 
   deinit {
-    values.deallocate()
-    logs.deallocate()
-  }
-
-  @inline(__always)
-  private func value(_ signal: Double, in table: UnsafeMutableBufferPointer<Double>) -> Double {
-    let position = signal * Double(Self.size)
-    let i = min(Int(position), Self.size - 1)
-    let f = position - Double(i)
-    let base = table.baseAddress!
-    return base[i] + f * (base[i + 1] - base[i])
-  }
-
-  /// max(R, G, B) in nits of an R'G'B' signal (clamped to 0...1), and its ln for the mean.
-  @inline(__always)
-  func maxChannel(_ red: Double, _ green: Double, _ blue: Double) -> (Double, Double) {
-    let (r, g, b) = (min(max(red, 0), 1), min(max(green, 0), 1), min(max(blue, 0), 1))
-    if params.transfer == .pq {
-      let top = max(r, max(g, b))
-      return (value(top, in: values), value(top, in: logs))
-    }
-    let scene = SIMD3(value(r, in: values), value(g, in: values), value(b, in: values))
-    let ys = (scene * HLGTransfer.lumaCoefficients).sum()
-    let m = ys > 0 ? params.contentPeak * pow(ys, gamma - 1) * scene.max() : 0
-    return (m, log(max(m, FrameLight.averageFloor)))
+    pairs.deallocate()
   }
 }
 
