@@ -53,13 +53,13 @@ public struct ToneMapParams: Sendable, Equatable {
   public var curve: ToneMapCurve
   /// The peak the curve maps from, nits: `contentPeak`, or the peak measured in the picture (`PeakDetector`), which
   /// lies between `PeakDetector.lowestPeak(...)` and `contentPeak`.
-  public var sourcePeak: Double
+  public var sourcePeak: Double { didSet { range = Self.range(sourceBlack, sourcePeak, targetPeak) } }
   /// The brightest the content can be by its metadata, nits: every channel is clamped to it, and it picks the mode.
   public var contentPeak: Double
   /// The source's black, nits.
-  public var sourceBlack: Double
+  public var sourceBlack: Double { didSet { range = Self.range(sourceBlack, sourcePeak, targetPeak) } }
   /// The SDR display's peak (SDR signal 1.0), nits: `--target-peak`.
-  public var targetPeak: Double
+  public var targetPeak: Double { didSet { range = Self.range(sourceBlack, sourcePeak, targetPeak) } }
   public var transfer: Transfer
   /// The source's primaries; output is always BT.709.
   public var primaries: ColorInfo.Primaries
@@ -78,6 +78,7 @@ public struct ToneMapParams: Sendable, Equatable {
     self.targetPeak = targetPeak
     self.transfer = transfer
     self.primaries = primaries
+    range = Self.range(sourceBlack, sourcePeak, targetPeak)
   }
 
   /// The parameters for a stream: its transfer and primaries, and its peak and black from its metadata
@@ -109,10 +110,13 @@ public struct ToneMapParams: Sendable, Equatable {
   /// The display's black, nits.
   public var targetBlack: Double { targetPeak / Self.targetContrast }
 
-  /// The range the curve maps: the source's black and (detected) peak onto the display's.
-  public var range: ToneRange {
+  /// The range the curve maps: the source's black and (detected) peak onto the display's. Kept with the peaks it is
+  /// made of, so that the tone mapping of each point (64³ of them a table) does not make it again.
+  public private(set) var range: ToneRange
+
+  private static func range(_ sourceBlack: Double, _ sourcePeak: Double, _ targetPeak: Double) -> ToneRange {
     ToneRange(
-      sourceBlack: sourceBlack, sourcePeak: max(sourcePeak, targetPeak), targetBlack: targetBlack,
+      sourceBlack: sourceBlack, sourcePeak: max(sourcePeak, targetPeak), targetBlack: targetPeak / targetContrast,
       targetPeak: targetPeak)
   }
 

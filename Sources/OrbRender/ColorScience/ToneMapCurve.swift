@@ -43,28 +43,20 @@ public enum ToneMapCurve: String, Sendable, CaseIterable {
     guard self == .bt2390, range.sourcePeak > range.targetPeak else {
       return map(nits, sourcePeak: range.sourcePeak, targetPeak: range.targetPeak)
     }
-    let i0 = PQTransfer.inverseEOTF(range.sourceBlack)
-    let i1 = PQTransfer.inverseEOTF(range.sourcePeak)
-    let o0 = PQTransfer.inverseEOTF(range.targetBlack)
-    let o1 = PQTransfer.inverseEOTF(range.targetPeak)
-    func relative(_ v: Double) -> Double { (v - i0) / (i1 - i0) }
-    let minLum = relative(o0)
-    let maxLum = relative(o1)
-    let ks = (1 + Self.bt2390KneeOffset) * maxLum - Self.bt2390KneeOffset
-    let bp = minLum > 0 ? min(1 / minLum, 4) : 4
-    let gain = maxLum < 1 ? 1 / (1 + minLum / maxLum * pow(1 - maxLum, bp)) : 1
+    let k = range.knee
+    func relative(_ v: Double) -> Double { (v - k.i0) / (k.i1 - k.i0) }
     var x = relative(PQTransfer.inverseEOTF(min(max(nits, range.sourceBlack), range.sourcePeak)))
-    if ks < 1 && x >= ks {
-      let t = (x - ks) / (1 - ks)
+    if k.ks < 1 && x >= k.ks {
+      let t = (x - k.ks) / (1 - k.ks)
       let t2 = t * t
       let t3 = t2 * t
-      x = (2 * t3 - 3 * t2 + 1) * ks + (t3 - 2 * t2 + t) * (1 - ks) + (-2 * t3 + 3 * t2) * maxLum
+      x = (2 * t3 - 3 * t2 + 1) * k.ks + (t3 - 2 * t2 + t) * (1 - k.ks) + (-2 * t3 + 3 * t2) * k.maxLum
     }
     if x < 1 {
-      x += minLum * pow(1 - x, bp)
-      x = gain * (x - minLum) + minLum
+      x += k.minLum * pow(1 - x, k.bp)
+      x = k.gain * (x - k.minLum) + k.minLum
     }
-    return PQTransfer.eotf(min(max(x * (i1 - i0) + i0, o0), o1))
+    return PQTransfer.eotf(min(max(x * (k.i1 - k.i0) + k.i0, k.o0), k.o1))
   }
 
   /// Maps luminance `nits` of the source to nits on the target. Input above the source peak is taken as the peak;
@@ -123,15 +115,42 @@ public enum ToneMapCurve: String, Sendable, CaseIterable {
 /// The luminance range a tone curve maps from and to, nits.
 /// Thread-safety: a value type.
 public struct ToneRange: Sendable, Equatable {
-  public var sourceBlack: Double
-  public var sourcePeak: Double
-  public var targetBlack: Double
-  public var targetPeak: Double
+  public let sourceBlack: Double
+  public let sourcePeak: Double
+  public let targetBlack: Double
+  public let targetPeak: Double
+  /// What BT.2390 (`ToneMapCurve.map(_:range:)`) takes from the range alone, made with it: each point took nine
+  /// powers for it, four times a point in hybrid mode, about half of all the powers of making an HDR table.
+  let knee: BT2390Knee
 
   public init(sourceBlack: Double, sourcePeak: Double, targetBlack: Double, targetPeak: Double) {
     self.sourceBlack = sourceBlack
     self.sourcePeak = sourcePeak
     self.targetBlack = targetBlack
     self.targetPeak = targetPeak
+    knee = BT2390Knee(
+      sourceBlack: sourceBlack, sourcePeak: sourcePeak, targetBlack: targetBlack, targetPeak: targetPeak)
+  }
+}
+
+/// BT.2390's constants for one `ToneRange`: its ends in PQ, and the black and peak relative to the source's, the
+/// knee, the black-point exponent and gain (libplacebo v4.208's `bt2390`).
+/// Thread-safety: a value type.
+struct BT2390Knee: Sendable, Equatable {
+  let i0, i1, o0, o1: Double
+  let minLum, maxLum, ks, bp, gain: Double
+
+  init(sourceBlack: Double, sourcePeak: Double, targetBlack: Double, targetPeak: Double) {
+    i0 = PQTransfer.inverseEOTF(sourceBlack)
+    i1 = PQTransfer.inverseEOTF(sourcePeak)
+    o0 = PQTransfer.inverseEOTF(targetBlack)
+    o1 = PQTransfer.inverseEOTF(targetPeak)
+    let (i0, i1) = (i0, i1)
+    func relative(_ v: Double) -> Double { (v - i0) / (i1 - i0) }
+    minLum = relative(o0)
+    maxLum = relative(o1)
+    ks = (1 + ToneMapCurve.bt2390KneeOffset) * maxLum - ToneMapCurve.bt2390KneeOffset
+    bp = minLum > 0 ? min(1 / minLum, 4) : 4
+    gain = maxLum < 1 ? 1 / (1 + minLum / maxLum * pow(1 - maxLum, bp)) : 1
   }
 }
