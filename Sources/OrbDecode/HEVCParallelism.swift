@@ -95,6 +95,17 @@ enum HEVCParallelism {
 
     mutating func skip(_ bits: Int) { position += bits }
 
+    /// `count` bits (at most 32) as an unsigned number, most significant first.
+    mutating func bits(_ count: Int) -> UInt32? {
+      guard count <= 32, position + count <= bytes.count * 8 else { return nil }
+      var value: UInt32 = 0
+      for _ in 0..<count { value = value << 1 | (bit()! ? 1 : 0) }
+      return value
+    }
+
+    /// Bytes left, from the next whole byte.
+    var bytesLeft: Int { bytes.count - (position + 7) / 8 }
+
     /// Unsigned Exp-Golomb.
     mutating func ue() -> UInt32? {
       var zeros = 0

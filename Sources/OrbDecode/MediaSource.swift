@@ -292,10 +292,17 @@ public final class MediaSource: @unchecked Sendable {
     if color.isHDR && (mastering == nil || light == nil), let parameters,
       limit.refusal(width: Int(par.width), height: Int(par.height)) == nil
     {
-      // x265 and most HEVC encoders carry HDR10 metadata in SEI messages, which FFmpeg attaches to frames.
-      let fromFrame = FirstFrameMetadata.read(context: context, stream: parameters, limit: limit)
-      mastering = mastering ?? fromFrame?.mastering
-      if light == nil, let hdr = fromFrame, hdr.maxCLL > 0 || hdr.maxFALL > 0 { light = (hdr.maxCLL, hdr.maxFALL) }
+      // x265 and most HEVC encoders carry HDR10 metadata in SEI messages, which FFmpeg attaches to frames: HEVC's
+      // are read from its first packets, other codecs' from a first picture decoded for it.
+      if par.codec_id == AV_CODEC_ID_HEVC {
+        let found = HEVCStaticMetadata.read(context: context, stream: parameters)
+        mastering = mastering ?? found.mastering
+        if light == nil, let l = found.light, l.maxCLL > 0 || l.maxFALL > 0 { light = (l.maxCLL, l.maxFALL) }
+      } else {
+        let fromFrame = FirstFrameMetadata.read(context: context, stream: parameters, limit: limit)
+        mastering = mastering ?? fromFrame?.mastering
+        if light == nil, let hdr = fromFrame, hdr.maxCLL > 0 || hdr.maxFALL > 0 { light = (hdr.maxCLL, hdr.maxFALL) }
+      }
     }
     let depth = av_pix_fmt_desc_get(format).map { Int($0.pointee.comp.0.depth) } ?? 8
     let variant = tag(st, "variant_bitrate").flatMap { Int64($0) }

@@ -73,6 +73,43 @@ final class ProbeTests: XCTestCase {
     try assertDurationMatchesFFprobe(info, path, expected: 1)
   }
 
+  /// HEVC's HDR10 metadata is read from its SEI without decoding a picture: in Matroska and MP4 (NAL units after
+  /// their lengths) and in MPEG-TS (Annex B start codes) alike, it is what FFmpeg attaches to the decoded picture.
+  func testHEVCStaticMetadataFromSEIIsTheDecodedPicturesInEveryContainer() throws {
+    let mkv = try Media.hevcHDR10()
+    let mp4 = try TestMedia.path("hevc10-hdr10.mp4", ["-i", mkv, "-c", "copy", "-tag:v", "hvc1"])
+    let ts = try TestMedia.path("hevc10-hdr10.ts", ["-i", mkv, "-c", "copy"])
+    for path in [mkv, mp4, ts] {
+      let video = try XCTUnwrap(try MediaSource(path).info.video.first, path)
+      let pipeline = try MediaPipeline(source: path)
+      defer { pipeline.close() }
+      let frame = try XCTUnwrap(pipeline.nextFrame(), path)
+      let decoded = try XCTUnwrap(frame.hdr.mastering, "\(path): FFmpeg's decoder found the SEI")
+      XCTAssertEqual(video.mastering, decoded, path)
+      XCTAssertEqual(video.maxCll, frame.hdr.maxCLL, path)
+      XCTAssertEqual(video.maxFall, frame.hdr.maxFALL, path)
+      XCTAssertEqual(video.maxCll, 1000, path)
+      assertChromaticity(decoded.red, 0.68, 0.32, "red in \(path)")
+    }
+  }
+
+  /// An HEVC stream with PQ but no HDR10 messages says nothing of a mastering display (and is read to its first
+  /// key picture only).
+  func testHEVCWithoutStaticMetadataReportsNone() throws {
+    let path = try TestMedia.path(
+      "hevc10-pq-bare.mkv",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=24", "-t", "1", "-vf", "format=yuv420p10le", "-c:v",
+        "libx265", "-preset", "ultrafast", "-x265-params",
+        "colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc:log-level=error",
+      ])
+    let video = try XCTUnwrap(try MediaSource(path).info.video.first)
+    XCTAssertEqual(video.colorTransfer, "smpte2084")
+    XCTAssertNil(video.mastering)
+    XCTAssertNil(video.maxCll)
+    XCTAssertNil(video.maxFall)
+  }
+
   func testVP9InWebMWithOpus() throws {
     let path = try Media.vp9()
     let info = try MediaSource(path).info
