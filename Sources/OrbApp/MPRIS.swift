@@ -1,5 +1,6 @@
 import CGtk
 import Foundation
+import OrbDecode
 import OrbPlayer
 
 /// MPRIS 2 on the session bus (org.mpris.MediaPlayer2.orbplayer.instancePID): desktop media keys, the shell's media
@@ -319,7 +320,7 @@ final class MPRIS {
   /// The source as a URL for `xesam:url`: a URL as given (`https://…`, `test://…`), a local path as an absolute
   /// file:// URL with percent-escapes (nil if GLib cannot make one of it).
   static func url(of source: String) -> String? {
-    if source.range(of: "^[a-zA-Z][a-zA-Z0-9+.-]*://", options: .regularExpression) != nil { return source }
+    if MediaSource.isURL(source) { return source }
     let absolute = g_canonicalize_filename(source, nil)  // relative to the working directory
     defer { g_free(absolute) }
     guard let uri = g_filename_to_uri(absolute, nil, nil) else { return nil }

@@ -94,15 +94,29 @@ struct Options {
     return Credentials(headers: headers, cookies: http ? cookies : nil)
   }
 
-  /// Reads mpv's `WxH` and `WxH+X+Y` (`-X` for a negative place).
+  /// Reads mpv's `WxH` and `WxH+X+Y` (`-X` for a negative place): each number 1 to 5 digits. By hand, not with a
+  /// regular expression: NSRegularExpression loads ICU's character data, 2-3 ms of a launch before the window.
   static func geometry(_ text: String) -> (width: Int, height: Int, x: Int?, y: Int?)? {
-    guard
-      let regex = try? NSRegularExpression(pattern: #"^(\d{1,5})x(\d{1,5})(?:([+-]\d{1,5})([+-]\d{1,5}))?$"#),
-      let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text))
-    else { return nil }
-    func group(_ i: Int) -> Int? { Range(match.range(at: i), in: text).flatMap { Int(text[$0]) } }
-    guard let w = group(1), let h = group(2), (16...16384).contains(w), (16...16384).contains(h) else { return nil }
-    return (w, h, group(3), group(4))
+    var rest = Substring(text)
+    /// Up to 5 digits taken from the front of `rest` (none: nil), after a sign when `signed`.
+    func number(signed: Bool) -> Int? {
+      var sign = 1
+      if signed {
+        guard let first = rest.first, first == "+" || first == "-" else { return nil }
+        sign = first == "-" ? -1 : 1
+        rest = rest.dropFirst()
+      }
+      let digits = rest.prefix { $0.isASCII && $0.isNumber }
+      guard (1...5).contains(digits.count), let value = Int(digits) else { return nil }
+      rest = rest.dropFirst(digits.count)
+      return sign * value
+    }
+    guard let w = number(signed: false), rest.first == "x" else { return nil }
+    rest = rest.dropFirst()
+    guard let h = number(signed: false), (16...16384).contains(w), (16...16384).contains(h) else { return nil }
+    if rest.isEmpty { return (w, h, nil, nil) }
+    guard let x = number(signed: true), let y = number(signed: true), rest.isEmpty else { return nil }
+    return (w, h, x, y)
   }
 
   static let toneMappingCurves = ToneMapCurve.allCases.map(\.rawValue)

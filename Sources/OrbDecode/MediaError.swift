@@ -76,7 +76,7 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
   /// A read that failed in the middle: for a network source it is the network's fault (worth a retry).
   static func fromRead(_ code: Int32, source: String) -> MediaError {
     let error = fromOpen(code, source: source)
-    let isNetwork = source.range(of: "^[a-zA-Z][a-zA-Z0-9+.-]*://", options: .regularExpression) != nil
+    let isNetwork = MediaSource.isURL(source)
     guard isNetwork, error.kind == .unplayable else { return error }
     return MediaError(.network, source: source, reason: "reading stopped: \(FFmpegError.message(code).lowercased())")
   }

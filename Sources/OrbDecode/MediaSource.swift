@@ -68,7 +68,7 @@ public final class MediaSource: @unchecked Sendable {
     self.credentials = credentials
     self.cancellation = cancellation
     self.limit = limit
-    let isURL = source.range(of: "^[a-zA-Z][a-zA-Z0-9+.-]*://", options: .regularExpression) != nil
+    let isURL = Self.isURL(source)
     if !isURL, let problem = MediaError.checkLocalFile(source) { throw problem }
 
     guard let allocated = avformat_alloc_context() else {
@@ -332,6 +332,25 @@ public final class MediaSource: @unchecked Sendable {
 }
 
 /// Decodes the first frame of a stream to read metadata that only frames carry (HDR10 SEI).
+extension MediaSource {
+  /// Whether `source` names a URL (a scheme, RFC 3986's letters, then `://`) rather than a local path. By hand, not
+  /// with a regular expression: NSRegularExpression loads ICU's character data, milliseconds of a launch.
+  public static func isURL(_ source: String) -> Bool {
+    let bytes = source.utf8
+    guard let first = bytes.first, (0x41...0x5A).contains(first) || (0x61...0x7A).contains(first) else {
+      return false
+    }
+    for (i, byte) in bytes.enumerated().dropFirst() {
+      switch byte {
+      case 0x41...0x5A, 0x61...0x7A, 0x30...0x39, 0x2B, 0x2E, 0x2D: continue
+      case 0x3A: return bytes.dropFirst(i + 1).starts(with: "//".utf8)
+      default: return false
+      }
+    }
+    return false
+  }
+}
+
 enum FirstFrameMetadata {
   static func read(context: UnsafeMutablePointer<AVFormatContext>, stream: StreamParameters, limit: PictureLimit)
     -> HDRMetadata?

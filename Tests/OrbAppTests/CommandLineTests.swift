@@ -28,6 +28,25 @@ final class CommandLineTests: XCTestCase {
     }
   }
 
+  /// `--geometry` takes mpv's WxH and WxH+X+Y (X and Y signed), 1 to 5 digits each, sizes 16 to 16384.
+  func testGeometryIsReadAsMpvWritesIt() {
+    let refusal = "--geometry must be WIDTHxHEIGHT"
+    for bad in [
+      "1280x", "x720", "1280x720+10", "1280x720+10-", "123456x720", "1280x720 ", "8x720", "1280*720",
+      "1280x720+1+2+3", "+1280x720", "1280x720+100000+0",
+    ] {
+      let r = Orb.run(["--geometry", bad, "--frame-at", "1", "x.mkv"])
+      XCTAssertEqual(r.status, 1, bad)
+      XCTAssertTrue(r.stderr.contains(refusal), "\(bad): \(r.stderr)")
+    }
+    for good in ["1280x720", "16x16", "1280x720+0+0", "1280x720-10+20", "640x360+99999-99999"] {
+      // Accepted: the next check (--frame-at without --output) is the one that refuses.
+      let r = Orb.run(["--geometry", good, "--frame-at", "1", "x.mkv"])
+      XCTAssertFalse(r.stderr.contains(refusal), "\(good): \(r.stderr)")
+      XCTAssertTrue(r.stderr.contains("--frame-at needs --output"), "\(good): \(r.stderr)")
+    }
+  }
+
   func testProbePrintsStreamsAsJSON() throws {
     let clip = try Clips.halves("halves-sar2.mp4", filters: ",setsar=2")
     let r = Orb.run(["--probe", clip])

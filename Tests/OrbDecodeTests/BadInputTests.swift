@@ -5,6 +5,20 @@ import XCTest
 
 /// Files a user might hand the player by mistake: each is a `MediaError` with words they can act on, never a crash.
 final class BadInputTests: XCTestCase {
+  /// What is opened as a URL and what as a local path: a scheme (a letter, then letters, digits, + . -) and `://`.
+  func testURLsAreToldFromPaths() {
+    for url in ["https://example.com/a.mkv", "test://bars", "file:///tmp/a.mkv", "HTTP://X", "a+b.c-d://x", "rtmp://h"]
+    {
+      XCTAssertTrue(MediaSource.isURL(url), url)
+    }
+    for path in [
+      "/tmp/a://b.mkv", "movie.mkv", "1abc://x", "://x", "http:/x", "c:/films/a.mkv", "a:b://x",
+      "my film: part 2.mkv", "", "h_ttp://x",
+    ] {
+      XCTAssertFalse(MediaSource.isURL(path), path)
+    }
+  }
+
   func testMissingFileSaysNoSuchFile() {
     let path = "\(TestMedia.directory)/no-such-clip-\(UUID().uuidString).mkv"
     assertOpenFails(path, kind: .missing, reasonContains: "no such file")

@@ -43,6 +43,36 @@ final class EventWriterTests: XCTestCase {
     XCTAssertEqual((events[4]["stats"] as? [String: Any])?["dropped"] as? Int, 2)
   }
 
+  /// Every kind of value an event holds comes out as JSON a host's parser reads back the same, keys in order.
+  func testEventValuesAreWrittenAsJSONAndReadBackTheSame() throws {
+    let text = "quote \" backslash \\ newline \n tab \t bell \u{07} é 字 🎬 /slash"
+    let fields: [String: Any] = [
+      "event": "cue", "text": text, "whole": 3.0, "half": 0.5, "tiny": 1e-7, "big": Int64(1_700_000_000_250),
+      "negative": -42, "on": true, "off": false, "none": NSNull(),
+      "nested": ["b": 2, "a": ["deep": "yes"] as [String: Any]] as [String: Any],
+    ]
+    let data = try XCTUnwrap(EventWriter.json(fields))
+    let line = String(decoding: data, as: UTF8.self)
+    XCTAssertFalse(line.contains("\n"), "one line")
+    let back = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    XCTAssertEqual(back["text"] as? String, text)
+    XCTAssertEqual(back["whole"] as? Int, 3, "a whole number reads as an integer")
+    XCTAssertEqual(back["half"] as? Double, 0.5)
+    XCTAssertEqual(back["tiny"] as? Double, 1e-7)
+    XCTAssertEqual(back["big"] as? Int64, 1_700_000_000_250)
+    XCTAssertEqual(back["negative"] as? Int, -42)
+    XCTAssertEqual(back["on"] as? Bool, true)
+    XCTAssertEqual(back["off"] as? Bool, false)
+    XCTAssertTrue(back["none"] is NSNull)
+    let nested = try XCTUnwrap(back["nested"] as? [String: Any])
+    XCTAssertEqual((nested["a"] as? [String: Any])?["deep"] as? String, "yes")
+    XCTAssertTrue(
+      line.hasPrefix(
+        #"{"big":1700000000250,"event":"cue","half":0.5,"negative":-42,"nested":{"a":{"deep":"yes"},"b":2}"#),
+      line)
+    XCTAssertNil(EventWriter.json(["event": "x", "bad": Double.nan]), "not JSON: the line is not written")
+  }
+
   /// A host that stops reading, then goes away: lines queued while the writer is blocked all fail, and later ones
   /// are not even tried. One report on stderr, and the process lives on (EPIPE must not kill it).
   func testAClosedDescriptorIsReportedOnceAndIgnored() throws {
