@@ -276,10 +276,13 @@ private enum DerivedMatrices {
 
   static func toBT709(_ primaries: ColorInfo.Primaries) -> ColorMatrix { entry(primaries).0 }
 
-  static let lumaSpaces: [ColorInfo.Primaries: (ColorMatrix, ColorMatrix)] = Dictionary(
-    uniqueKeysWithValues: [ColorInfo.Primaries.bt709, .bt2020, .bt601_625, .bt601_525, .dciP3].map {
-      ($0, deriveLumaSpace(ColorPrimaries($0)))
-    })
+  // Each primaries' luma space, looked up by a switch: a dictionary of them hashed a key at each of a table's 64³
+  // points.
+  static let lumaSpaceBT709 = deriveLumaSpace(ColorPrimaries(.bt709))
+  static let lumaSpaceBT2020 = deriveLumaSpace(ColorPrimaries(.bt2020))
+  static let lumaSpaceBT601_625 = deriveLumaSpace(ColorPrimaries(.bt601_625))
+  static let lumaSpaceBT601_525 = deriveLumaSpace(ColorPrimaries(.bt601_525))
+  static let lumaSpaceDCIP3 = deriveLumaSpace(ColorPrimaries(.dciP3))
 
   /// RGB → XYZ with X and Z turned into differences from Y, relative to the white point (libplacebo's luma mode).
   static func deriveLumaSpace(_ p: ColorPrimaries) -> (ColorMatrix, ColorMatrix) {
@@ -291,7 +294,13 @@ private enum DerivedMatrices {
   }
 
   static func lumaSpace(_ primaries: ColorInfo.Primaries) -> (ColorMatrix, ColorMatrix) {
-    lumaSpaces[primaries == .unknown ? .bt709 : primaries]!
+    switch primaries {
+    case .bt709, .unknown: return lumaSpaceBT709
+    case .bt2020: return lumaSpaceBT2020
+    case .bt601_625: return lumaSpaceBT601_625
+    case .bt601_525: return lumaSpaceBT601_525
+    case .dciP3: return lumaSpaceDCIP3
+    }
   }
   static func luma(_ primaries: ColorInfo.Primaries) -> SIMD3<Double> { entry(primaries).1 }
 }
