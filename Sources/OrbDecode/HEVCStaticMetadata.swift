@@ -8,20 +8,20 @@ import CFFmpeg
 /// Thread-safety: pure functions over bytes, and `read` over a format context its caller owns.
 enum HEVCStaticMetadata {
   /// What the messages said: FFmpeg's units (chromaticities in 0.00002, luminance in 0.0001 cd/m²) as it converts them.
-  struct Found: Equatable {
+  struct Found {
     var mastering: HDRMetadata.Mastering?
     var light: (maxCLL: Int, maxFALL: Int)?
 
-    static func == (a: Found, b: Found) -> Bool {
-      a.mastering == b.mastering && a.light?.maxCLL == b.light?.maxCLL && a.light?.maxFALL == b.light?.maxFALL
-    }
-
     var complete: Bool { mastering != nil && light != nil }
+    /// As FFmpeg attaches it to a decoded picture (light levels 0 where the stream gave none).
+    var metadata: HDRMetadata {
+      HDRMetadata(mastering: mastering, maxCLL: light?.maxCLL ?? 0, maxFALL: light?.maxFALL ?? 0)
+    }
   }
 
   /// Reads `stream`'s packets from the start of `context` up to its first key picture (at most 200 packets), then
   /// seeks back to the start.
-  static func read(context: UnsafeMutablePointer<AVFormatContext>, stream: StreamParameters) -> Found {
+  static func read(context: UnsafeMutablePointer<AVFormatContext>, stream: StreamParameters) -> HDRMetadata {
     let par = stream.parameters.pointee
     let configuration =
       par.extradata != nil && par.extradata_size > 0
@@ -34,7 +34,7 @@ enum HEVCStaticMetadata {
     defer { avformat_seek_file(context, -1, Int64.min, 0, 0, 0) }
     var packet: UnsafeMutablePointer<AVPacket>? = av_packet_alloc()
     defer { av_packet_free(&packet) }
-    guard let packet else { return found }
+    guard let packet else { return found.metadata }
     for _ in 0..<200 where !found.complete {
       guard av_read_frame(context, packet) >= 0 else { break }
       defer { av_packet_unref(packet) }
@@ -44,7 +44,7 @@ enum HEVCStaticMetadata {
       // A key picture's SEI comes before its slices: past its packet, the stream has said what it will say.
       if units.contains(where: { $0.count >= 2 && (16...23).contains(($0[$0.startIndex] >> 1) & 0x3f) }) { break }
     }
-    return found
+    return found.metadata
   }
 
   /// The NAL units of one packet: each after a `lengthSize`-byte big-endian length, or between Annex B start codes.

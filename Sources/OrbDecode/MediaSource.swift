@@ -294,15 +294,12 @@ public final class MediaSource: @unchecked Sendable {
     {
       // x265 and most HEVC encoders carry HDR10 metadata in SEI messages, which FFmpeg attaches to frames: HEVC's
       // are read from its first packets, other codecs' from a first picture decoded for it.
-      if par.codec_id == AV_CODEC_ID_HEVC {
-        let found = HEVCStaticMetadata.read(context: context, stream: parameters)
-        mastering = mastering ?? found.mastering
-        if light == nil, let l = found.light, l.maxCLL > 0 || l.maxFALL > 0 { light = (l.maxCLL, l.maxFALL) }
-      } else {
-        let fromFrame = FirstFrameMetadata.read(context: context, stream: parameters, limit: limit)
-        mastering = mastering ?? fromFrame?.mastering
-        if light == nil, let hdr = fromFrame, hdr.maxCLL > 0 || hdr.maxFALL > 0 { light = (hdr.maxCLL, hdr.maxFALL) }
-      }
+      let fromStream =
+        par.codec_id == AV_CODEC_ID_HEVC
+        ? HEVCStaticMetadata.read(context: context, stream: parameters)
+        : FirstFrameMetadata.read(context: context, stream: parameters, limit: limit)
+      mastering = mastering ?? fromStream?.mastering
+      if light == nil, let hdr = fromStream, hdr.maxCLL > 0 || hdr.maxFALL > 0 { light = (hdr.maxCLL, hdr.maxFALL) }
     }
     let depth = av_pix_fmt_desc_get(format).map { Int($0.pointee.comp.0.depth) } ?? 8
     let variant = tag(st, "variant_bitrate").flatMap { Int64($0) }
@@ -331,7 +328,6 @@ public final class MediaSource: @unchecked Sendable {
   }
 }
 
-/// Decodes the first frame of a stream to read metadata that only frames carry (HDR10 SEI).
 extension MediaSource {
   /// Whether `source` names a URL (a scheme, RFC 3986's letters, then `://`) rather than a local path. By hand, not
   /// with a regular expression: NSRegularExpression loads ICU's character data, milliseconds of a launch.
@@ -351,6 +347,7 @@ extension MediaSource {
   }
 }
 
+/// Decodes the first frame of a stream to read metadata that only frames carry (HDR10 SEI).
 enum FirstFrameMetadata {
   static func read(context: UnsafeMutablePointer<AVFormatContext>, stream: StreamParameters, limit: PictureLimit)
     -> HDRMetadata?

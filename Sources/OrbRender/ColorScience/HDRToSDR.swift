@@ -108,7 +108,7 @@ public struct ToneMapParams: Sendable, Equatable {
   }
 
   /// The display's black, nits.
-  public var targetBlack: Double { targetPeak / Self.targetContrast }
+  public var targetBlack: Double { range.targetBlack }
 
   /// The range the curve maps: the source's black and (detected) peak onto the display's. Kept with the peaks it is
   /// made of, so that the tone mapping of each point (64³ of them a table) does not make it again.

@@ -44,8 +44,7 @@ public enum ToneMapCurve: String, Sendable, CaseIterable {
       return map(nits, sourcePeak: range.sourcePeak, targetPeak: range.targetPeak)
     }
     let k = range.knee
-    func relative(_ v: Double) -> Double { (v - k.i0) / (k.i1 - k.i0) }
-    var x = relative(PQTransfer.inverseEOTF(min(max(nits, range.sourceBlack), range.sourcePeak)))
+    var x = k.relative(PQTransfer.inverseEOTF(min(max(nits, range.sourceBlack), range.sourcePeak)))
     if k.ks < 1 && x >= k.ks {
       let t = (x - k.ks) / (1 - k.ks)
       let t2 = t * t
@@ -145,12 +144,16 @@ struct BT2390Knee: Sendable, Equatable {
     i1 = PQTransfer.inverseEOTF(sourcePeak)
     o0 = PQTransfer.inverseEOTF(targetBlack)
     o1 = PQTransfer.inverseEOTF(targetPeak)
-    let (i0, i1) = (i0, i1)
-    func relative(_ v: Double) -> Double { (v - i0) / (i1 - i0) }
-    minLum = relative(o0)
-    maxLum = relative(o1)
+    minLum = Self.relative(o0, i0, i1)
+    maxLum = Self.relative(o1, i0, i1)
     ks = (1 + ToneMapCurve.bt2390KneeOffset) * maxLum - ToneMapCurve.bt2390KneeOffset
     bp = minLum > 0 ? min(1 / minLum, 4) : 4
     gain = maxLum < 1 ? 1 / (1 + minLum / maxLum * pow(1 - maxLum, bp)) : 1
   }
+
+  /// PQ signal `v` relative to the source's black (`i0`, 0) and peak (`i1`, 1).
+  private static func relative(_ v: Double, _ i0: Double, _ i1: Double) -> Double { (v - i0) / (i1 - i0) }
+
+  /// PQ signal `v` relative to this range's source black (0) and peak (1).
+  func relative(_ v: Double) -> Double { Self.relative(v, i0, i1) }
 }
