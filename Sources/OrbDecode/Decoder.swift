@@ -8,19 +8,12 @@ final class StreamParameters: @unchecked Sendable {
   let index: Int
   let timeBase: AVRational
   let parameters: UnsafeMutablePointer<AVCodecParameters>
-  /// For HEVC, whether its configuration says its pictures are coded in wavefront rows (nil: not HEVC, or unknown).
-  let hevcWavefront: Bool?
 
   init?(_ stream: UnsafeMutablePointer<AVStream>) {
     guard let copy = avcodec_parameters_alloc() else { return nil }
     parameters = copy
     index = Int(stream.pointee.index)
     timeBase = stream.pointee.time_base
-    let par = stream.pointee.codecpar.pointee
-    hevcWavefront =
-      par.codec_id == AV_CODEC_ID_HEVC && par.extradata != nil && par.extradata_size > 0
-      ? HEVCParallelism.wavefront(
-        configuration: Array(UnsafeBufferPointer(start: par.extradata, count: Int(par.extradata_size)))) : nil
     // From here on deinit frees the copy, whichever way this returns.
     guard avcodec_parameters_copy(copy, stream.pointee.codecpar) >= 0 else { return nil }
   }
@@ -72,25 +65,15 @@ final class StreamParameters: @unchecked Sendable {
 final class Decoder {
   let context: UnsafeMutablePointer<AVCodecContext>
 
-  /// How a decoder's work is spread over threads.
-  struct Threading: Equatable {
-    /// 0 lets FFmpeg pick one per core.
-    var count: Int32
-    /// Threads share one picture only (no picture more per thread); else frame threading is allowed too.
-    var slicesOnly = false
-  }
-
   /// - Parameters:
-  ///   - threads: 0 lets FFmpeg pick one per core; frame and slice threading are both allowed unless `slicesOnly`.
+  ///   - threads: 0 lets FFmpeg pick one per core; frame and slice threading are both allowed.
   ///   - limit: pictures larger than this fail to decode before FFmpeg allocates them.
-  init(
-    _ stream: StreamParameters, threads: Int32 = 0, slicesOnly: Bool = false, limit: PictureLimit = .standard
-  ) throws {
+  init(_ stream: StreamParameters, threads: Int32 = 0, limit: PictureLimit = .standard) throws {
     let (ctx, codec) = try stream.makeCodecContext()
     // Every stored property is set: from here a throw frees the context through deinit, and only there.
     context = ctx
     ctx.pointee.thread_count = threads
-    ctx.pointee.thread_type = slicesOnly ? FF_THREAD_SLICE : FF_THREAD_FRAME | FF_THREAD_SLICE
+    ctx.pointee.thread_type = FF_THREAD_FRAME | FF_THREAD_SLICE
     ctx.pointee.max_pixels = Int64(limit.maxPixels)
     try av(avcodec_open2(ctx, codec, nil), "avcodec_open2")
   }
@@ -104,7 +87,11 @@ final class Decoder {
   /// 24 MB at 4K HDR) and delays the first by one, so a stream one core decodes with room to spare gets one: up to
   /// 1080p60 H.264 or 1080p30 HEVC, and up to 20 Mb/s; 1080p30 H.264 at 20 Mb/s takes about a fifth of a core on this
   /// project's 2-core test machine, so these take at most about two fifths. HEVC, VP9 and AV1 cost about twice as
-  /// much a pixel. Heavier streams get one thread a core (at most 16), as FFmpeg's own choice would.
+  /// much a pixel. Heavier streams get one thread a core (at most 16), as FFmpeg's own choice would, and frame threads
+  /// even where HEVC is coded in wavefront rows (x265's default), which FFmpeg can also share out a picture at a
+  /// time: at 4K HDR10 on two cores, rows cost a fifth more CPU than whole pictures (FFmpeg alone: 6.5 against 5.4 s
+  /// for 5 s of video), and the player fell behind (17-29 of 120 pictures dropped, none with frame threads), for
+  /// the 25 MB picture a thread more holds.
   static func frameThreads(
     for video: VideoStreamInfo, bitRate: Int64?, cores: Int = ProcessInfo.processInfo.activeProcessorCount
   ) -> Int32 {
@@ -113,15 +100,5 @@ final class Decoder {
     let load = max(
       Double(video.width * video.height) * rate * perPixel / (1920 * 1080 * 30), Double(bitRate ?? 0) / 10e6)
     return load <= 2 ? 1 : Int32(max(2, min(16, cores)))
-  }
-
-  /// The threads for a video stream: `frameThreads` of them; for HEVC coded in wavefront rows, threads that share
-  /// each picture instead of one picture each (at 4K HDR 24 MB less a thread, and the first picture a frame sooner).
-  static func threading(
-    for video: VideoStreamInfo, parameters: StreamParameters, bitRate: Int64?,
-    cores: Int = ProcessInfo.processInfo.activeProcessorCount
-  ) -> Threading {
-    let count = frameThreads(for: video, bitRate: bitRate, cores: cores)
-    return Threading(count: count, slicesOnly: count > 1 && parameters.hevcWavefront == true)
   }
 }

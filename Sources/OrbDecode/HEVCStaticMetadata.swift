@@ -29,7 +29,7 @@ enum HEVCStaticMetadata {
     var found = Found()
     // An hvcC record (MP4, Matroska) holds parameter sets and may hold SEI; it says how long each unit's length is.
     let hvcC = configuration.count >= 23 && configuration[0] == 1
-    if !configuration.isEmpty { scan(HEVCParallelism.parameterSets(configuration), into: &found) }
+    if !configuration.isEmpty { scan(HEVCBitstream.nalUnits(configuration), into: &found) }
     let lengthSize = hvcC ? Int(configuration[21] & 3) + 1 : nil
     defer { avformat_seek_file(context, -1, Int64.min, 0, 0, 0) }
     var packet: UnsafeMutablePointer<AVPacket>? = av_packet_alloc()
@@ -49,7 +49,7 @@ enum HEVCStaticMetadata {
 
   /// The NAL units of one packet: each after a `lengthSize`-byte big-endian length, or between Annex B start codes.
   static func units(_ bytes: UnsafeBufferPointer<UInt8>, lengthSize: Int?) -> [ArraySlice<UInt8>] {
-    guard let lengthSize else { return HEVCParallelism.parameterSets(Array(bytes)) }
+    guard let lengthSize else { return HEVCBitstream.nalUnits(Array(bytes)) }
     var units: [ArraySlice<UInt8>] = []
     var at = 0
     while at + lengthSize <= bytes.count {
@@ -66,7 +66,7 @@ enum HEVCStaticMetadata {
   /// Takes the two messages from the prefix SEI units among `units` (a unit found later does not replace one found).
   static func scan(_ units: [ArraySlice<UInt8>], into found: inout Found) {
     for unit in units where unit.count > 2 && (unit[unit.startIndex] >> 1) & 0x3f == 39 {
-      var r = HEVCParallelism.BitReader(Array(unit.dropFirst(2)))
+      var r = HEVCBitstream.BitReader(Array(unit.dropFirst(2)))
       // sei_message()s until the RBSP's trailing bits (H.265 7.3.5).
       while r.bytesLeft > 1 {
         guard let type = number(&r), let size = number(&r) else { break }
@@ -86,7 +86,7 @@ enum HEVCStaticMetadata {
   }
 
   /// A payload type or size: 0xFF bytes adding up, then the last byte.
-  private static func number(_ r: inout HEVCParallelism.BitReader) -> Int? {
+  private static func number(_ r: inout HEVCBitstream.BitReader) -> Int? {
     var value = 0
     while let byte = r.bits(8) {
       value += Int(byte)
@@ -97,7 +97,7 @@ enum HEVCStaticMetadata {
 
   /// D.2.28: three primaries (x, y) in the order green, blue, red, the white point, then the display's peak and
   /// black luminance.
-  private static func mastering(_ r: inout HEVCParallelism.BitReader) -> HDRMetadata.Mastering? {
+  private static func mastering(_ r: inout HEVCBitstream.BitReader) -> HDRMetadata.Mastering? {
     var v: [Double] = []
     for _ in 0..<8 {
       guard let x = r.bits(16) else { return nil }

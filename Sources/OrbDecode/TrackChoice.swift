@@ -46,8 +46,8 @@ struct TrackChoice {
     }
     if let v = video {
       if let par = media.parameters[v.index],
-        case let threads = Decoder.threading(for: v, parameters: par, bitRate: media.info.bitRate),
-        let decoder = try? Decoder(par, threads: threads.count, slicesOnly: threads.slicesOnly, limit: media.limit)
+        let decoder = try? Decoder(
+          par, threads: Decoder.frameThreads(for: v, bitRate: media.info.bitRate), limit: media.limit)
       {
         videoDecoder = Handoff(decoder)
       } else {

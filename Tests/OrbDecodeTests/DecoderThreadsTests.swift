@@ -31,43 +31,15 @@ final class DecoderThreadsTests: XCTestCase {
     XCTAssertEqual(Decoder.frameThreads(for: video("h264", 1920, 1080, fps: 24), bitRate: 40_000_000, cores: 1), 2)
   }
 
-  /// HEVC from x265, once as it codes by default (wavefront rows) and once told not to.
-  private func hevc(wavefront: Bool) throws -> StreamParameters {
-    let path = try TestMedia.path(
-      wavefront ? "hevc-wpp.mkv" : "hevc-no-wpp.mkv",
-      Media.testsrc(rate: 25) + [
-        "-t", "0.2", "-c:v", "libx265", "-preset", "ultrafast", "-x265-params",
-        (wavefront ? "" : "wpp=0:") + "log-level=error",
-      ])
-    let source = try MediaSource(path)
-    return try XCTUnwrap(source.parameters[try XCTUnwrap(source.info.video.first).index])
-  }
-
-  func testHEVCInWavefrontRowsSharesEachPictureAmongItsThreads() throws {
-    let rows = try hevc(wavefront: true)
-    let whole = try hevc(wavefront: false)
-    XCTAssertEqual(rows.hevcWavefront, true)
-    XCTAssertEqual(whole.hevcWavefront, false)
-    let uhd = video("hevc", 3840, 2160, fps: 24)
+  func testNALUnitsAreReadFromAnHvcCRecordAndFromStartCodes() {
+    // Annex B: a 4-byte and a 3-byte start code; the next start code's leading zero is not part of a unit.
+    let annexB: [UInt8] = [0, 0, 0, 1, 0x40, 0x01, 0x0C, 0, 0, 1, 0x44, 0x01, 0xC0, 0, 0, 0, 1, 0x4E, 0x01, 0x89]
     XCTAssertEqual(
-      Decoder.threading(for: uhd, parameters: rows, bitRate: nil, cores: 2), .init(count: 2, slicesOnly: true))
-    XCTAssertEqual(
-      Decoder.threading(for: uhd, parameters: whole, bitRate: nil, cores: 2), .init(count: 2, slicesOnly: false))
-    // One thread is one thread either way.
-    XCTAssertEqual(
-      Decoder.threading(for: video("hevc", 1920, 1080, fps: 24), parameters: rows, bitRate: nil, cores: 2),
-      .init(count: 1, slicesOnly: false))
-  }
-
-  func testParameterSetsAreReadFromStartCodesToo() {
-    // An Annex B PPS (00 00 00 01, NAL type 34) whose entropy_coding_sync_enabled_flag is set: ids 0 and 0 (ue "1"),
-    // seven flag bits 0, ref idx defaults and init_qp 0 (three "1"), three flags 0 (no cu_qp_delta), cb and cr
-    // offsets 0 ("1" "1"), five flags 0, then the flag: 11 0000000 111 000 11 00000 1 = C0 71 82.
-    let pps: [UInt8] = [0, 0, 0, 1, 0x44, 0x01, 0xC0, 0x71, 0x82]
-    XCTAssertEqual(HEVCParallelism.wavefront(configuration: pps), true)
-    var off = pps
-    off[8] = 0x80  // the flag cleared
-    XCTAssertEqual(HEVCParallelism.wavefront(configuration: off), false)
-    XCTAssertNil(HEVCParallelism.wavefront(configuration: [0, 0, 1, 0x40, 0x01, 0x0C]), "a VPS only")
+      HEVCBitstream.nalUnits(annexB).map(Array.init), [[0x40, 0x01, 0x0C], [0x44, 0x01, 0xC0], [0x4E, 0x01, 0x89]])
+    // hvcC: 22 bytes of header, then one array (type byte, count 2) of two length-prefixed units.
+    let hvcC: [UInt8] =
+      [1] + [UInt8](repeating: 0, count: 21) + [1, 0x20, 0, 2, 0, 2, 0x40, 0x01, 0, 3, 0x44, 0x01, 0xC0]
+    XCTAssertEqual(HEVCBitstream.nalUnits(hvcC).map(Array.init), [[0x40, 0x01], [0x44, 0x01, 0xC0]])
+    XCTAssertEqual(HEVCBitstream.nalUnits(Array(hvcC.dropLast())).map(Array.init), [[0x40, 0x01]], "a cut unit")
   }
 }
