@@ -1,9 +1,12 @@
 import CFFmpeg
 import Foundation
+import Synchronization
 
 /// A decoded picture ready for upload: 4:2:0 planes the renderer samples directly.
-/// Owns its pixel memory (an AVFrame or a buffer of its own) and frees it once.
-/// Thread-safety: immutable after creation; safe to share.
+/// Owns its pixel memory (an AVFrame or a buffer of its own) and frees it once: when the last reference goes, or
+/// earlier where the thread that draws frames lets it go (`releasePicture`) while the description stays.
+/// Thread-safety: safe to share. Immutable after creation but for two things: `duration`, which the video decode
+/// thread settles once (atomic), and the picture's memory, behind its own lock (`hasPicture`, `releasePicture`).
 public final class VideoFrame: @unchecked Sendable {
   /// One plane as it lies in memory.
   public struct Plane: @unchecked Sendable {
@@ -43,15 +46,27 @@ public final class VideoFrame: @unchecked Sendable {
   public let rotation: Int
   /// Presentation time in seconds of stream time.
   public let time: Double
-  /// How long the frame is shown, in seconds.
-  public let duration: Double
+  /// How long the frame is shown, in seconds: its container's or the nominal duration, until the decoder settles it
+  /// from the next picture's start (`settle(duration:)`), which usually comes before this one is shown.
+  public var duration: Double { Double(bitPattern: settledDuration.load(ordering: .relaxed)) }
+  private let settledDuration: Atomic<UInt64>
   /// FFmpeg's pixel format name, for logs and the stats overlay.
   public let pixelFormatName: String
   /// The seek generation this frame belongs to (frames of an earlier generation are stale).
   public let generation: Int
 
-  private let avFrame: UnsafeMutablePointer<AVFrame>?
-  private let buffer: UnsafeMutableRawPointer?
+  /// The memory `planes` lie in: FFmpeg's frame, or memory of this frame's own.
+  private struct Picture: @unchecked Sendable {
+    var avFrame: UnsafeMutablePointer<AVFrame>?
+    var buffer: UnsafeMutableRawPointer?
+
+    mutating func free() {
+      av_frame_free(&avFrame)
+      buffer?.deallocate()
+      buffer = nil
+    }
+  }
+  private let picture: Mutex<Picture>
 
   init(
     avFrame: UnsafeMutablePointer<AVFrame>, layout: Layout, bitDepth: Int, sampleScale: Double, color: ColorInfo,
@@ -88,11 +103,10 @@ public final class VideoFrame: @unchecked Sendable {
     self.sampleAspect = sampleAspect
     self.rotation = rotation
     self.time = time
-    self.duration = duration
+    settledDuration = Atomic(duration.bitPattern)
     pixelFormatName = av_get_pix_fmt_name(AVPixelFormat(f.format)).map { String(cString: $0) } ?? "unknown"
     self.generation = generation
-    self.avFrame = avFrame
-    buffer = nil
+    picture = Mutex(Picture(avFrame: avFrame, buffer: nil))
   }
 
   /// A planar 4:2:0 frame in memory of its own; `fill` writes the Y, Cb and Cr planes
@@ -125,18 +139,26 @@ public final class VideoFrame: @unchecked Sendable {
     sampleAspect = 1
     rotation = 0
     self.time = time
-    self.duration = duration
+    settledDuration = Atomic(duration.bitPattern)
     self.pixelFormatName = pixelFormatName
     generation = 0
-    avFrame = nil
-    buffer = memory
+    picture = Mutex(Picture(avFrame: nil, buffer: memory))
   }
 
-  deinit {
-    var f: UnsafeMutablePointer<AVFrame>? = avFrame
-    av_frame_free(&f)
-    buffer?.deallocate()
-  }
+  deinit { picture.withLock { $0.free() } }
+
+  /// The decoder learned how long the frame lasts (the next picture started): from now on `duration` says so.
+  func settle(duration: Double) { settledDuration.store(duration.bitPattern, ordering: .relaxed) }
+
+  /// Whether `planes` can still be read: false once `releasePicture` let the picture go.
+  public var hasPicture: Bool { picture.withLock { $0.avFrame != nil || $0.buffer != nil } }
+
+  /// Bytes the picture's planes take.
+  public var pictureBytes: Int { planes.reduce(0) { $0 + $1.stride * $1.height } }
+
+  /// Lets the picture go while the frame's description (time, size, colour) stays: `planes` must not be read after.
+  /// Only the thread that draws frames calls this, after drawing; the renderer checks `hasPicture` before it reads.
+  public func releasePicture() { picture.withLock { $0.free() } }
 
   /// The picture's shape on screen, after sample aspect ratio and rotation, as width over height.
   public var displayAspect: Double {

@@ -66,7 +66,7 @@ struct SeekHold<Picture> {
   }
 }
 
-/// Holds each picture until the next one is decoded, so a picture lasts until the next one starts: the only duration
+/// Keeps each picture until the next one is decoded, so a picture lasts until the next one starts: the only duration
 /// that is right for variable-frame-rate recordings (phones, screen captures), whose containers often carry none
 /// (Matroska) or a nominal one. The container's or nominal duration is kept where the next start says nothing
 /// useful: the last picture, a jump of 10 s or more (a discontinuity), or a next start that is not later; and where
@@ -89,7 +89,8 @@ struct DurationLookahead<Picture> {
   /// A seek: what is held belongs to before it.
   mutating func restart() { held = nil }
 
-  /// Takes the next decoded picture; gives back the one before it, now that its duration is known.
+  /// Takes the next decoded picture; gives back the one before it, now that its duration is known (the video decode
+  /// thread settles it on a picture already on its way: `VideoFrame.settle(duration:)`).
   mutating func offer(_ picture: Picture, time: Double, duration: Double) -> Placed? {
     defer { held = Placed(picture: picture, time: time, duration: duration) }
     guard let before = held else { return nil }

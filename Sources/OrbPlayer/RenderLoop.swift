@@ -162,6 +162,12 @@ struct RenderLoop {
           }
           if s.ring.needsRebuild {
             let redraw = s.ring.framesToRedraw(shown: s.shownFrame, size: SlotRing.size(for: s.presentation))
+            // A paused picture whose decoded picture was let go is decoded again for the new size (an exact seek to
+            // where the clock stands, which is not a seek of the user's); until then the old one is shown scaled.
+            if s.schedule.state == .paused, s.pendingSeek == nil, let shown = s.shownFrame, !shown.hasPicture {
+              s.pendingSeek = player.clock.time()
+              s.pendingSeekExact = true
+            }
             s.ring.releaseFree()
             return .rebuild(redraw: redraw, width: s.ring.wantedWidth, height: s.ring.wantedHeight)
           }
@@ -225,6 +231,7 @@ struct RenderLoop {
         guard let slot = takeFreeSlot() else { continue }
         do {
           try renderer.render(frame, into: slot.target, toneMapping: player.toneMapping)
+          if frame.pictureBytes > SlotRing.keptPictureBytes { frame.releasePicture() }
         } catch {
           player.fail(MediaError(.unplayable, source: source, reason: "drawing failed (\(error))"))
           return

@@ -14,6 +14,12 @@ struct SlotRing {
   /// and 1080p60 H.264, 4K HDR10, each also beside a busy loop).
   static func size(for presentation: Player.Presentation) -> Int { presentation == .zeroCopy ? 4 : 3 }
 
+  /// A decoded picture larger than this is let go once it is drawn (`VideoFrame.releasePicture`): at 4K and 10 bits
+  /// a picture is 25 MB, and each one waiting in the ring or on screen kept its own (HDR10 2160p24, peak RSS 349-351
+  /// -> 325-328 MB). A resize draws again only the pictures that still have theirs; the ones drawn ahead without are
+  /// skipped, and a paused one is decoded again. 1080p pictures (3-6 MB) are kept.
+  static let keptPictureBytes = 16 << 20
+
   enum Use { case free, drawing, ready, shown }
 
   private struct Entry {
@@ -107,13 +113,13 @@ struct SlotRing {
 
   mutating func free(_ slot: VideoSlot) { set(slot, .free) }
 
-  /// What to draw again at a new size, in a ring of `size`: the frame on screen, then those waiting, in time order.
-  /// Those waiting come first when the ring cannot hold them all (the display let go of the picture on screen
-  /// early): a frame lost there would be a jump in the picture, while the one on screen stays there, scaled, until
-  /// the next.
+  /// What to draw again at a new size, in a ring of `size`: the frame on screen, then those waiting, in time order,
+  /// of those whose picture was kept (`keptPictureBytes`). Those waiting come first when the ring cannot hold them
+  /// all (the display let go of the picture on screen early): a frame lost there would be a jump in the picture,
+  /// while the one on screen stays there, scaled, until the next.
   func framesToRedraw(shown: VideoFrame?, size: Int) -> [VideoFrame] {
-    let waiting = ready.map(\.frame)
-    guard let shown, waiting.count < size else { return Array(waiting.prefix(size)) }
+    let waiting = ready.map(\.frame).filter(\.hasPicture)
+    guard let shown, shown.hasPicture, waiting.count < size else { return Array(waiting.prefix(size)) }
     return [shown] + waiting
   }
 

@@ -73,6 +73,7 @@ public final class FrameDrawer {
   /// Draws `frame` fitted into `target`, black around it; nil draws black (see `Renderer.render`).
   /// - Throws: `VulkanError` when the renderer cannot be made or fails to draw.
   public func render(_ frame: VideoFrame?, into target: RenderTarget, toneMapping: ToneMapping) throws {
+    precondition(frame?.hasPicture ?? true, "a frame drawn after its picture was let go")
     guard target.isMemoryOnly, let memory = target.mutablePixels else {
       guard let renderer else { preconditionFailure("a Vulkan target without a renderer") }
       try renderer.render(frame, into: target, toneMapping: toneMapping)

@@ -159,6 +159,40 @@ final class PlayerSchedulingTests: XCTestCase {
     XCTAssertEqual(player.stats.dropped, 0)
   }
 
+  /// 4K at 10 bits: 25 MB a picture, more than the ring keeps once drawn (`SlotRing.keptPictureBytes`).
+  private static let uhd = "test://hdr10-bars?size=3840x2160&rate=10&duration=2"
+
+  func testAPictureTooLargeToKeepIsLetGoOnceDrawnAndAPausedOneIsDecodedAgainForANewSize() throws {
+    let host = ManualHostClock()
+    let player = Player(
+      source: Self.uhd, paused: true, presentation: .memory, width: 64, height: 36, clock: MediaClock(host: host))
+    player.start()
+    defer { player.stop() }
+    let first = try XCTUnwrap(nextShown(player, at: host))
+    let shown = try XCTUnwrap(player.shownFrame)
+    XCTAssertGreaterThan(shown.pictureBytes, SlotRing.keptPictureBytes)
+    XCTAssertFalse(shown.hasPicture, "the 25 MB picture on screen is still held")
+    XCTAssertEqual(shown.width, 3840, "its description stays")
+    player.release(first)
+    player.setTargetSize(width: 128, height: 72)
+    let redrawn = try XCTUnwrap(nextShown(player, at: host))
+    XCTAssertEqual(redrawn.slot.target.width, 128)
+    XCTAssertEqual(redrawn.time, first.time, accuracy: 1e-6)
+    XCTAssertEqual(player.state, .paused)
+    // The bars are drawn, not black: the picture was decoded again, not lost.
+    let pixels = try XCTUnwrap(redrawn.slot.target.pixels)
+    let middle = (36 * redrawn.slot.target.width + 8) * 4
+    XCTAssertGreaterThan(Int(pixels[middle]) + Int(pixels[middle + 1]) + Int(pixels[middle + 2]), 100)
+  }
+
+  func testPicturesSmallEnoughAreKeptToBeDrawnAgain() throws {
+    let host = ManualHostClock()
+    let player = makePlayer(host, paused: true)
+    defer { player.stop() }
+    _ = try XCTUnwrap(nextShown(player, at: host))
+    XCTAssertEqual(player.shownFrame?.hasPicture, true)
+  }
+
   func testAMissingFileIsReportedAsAnEvent() {
     let reported = expectation(description: "failed event")
     let player = Player(
