@@ -4,7 +4,7 @@
 set -euo pipefail
 
 PACKAGES=(
-  pkg-config
+  pkg-config patchelf
   libgtk-4-dev libepoxy-dev
   libvulkan-dev mesa-vulkan-drivers vulkan-tools glslc
   libavcodec-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev

@@ -15,6 +15,36 @@ final class CommandLineTests: XCTestCase {
     }
   }
 
+  /// The release build names first the libraries most symbols are bound to (scripts/build-release.sh): its
+  /// reordering of a binary's DT_NEEDED entries, on a copy of this one, leaves a binary that starts.
+  func testReorderedLibrariesLeaveABinaryThatStarts() throws {
+    let copy = FileManager.default.temporaryDirectory.appendingPathComponent("orb-needed-\(getpid())").path
+    try? FileManager.default.removeItem(atPath: copy)
+    try FileManager.default.copyItem(atPath: OrbBinary.path, toPath: copy)
+    defer { try? FileManager.default.removeItem(atPath: copy) }
+    func needed() -> [String] {
+      Tool.run("readelf", ["-d", copy]).stdout.split(separator: "\n").compactMap { line in
+        guard line.contains("(NEEDED)"), let open = line.lastIndex(of: "["), let close = line.lastIndex(of: "]")
+        else { return nil }
+        return String(line[line.index(after: open)..<close])
+      }
+    }
+    let before = needed()
+    XCTAssertTrue(before.contains("libc.so.6") && before.contains("libglib-2.0.so.0"), "\(before)")
+    let script = "\(OrbBinary.packageRoot)/scripts/order_needed.py"
+    let moved = Tool.run("python3", [script, copy, "libglib-2.0.so.0", "libc.so.6", "libnot-needed.so.1"])
+    XCTAssertTrue(moved.succeeded, moved.stderr)
+    let after = needed()
+    XCTAssertEqual(Array(after.prefix(2)), ["libglib-2.0.so.0", "libc.so.6"])
+    XCTAssertEqual(
+      Array(after.dropFirst(2)), before.filter { $0 != "libc.so.6" && $0 != "libglib-2.0.so.0" }, "the rest in order")
+    XCTAssertEqual(
+      try FileManager.default.attributesOfItem(atPath: copy)[.size] as? Int,
+      try FileManager.default.attributesOfItem(atPath: OrbBinary.path)[.size] as? Int, "the file keeps its size")
+    let version = Tool.run(copy, ["--version"])
+    XCTAssertTrue(version.succeeded && version.stdout.hasPrefix("orb-player "), version.stderr)
+  }
+
   func testBadOptionValuesAreRefusedInWords() {
     for (args, words) in [
       (["--speed", "9", "x.mkv"], "--speed must be between 0.25 and 4"),
