@@ -55,7 +55,7 @@ struct VideoDecoding {
         if let before = lookahead.offer(video, time: time, duration: duration) {
           before.picture.settle(duration: before.duration)
         }
-        for ready in hold.offer(video, time: time, duration: duration) { core.frames.push(.frame(ready)) }
+        for ready in hold.offer(video, time: time) { core.frames.push(.frame(ready)) }
       },
       finish: { g in
         _ = lookahead.finish()  // the last picture keeps its own duration

@@ -31,7 +31,10 @@ struct VideoTiming {
 }
 
 /// After a seek, holds back the pictures before the target and lets out the one that covers it: the last picture
-/// that starts at or before the target, or the first one after it when none does.
+/// that starts at or before the target, or the first one after it when none does. Which one is last is known when the
+/// next one starts past the target (or the stream ends), never from a picture's own duration: that is settled only
+/// when the next picture is decoded, and until then it may be a nominal rate that a variable-rate recording does not
+/// keep (a frame step in Matroska landed on the picture it stepped from).
 /// Thread-safety: a value type, owned by the video decode thread.
 struct SeekHold<Picture> {
   private(set) var target = 0.0
@@ -45,10 +48,11 @@ struct SeekHold<Picture> {
     emitted = false
   }
 
-  /// The pictures to let out now, in order, for a decoded picture at `time` lasting `duration`.
-  mutating func offer(_ picture: Picture, time: Double, duration: Double) -> [Picture] {
-    if !emitted && time + duration <= target + 1e-6 {
-      held = (picture, time)  // wholly before the target: kept in case nothing later comes
+  /// The pictures to let out now, in order, for a decoded picture starting at `time`. One that starts at the target
+  /// covers it whatever comes next, so it goes at once (the first picture after opening, at 0).
+  mutating func offer(_ picture: Picture, time: Double) -> [Picture] {
+    if !emitted && time < target - 1e-6 {
+      held = (picture, time)  // the one that covers the target, unless a later one also starts by then
       return []
     }
     var out: [Picture] = []

@@ -34,6 +34,27 @@ final class SeekTests: XCTestCase {
     XCTAssertEqual(try XCTUnwrap(firstFrame(pipeline)).time, 1.88, accuracy: 0.001, "an exact seek still is")
   }
 
+  /// Matroska gives its frames no durations, so a variable-rate recording's frame is known to last until the next one
+  /// only once that one is decoded: an exact seek still lands on the frame that covers the target, not on one before it
+  /// that the nominal rate (15.25 fps here, for 30 fps then 10 fps) says lasts past the target. Frame stepping forward
+  /// seeks just past the next frame's start, which this is.
+  func testSeekInVariableRateMatroskaLandsOnTheCoveringFrame() throws {
+    let path = try TestMedia.path(
+      "vfr-30-then-10.mkv",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=2", "-vf",
+        "setpts='if(lt(N,30),N/30,1+(N-30)/10)/TB'", "-fps_mode", "vfr", "-c:v", "libx264", "-preset", "ultrafast",
+        "-bf", "0",
+      ])
+    let pipeline = try MediaPipeline(source: path)
+    defer { pipeline.close() }
+    for (target, covering) in [(0.5005, 0.5), (0.2, 0.2), (0.9995, 29.0 / 30), (1.25, 1.2), (0.0345, 1.0 / 30)] {
+      pipeline.seek(to: target)
+      let frame = try XCTUnwrap(firstFrame(pipeline), "no frame after seek(to: \(target))")
+      XCTAssertEqual(frame.time, covering, accuracy: 0.001, "seek(to: \(target))")
+    }
+  }
+
   func testRepeatedSeeksEachDeliverTheCoveringFrame() throws {
     // Seeking again and again, as a user dragging the slider does, forwards and back, from wherever the
     // pipeline is (often at the end of the file, where the demuxer waits).

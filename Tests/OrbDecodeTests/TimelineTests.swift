@@ -46,17 +46,23 @@ final class TimelineTests: XCTestCase {
   func testASeekLetsOutThePictureThatCoversTheTarget() {
     var hold = SeekHold<Int>()
     hold.restart(at: 1.0)
-    XCTAssertEqual(hold.offer(0, time: 0.90, duration: 0.04), [])
-    XCTAssertEqual(hold.offer(1, time: 0.94, duration: 0.04), [])
-    XCTAssertEqual(hold.offer(2, time: 0.98, duration: 0.04), [2], "0.98-1.02 covers 1.0")
-    XCTAssertEqual(hold.offer(3, time: 1.02, duration: 0.04), [3])
+    XCTAssertEqual(hold.offer(0, time: 0.90), [])
+    XCTAssertEqual(hold.offer(1, time: 0.94), [])
+    XCTAssertEqual(hold.offer(2, time: 0.98), [], "0.98 covers 1.0 unless the next one starts by then")
+    XCTAssertEqual(hold.offer(3, time: 1.02), [2, 3], "it did not: 0.98-1.02 covers 1.0")
+    XCTAssertEqual(hold.offer(4, time: 1.06), [4])
     // A target between pictures (a gap in a variable-rate stream): the one before it is shown first.
     hold.restart(at: 2.0)
-    XCTAssertEqual(hold.offer(10, time: 1.90, duration: 0.04), [])
-    XCTAssertEqual(hold.offer(11, time: 2.10, duration: 0.04), [10, 11])
+    XCTAssertEqual(hold.offer(10, time: 1.90), [])
+    XCTAssertEqual(hold.offer(11, time: 2.10), [10, 11])
+    // A picture that starts at the target is the one.
+    hold.restart(at: 3.0)
+    XCTAssertEqual(hold.offer(15, time: 2.96), [])
+    XCTAssertEqual(hold.offer(16, time: 3.0), [16], "at once: whatever comes next, it covers 3.0")
+    XCTAssertEqual(hold.offer(17, time: 3.04), [17])
     // The stream ends before the target: the last picture there is comes out at the end.
     hold.restart(at: 9.0)
-    XCTAssertEqual(hold.offer(20, time: 4.96, duration: 0.04), [])
+    XCTAssertEqual(hold.offer(20, time: 4.96), [])
     XCTAssertEqual(hold.finish(), 20)
     XCTAssertNil(hold.finish())
   }
