@@ -13,7 +13,7 @@ flags=(-c release --static-swift-stdlib "$@")
 # FFmpeg brings 134 libraries, most bound at load (BIND_NOW), and the ones most symbols are bound to came late (libc
 # 25th, OpenSSL's libcrypto, which satisfies 3,800 lookups, 123rd): do_lookup_x was a third of the time to main.
 # Naming first the libraries that `LD_DEBUG=bindings` of this binary finds satisfying at least 100 lookups (about 40,
-# most first) takes --version from 77-83 to 64-70 ms here. Which library's definition wins changes only where two
+# most first) takes --version from 78-82 to 63-65 ms here (40 runs each, twice). Which library's definition wins changes only where two
 # define the same symbol: C++ template code (the same by the one-definition rule) and the frexp/ldexp family that
 # glibc puts in both libc and libm. Idempotent; without patchelf the link order stays.
 order_needed() {

@@ -43,13 +43,7 @@ final class DecodeTests: XCTestCase {
   private func assertVariableRateTiming(container: String, file: StaticString = #filePath, line: UInt = #line)
     throws
   {
-    let path = try TestMedia.path(
-      "vfr-30-then-10.\(container)",
-      [
-        "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=2", "-vf",
-        "setpts='if(lt(N,30),N/30,1+(N-30)/10)/TB'", "-fps_mode", "vfr", "-c:v", "libx264", "-preset", "ultrafast",
-        "-bf", "0",
-      ])
+    let path = try Media.variableRate(container: container)
     let pipeline = try MediaPipeline(source: path)
     defer { pipeline.close() }
     var frames: [VideoFrame] = []

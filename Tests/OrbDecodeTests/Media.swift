@@ -37,6 +37,18 @@ enum Media {
     try TestMedia.path("h264-faststart.mp4", ["-i", try h264(), "-c", "copy", "-movflags", "+faststart"])
   }
 
+  /// A variable-frame-rate recording, 2 s: 30 fps for the first second, then 10 fps (its average, 15.25 fps, is
+  /// wrong for both halves); H.264 without B-frames, in `container` (mp4 or mkv: Matroska gives no frame durations).
+  static func variableRate(container: String) throws -> String {
+    try TestMedia.path(
+      "vfr-30-then-10.\(container)",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=2", "-vf",
+        "setpts='if(lt(N,30),N/30,1+(N-30)/10)/TB'", "-fps_mode", "vfr", "-c:v", "libx264", "-preset", "ultrafast",
+        "-bf", "0",
+      ])
+  }
+
   /// HEVC Main 10 in Matroska with HDR10 static metadata in SEI (x265's master-display and max-cll parameters).
   static func hevcHDR10() throws -> String {
     try TestMedia.path(

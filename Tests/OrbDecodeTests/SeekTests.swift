@@ -39,13 +39,7 @@ final class SeekTests: XCTestCase {
   /// that the nominal rate (15.25 fps here, for 30 fps then 10 fps) says lasts past the target. Frame stepping forward
   /// seeks just past the next frame's start, which this is.
   func testSeekInVariableRateMatroskaLandsOnTheCoveringFrame() throws {
-    let path = try TestMedia.path(
-      "vfr-30-then-10.mkv",
-      [
-        "-f", "lavfi", "-i", "testsrc2=size=160x120:rate=30:duration=2", "-vf",
-        "setpts='if(lt(N,30),N/30,1+(N-30)/10)/TB'", "-fps_mode", "vfr", "-c:v", "libx264", "-preset", "ultrafast",
-        "-bf", "0",
-      ])
+    let path = try Media.variableRate(container: "mkv")
     let pipeline = try MediaPipeline(source: path)
     defer { pipeline.close() }
     for (target, covering) in [(0.5005, 0.5), (0.2, 0.2), (0.9995, 29.0 / 30), (1.25, 1.2), (0.0345, 1.0 / 30)] {
