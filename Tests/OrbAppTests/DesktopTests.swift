@@ -181,19 +181,19 @@ final class DesktopTests: XCTestCase {
   /// Starts `executable` with stdout and stderr into `log` (a launched player inherits them from gio, so a pipe
   /// would stay open as long as the player runs).
   private func launch(_ executable: String, _ arguments: [String], log: String, environment: [String: String]? = nil)
-    throws -> Process
+    throws -> Child
   {
-    FileManager.default.createFile(atPath: log, contents: nil)
+    _ = FileManager.default.createFile(atPath: log, contents: nil)
     let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
     defer { try? output.close() }
-    let process = Process()
+    let process = Child()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     if let environment { process.environment = environment }
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = output
     process.standardError = output
-    try Tool.spawn(process)
+    try process.run()
     return process
   }
 

@@ -6,7 +6,7 @@ import XCTest
 /// Stopped with `stop()` (or when the test ends, by the caller's defer); neither starting nor stopping waits for
 /// ever.
 final class LoopbackServer {
-  let process = Process()
+  let process = Child()
   let port: Int
   private let file: String
 
@@ -19,7 +19,7 @@ final class LoopbackServer {
     process.arguments = ["python3", file] + arguments
     let out = Pipe()
     process.standardOutput = out
-    try Tool.spawn(process)
+    try process.run()
     let line = Self.firstLine(of: out.fileHandleForReading.fileDescriptor, timeout: timeout)
     port = line.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? 0
     if port == 0 {
@@ -51,9 +51,9 @@ final class LoopbackServer {
   func stop() { Self.end(process, script: file) }
 
   /// SIGTERM, up to 5 s to go, then SIGKILL and up to 5 s more; removes the script.
-  private static func end(_ process: Process, script: String) {
+  private static func end(_ process: Child, script: String) {
     for signal in [SIGTERM, SIGKILL] where process.isRunning {
-      kill(process.processIdentifier, signal)
+      process.signal(signal)
       let deadline = Date(timeIntervalSinceNow: 5)
       while process.isRunning && Date() < deadline { usleep(20_000) }
     }

@@ -87,7 +87,7 @@ final class InhibitTests: XCTestCase {
     let script = "\(dir)/session-manager.py"
     let log = "\(dir)/calls.log"
     try Self.sessionManager.write(toFile: script, atomically: true, encoding: .utf8)
-    let manager = Process()
+    let manager = Child()
     manager.executableURL = URL(fileURLWithPath: python)
     manager.arguments = [script, log]
     try manager.run()

@@ -196,7 +196,7 @@ final class MPRISTests: XCTestCase {
 
 /// `gdbus monitor` on the player's MPRIS object: the signals it sends, as gdbus prints them.
 private final class SignalMonitor: @unchecked Sendable {
-  private let process = Process()
+  private let process = Child()
   private let pipe = Pipe()
   private var data = Data()
   private let lock = NSLock()
@@ -213,7 +213,7 @@ private final class SignalMonitor: @unchecked Sendable {
       let chunk = handle.availableData
       self?.lock.withLock { self?.data.append(chunk) }
     }
-    try Tool.spawn(process)
+    try process.run()
   }
 
   var output: String { lock.withLock { String(decoding: data, as: UTF8.self) } }

@@ -160,7 +160,7 @@ enum Screen {
 /// A window manager on the test display for the length of one test (Openbox): the suite runs without one, as
 /// GTK's own windows do not need it, but fullscreen is something the window manager grants.
 final class WindowManager {
-  private let process = Process()
+  private let process = Child()
 
   /// Starts Openbox and waits until it manages the screen (it owns the WM_S0 selection); fails the test (skips
   /// outside CI) when it is not installed.
@@ -171,7 +171,7 @@ final class WindowManager {
     process.arguments = ["openbox", "--sm-disable"]
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
-    try Tool.spawn(process)
+    try process.run()
     let deadline = Date(timeIntervalSinceNow: 10)
     while Date() < deadline {
       if Tool.run("xprop", ["-root", "_NET_SUPPORTING_WM_CHECK"]).stdout.contains("window id") { return }
@@ -192,7 +192,7 @@ final class WindowManager {
 
 /// A player process started in the background, its output collected.
 final class BackgroundPlayer: @unchecked Sendable {
-  let process = Process()
+  let process = Child()
   private let out = Pipe()
   private let err = Pipe()
   private var outData = Data()
@@ -216,7 +216,7 @@ final class BackgroundPlayer: @unchecked Sendable {
       let d = h.availableData
       self?.lock.withLock { self?.errData.append(d) }
     }
-    try Tool.spawn(process)
+    try process.run()
   }
 
   var stdout: String { lock.withLock { String(decoding: outData, as: UTF8.self) } }

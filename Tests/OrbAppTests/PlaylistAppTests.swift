@@ -69,11 +69,11 @@ final class PlaylistAppTests: XCTestCase {
     let hasGtk = Tool.run(python, ["-c", "import gi; gi.require_version('Gtk', '4.0')"]).succeeded
     try Requirement.require(hasGtk, "python3-gi's GTK 4 bindings are not installed")
     let dropped = try Clips.moving(seconds: 3)
-    let source = Process()
+    let source = Child()
     source.executableURL = URL(fileURLWithPath: python)
     source.arguments = ["-c", Self.dragSource, dropped]
     source.standardError = FileHandle.nullDevice
-    try Tool.spawn(source)
+    try source.run()
     defer { if source.isRunning { source.terminate() } }
     let title = "drop-\(UUID().uuidString.prefix(6))"
     let player = try BackgroundPlayer(

@@ -452,7 +452,7 @@ final class Watched: @unchecked Sendable {
     let json: [String: Any]
   }
 
-  private let process = Process()
+  private let process = Child()
   private let lock = NSCondition()
   private var outLines: [(Date, String)] = []
   private var outPartial = Data()
@@ -471,7 +471,7 @@ final class Watched: @unchecked Sendable {
     process.standardError = err
     let exited = self.exited
     process.terminationHandler = { _ in exited.signal() }
-    try Tool.spawn(process)
+    try process.run()
     read(out.fileHandleForReading) { [self] d in
       outPartial.append(d)
       while let nl = outPartial.firstIndex(of: UInt8(ascii: "\n")) {
@@ -528,7 +528,7 @@ final class Watched: @unchecked Sendable {
     if exited.wait(timeout: .now() + timeout) == .timedOut {
       process.terminate()
       if exited.wait(timeout: .now() + 2) == .timedOut {
-        kill(process.processIdentifier, SIGKILL)
+        process.signal(SIGKILL)
         exited.wait()
       }
       result = .hung
@@ -547,7 +547,7 @@ final class Watched: @unchecked Sendable {
 
   deinit {
     if process.isRunning {
-      kill(process.processIdentifier, SIGKILL)
+      process.signal(SIGKILL)
     }
   }
 }

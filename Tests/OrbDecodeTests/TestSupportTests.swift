@@ -1,5 +1,6 @@
 import Foundation
 import OrbTestSupport
+import Synchronization
 import XCTest
 
 /// The shared test helpers do what the other suites rely on.
@@ -30,6 +31,47 @@ final class TestSupportTests: XCTestCase {
   func testToolPassesTheEnvironment() {
     let result = Tool.run("sh", ["-c", "echo $ORB_X"], environment: ["ORB_X": "hello", "PATH": "/usr/bin:/bin"])
     XCTAssertEqual(result.stdout, "hello\n")
+  }
+
+  /// A child inherits no descriptor but its three standard streams: a pipe this process opened without
+  /// close-on-exec (as a C library may) ends when this process closes its end, although a child started meanwhile
+  /// still runs. Children started at once from many threads each report their own status and output.
+  func testChildrenInheritOnlyTheirStandardStreams() throws {
+    var fds: [Int32] = [0, 0]
+    XCTAssertEqual(pipe(&fds), 0)
+    defer { close(fds[0]) }
+    let sleepers = (0..<4).map { _ -> Child in
+      let child = Child()
+      child.executableURL = URL(fileURLWithPath: "/bin/sleep")
+      child.arguments = ["30"]
+      return child
+    }
+    let collected = Mutex<[Int: ToolResult]>([:])
+    DispatchQueue.concurrentPerform(iterations: 12) { i in
+      if i < sleepers.count {
+        do { try sleepers[i].run() } catch { XCTFail("\(error)") }
+      } else {
+        let result = Tool.run("sh", ["-c", "echo \(i); exit \(i)"], timeout: 20)
+        collected.withLock { $0[i] = result }
+      }
+    }
+    close(fds[1])
+    var reader = pollfd(fd: fds[0], events: Int16(POLLIN), revents: 0)
+    XCTAssertEqual(poll(&reader, 1, 5000), 1, "the pipe stayed open in a child")
+    var byte: UInt8 = 0
+    XCTAssertEqual(read(fds[0], &byte, 1), 0)
+    let statuses = collected.withLock { $0 }
+    for i in sleepers.count..<12 {
+      XCTAssertEqual(statuses[i]?.status, Int32(i))
+      XCTAssertEqual(statuses[i]?.stdout, "\(i)\n")
+    }
+    for sleeper in sleepers {
+      XCTAssertTrue(sleeper.isRunning)
+      sleeper.terminate()
+      sleeper.waitUntilExit()
+      XCTAssertEqual(sleeper.terminationReason, .uncaughtSignal)
+      XCTAssertEqual(sleeper.terminationStatus, SIGTERM)
+    }
   }
 
   func testMediaIsCachedByRecipe() throws {

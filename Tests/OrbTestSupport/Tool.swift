@@ -28,11 +28,6 @@ public enum Tool {
   /// - Parameters:
   ///   - environment: the child's whole environment; nil inherits this process's.
   ///   - timeout: seconds before the tool is sent SIGTERM, then SIGKILL a second later.
-  /// Starts `process`, one start at a time in the whole test process: swift-corelibs-foundation's `Process.run`
-  /// crashed once (a bad read in its copying) while two robustness workers started players at the same moment.
-  public static func spawn(_ process: Process) throws { try spawning.withLock { try process.run() } }
-  private static let spawning = NSLock()
-
   public static func run(
     _ executable: String, _ arguments: [String], environment: [String: String]? = nil, timeout: Double = 60
   ) -> ToolResult {
@@ -40,7 +35,7 @@ public enum Tool {
       let message = "\(executable): not found on PATH\n"
       return ToolResult(status: 127, stdoutData: Data(), stderrData: Data(message.utf8), timedOut: false)
     }
-    let process = Process()
+    let process = Child()
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
     if let environment { process.environment = environment }
@@ -52,7 +47,7 @@ public enum Tool {
     let exited = DispatchSemaphore(value: 0)
     process.terminationHandler = { _ in exited.signal() }
     do {
-      try Tool.spawn(process)
+      try process.run()
     } catch {
       let message = "\(path): \(error)\n"
       return ToolResult(status: 126, stdoutData: Data(), stderrData: Data(message.utf8), timedOut: false)
@@ -65,7 +60,7 @@ public enum Tool {
       timedOut = true
       process.terminate()
       if exited.wait(timeout: .now() + 1) == .timedOut {
-        kill(process.processIdentifier, SIGKILL)
+        process.signal(SIGKILL)
         exited.wait()
       }
     }
