@@ -39,9 +39,13 @@ llvmpipe_device() {
   fi
 }
 
-# window_id TITLE PID: the X window named exactly TITLE, waiting up to 15 s while PID runs (empty on failure)
+# window_id TITLE PID [QUIET]: the X window named exactly TITLE, waiting up to 15 s while PID runs (empty on
+# failure). With QUIET (seconds), the first look is that long after the call: each look is an xdotool process and a
+# query of every window on the server, and looking every 50 ms while a player starts took CPU and the X server from
+# it on 2 cores (a player's first picture 150 -> 181 ms median, 6 launches each, when searched for meanwhile).
 window_id() {
   local i w
+  sleep "${3:-0}"
   for ((i = 0; i < 300; i++)); do
     w="$(xdotool search --name "^$1\$" 2>/dev/null | head -n1)" || true
     [ -n "$w" ] && { echo "$w"; return 0; }

@@ -34,7 +34,8 @@
 #       does no tone mapping, so the HDR clips look wrong in it, but are decoded and shown). Its drops are the
 #       fd= counter of its last status line (frames dropped early + late). It reports no first picture or seek
 #       times: those cells are "-". Its renderer is its own "Initialized ... renderer" log line.
-#    For all three: wall seconds (launch to exit), CPU seconds (user + sys) and peak RSS (GNU time's %M, the process
+#    The script looks for each player's window (xdotool) only from 1 s after the launch, so that it does not compete
+#    with the start-up it times. For all three: wall seconds (launch to exit), CPU seconds (user + sys) and peak RSS (GNU time's %M, the process
 #    tree under the timeout), the window size every 0.5 s, and the device: which of lavapipe's Vulkan driver
 #    (libvulkan_lvp) and Mesa's GL driver (*_dri.so / libgallium) the player had mapped 2 s into playing
 #    (/proc/PID/maps). With seeks: 1.5 s after the window is up, Right, Left, Right, Left, 0.8 s apart, typed with
@@ -217,7 +218,7 @@ EOF
     title="orb-playback-${run//[^a-z0-9]/-}-$$"
     log "$run: orb-player --events-fd 1 --geometry ${W}x$H --title $title $(basename "$clip")"
     run_timed "$name" "$BIN" --events-fd 1 --geometry "${W}x$H" --title "$title" "$clip"
-    win="$(window_id "$title" "$PID")" || {
+    win="$(window_id "$title" "$PID" 1)" || {
       finish "$name" || true
       sed 's/^/  orb-player: /' "$WORK/$name.err" >&2
       die "no window titled $title appeared"
@@ -256,7 +257,7 @@ EOF
       --script="$WORK/mpv-stats.lua" --script-opts="orb-clk-tck=$(getconf CLK_TCK)" \
       '--term-status-msg=ORB-PLAYBACK-STATUS decoder-drop=${decoder-frame-drop-count} vo-drop=${frame-drop-count}' \
       "$clip"
-    if win="$(window_id "$title" "$PID")"; then
+    if win="$(window_id "$title" "$PID" 1)"; then
       echo "window_first=$(geometry "$win")" >>"$WORK/$name.win"
       sample "$win" "$PID" "$name" &
       SAMPLER=$!
@@ -278,7 +279,7 @@ EOF
     # SDL 2.26 tries ALSA before PipeWire and finds no ALSA device here: name its PipeWire driver.
     run_timed "$name" env SDL_AUDIODRIVER=pipewire ffplay -hide_banner -loglevel verbose -stats -autoexit -x "$W" -y "$H" \
       -window_title "$title" -seek_interval 5 "$clip"
-    if win="$(window_id "$title" "$PID")"; then
+    if win="$(window_id "$title" "$PID" 1)"; then
       echo "window_first=$(geometry "$win")" >>"$WORK/$name.win"
       sample "$win" "$PID" "$name" &
       SAMPLER=$!
