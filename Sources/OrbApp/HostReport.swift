@@ -13,6 +13,9 @@ final class HostReport {
   private(set) var buffering = false
   /// The viewer's choices as last sent (nil: not yet for this entry).
   private var lastSettings: ViewerSettings?
+  /// The state last sent (nil: none yet for this entry): each change is said once. The end of a wait to try again
+  /// is seen both by the periodic check (`buffering(false)`) and by the open it led to (`opened`), in either order.
+  private var lastState: String?
 
   init(eventsFd: Int32?, resumeMs: Int64) {
     events = eventsFd.map { EventWriter(fd: $0) }
@@ -25,18 +28,24 @@ final class HostReport {
   /// starts paused (`--paused`).
   func opened(paused: Bool, at position: Double) {
     buffering = false  // the wait to try again is over: this says so, and no second "playing" follows
-    events?.state(paused ? "paused" : "playing", positionMs: ms(position))
+    state(paused ? "paused" : "playing", at: position)
   }
 
   func paused(_ paused: Bool, at position: Double) {
-    events?.state(paused ? "paused" : "playing", positionMs: ms(position))
+    state(paused ? "paused" : "playing", at: position)
   }
 
   /// Says `buffering` or `playing` when a wait for data begins or ends.
   func buffering(_ now: Bool, at position: Double) {
     guard now != buffering else { return }
     buffering = now
-    events?.state(now ? "buffering" : "playing", positionMs: ms(position))
+    state(now ? "buffering" : "playing", at: position)
+  }
+
+  private func state(_ state: String, at position: Double) {
+    guard state != lastState else { return }
+    lastState = state
+    events?.state(state, positionMs: ms(position))
   }
 
   /// The subtitle text shown changed: `{"event":"cue","text":…,"start_ms":…,"end_ms":…}`, with `"text":""` when
@@ -68,6 +77,7 @@ final class HostReport {
   func file(index: Int, count: Int, title: String) {
     events?.write(["event": "file", "index": index, "count": count, "title": title])
     lastSettings = nil
+    lastState = nil
   }
 
   /// What the viewer chose, once for each entry and again whenever it changes, by key, button, slider or MPRIS:
