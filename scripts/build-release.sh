@@ -7,7 +7,25 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ -d /opt/swift/usr/bin ] && export PATH="/opt/swift/usr/bin:$PATH"
-flags=(-c release --static-swift-stdlib "$@")
+flags=(-c release --static-swift-stdlib)
+
+# Linked by the toolchain's lld with the relative relocations packed (DT_RELR) where the C library reads them
+# (glibc 2.36, Debian 12): a position-independent binary with Foundation linked in has some 74,000 relative
+# relocations, 1.8 MB of table in the gold-linked file, which the loader reads in whole at every start. Packed they
+# take 14 KB, and every window has 1.5-2 MB less resident (HDR10 1080p clip, peak RSS 146-148 -> 145-146 MB over 5
+# alternating runs; --version 42.4-43.1 -> 41.1-41.3 MB); start-up time is the same (--version median 38.0 ms both,
+# 40 alternating runs). Anywhere else the link stays Swift's default (gold).
+relr_supported() {
+  local swift_bin glibc
+  swift_bin=$(dirname "$(command -v swift)")
+  [ -x "$swift_bin/ld.lld" ] || return 1
+  glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
+  [ -n "$glibc" ] && printf '%s\n2.36\n' "$glibc" | sort -V -C -r
+}
+if relr_supported; then
+  flags+=(-Xswiftc -use-ld=lld -Xlinker -z -Xlinker pack-relative-relocs)
+fi
+flags+=("$@")
 
 # The dynamic loader looks each symbol up library by library, in the binary's DT_NEEDED order, breadth first; Debian's
 # FFmpeg brings 134 libraries, most bound at load (BIND_NOW), and the ones most symbols are bound to came late (libc
@@ -39,4 +57,7 @@ order_needed() {
 swift build "${flags[@]}" --product orb-player >&2
 bin="$(swift build "${flags[@]}" --show-bin-path)/orb-player"
 order_needed "$bin"
+# patchelf moves what it grows (.dynstr) and rewrites the dynamic entries it knows; a packed relocation table it
+# moved without saying so would leave a binary that crashes at its first pointer. It must still start.
+"$bin" --version >/dev/null || { echo "build-release.sh: $bin does not start after reordering" >&2; exit 1; }
 echo "$bin"
