@@ -246,6 +246,9 @@ final class PlayerWindow {
     gtk_window_set_child(cast(raw(window)), overlay)
     installCSS()
     gtk_widget_add_css_class(window, "orb-video-window")
+    // The cairo-drawn video view paints every pixel of its area itself (black where there is no picture), and must
+    // be the first thing drawn there for cairo to replay its picture in place (VideoView.paint).
+    if video.drawsWithCairo { gtk_widget_add_css_class(window, "orb-self-painted") }
 
     let keys = gtk_event_controller_key_new()!
     Signals.keyPressed(raw(keys)) { [unowned self] keyval, state in self.key(keyval, state) }
@@ -601,6 +604,7 @@ final class PlayerWindow {
     let provider = gtk_css_provider_new()
     let css = """
       .orb-video-window { background: black; }
+      .orb-video-window.orb-self-painted { background: none; }
       .orb-stats { color: white; background: rgba(0,0,0,0.7); padding: 10px 14px; margin: 12px; border-radius: 6px;
                    font-family: monospace; font-size: 10pt; }
       .orb-osd { color: white; background: rgba(0,0,0,0.6); padding: 8px 14px; margin: 16px; border-radius: 6px;

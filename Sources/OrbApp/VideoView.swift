@@ -63,10 +63,18 @@ final class VideoView {
 
   typealias Paint = @MainActor (OpaquePointer, Int32, Int32) -> Void
 
-  /// Paints the picture held (cairo mode) over the whole area, black before there is one.
+  /// Paints the picture held (cairo mode) over the whole area, black before there is one. The window paints no
+  /// background of its own under this view (`PlayerWindow.installCSS`), so the area is still clear when GTK's cairo
+  /// renderer composites this view's recording: cairo then replays the recording straight into the window's picture.
+  /// Over a painted background it first replayed it into a window-sized image of its own, a 3.7 MB allocation and a
+  /// copy of every pixel at each frame (1080p30 H.264, 10 s: 2.92-2.99 -> 2.68-2.78 CPU s, peak RSS 124 -> 120 MB).
   private func paint(_ cr: OpaquePointer, _ width: Int32, _ height: Int32) {
     for i in replaced.indices { replaced[i].paintedOver = true }
-    guard let target = painted?.slot.target, width > 0, height > 0, let surface = surface(over: target) else { return }
+    guard let target = painted?.slot.target, width > 0, height > 0, let surface = surface(over: target) else {
+      cairo_set_source_rgb(cr, 0, 0, 0)
+      cairo_paint(cr)
+      return
+    }
     cairo_save(cr)
     cairo_scale(cr, Double(width) / Double(target.width), Double(height) / Double(target.height))
     cairo_set_source_surface(cr, surface, 0, 0)

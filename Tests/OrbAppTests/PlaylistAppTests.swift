@@ -146,6 +146,12 @@ final class PlaylistAppTests: XCTestCase {
       (shot.width * 3 / 4..<shot.width).contains { x in shot.pixel(x: x, y: y).r > 200 }
     }
     XCTAssertFalse(corner, "no \"Opening…\" when there is nothing to open")
+    // Black around the text: the video area paints itself black before any picture, where the window (drawn with
+    // cairo) paints no background of its own under it.
+    for (x, y) in [(4, shot.height / 2), (shot.width - 5, shot.height / 2), (shot.width / 2, shot.height - 5)] {
+      let p = shot.pixel(x: x, y: y)
+      XCTAssertTrue(p.r < 16 && p.g < 16 && p.b < 16, "(\(x), \(y)) is \(p), not black")
+    }
     Screen.press("q", title: "Orb Player")
     XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
   }
