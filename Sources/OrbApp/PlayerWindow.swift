@@ -595,6 +595,9 @@ final class PlayerWindow {
       // Every way out but an error tells the host the last position, even before playback started.
       report.ended(reason: reason, player: player)
     }
+    // The window goes first, and its renderer with the last frame it drew: while that frame's recording of the
+    // picture on screen lived, cairo copied the picture (window-sized) when the view let go of it.
+    gtk_widget_unrealize(window)
     video.detach()
     mpris?.stop()
     g_application_quit(cast(raw(app)))
