@@ -3,14 +3,23 @@
 // Plain C, so the compiler checks nothing per pixel: the Swift version of this loop spent most of its time in the
 // range checks of six float-to-integer conversions a pixel. The three channels go together as one 4-lane vector
 // (clang's vector extensions: SSE on x86-64, NEON on ARM): the matrix is three multiply-adds of columns, and each
-// corner of the tetrahedron is one 8-byte load, a conversion and one multiply-add, where the scalar loop made twelve
-// loads and twelve multiply-adds a pixel. Where the CPU has AVX2, eight pixels go at a time (below).
+// corner of the tetrahedron is one 8-byte load (its three values and the next point's first, unused), a conversion
+// and one multiply-add, where the scalar loop made twelve loads and twelve multiply-adds a pixel. Where the CPU has
+// AVX2, eight pixels go at a time (below).
 typedef float orb_f4 __attribute__((ext_vector_type(4)));
 typedef int32_t orb_i4 __attribute__((ext_vector_type(4)));
 typedef uint16_t orb_u16x4 __attribute__((ext_vector_type(4)));
-// The table holds 256ths of a code (`ORB_TABLE_ONE` a code): 8 bytes a point, half of what floats took (2 MB for the
-// 64-point table, not 4), and 1/512 of a code from the value, far below what the dither and the rounding to 8 bits do.
+// The table holds 256ths of a code (`ORB_TABLE_ONE` a code): 6 bytes a point, where floats took 16 (1.5 MB for the
+// 64-point table, not 4; 2 MB with a fourth value unused, which only made it larger in memory and in the caches), and
+// 1/512 of a code from the value, far below what the dither and the rounding to 8 bits do.
 static const float unit = 1.0f / ORB_TABLE_ONE;
+
+// A point's three values (and the next one's first, which the caller ignores) as floats.
+static inline orb_f4 corner(const uint16_t *point) {
+  orb_u16x4 v;
+  __builtin_memcpy(&v, point, sizeof v);
+  return __builtin_convertvector(v, orb_f4);
+}
 
 #if defined(__x86_64__)
 static int orb_tone_map_row_avx2(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, int count,
@@ -22,8 +31,8 @@ static int orb_tone_map_row_avx2(const uint16_t *y, const uint16_t *cb, const ui
 static void tone_map_from(int i, const uint16_t *y, const uint16_t *cb, const uint16_t *cr, int count,
                           const float matrix[12], const uint16_t *grid, int size, const float dither[8], int bgra,
                           uint32_t *out) {
-  const int top = size - 2, stepG = size, stepB = size * size, far = 1 + stepG + stepB;
-  const orb_u16x4 *points = (const orb_u16x4 *)grid;
+  // Steps in 16-bit words: 3 a point.
+  const int top = size - 2, stepR = 3, stepG = 3 * size, stepB = 3 * size * size, far = stepR + stepG + stepB;
   // The matrix by columns: what each sample adds to (r, g, b), and the offsets.
   const orb_f4 mY = {matrix[0], matrix[4], matrix[8], 0}, mU = {matrix[1], matrix[5], matrix[9], 0},
                mV = {matrix[2], matrix[6], matrix[10], 0}, m1 = {matrix[3], matrix[7], matrix[11], 0};
@@ -40,11 +49,10 @@ static void tone_map_from(int i, const uint16_t *y, const uint16_t *cb, const ui
     const float hi = dr > dg ? (dr > db ? dr : db) : (dg > db ? dg : db);
     const float lo = dr < dg ? (dr < db ? dr : db) : (dg < db ? dg : db);
     const float mid = dr + dg + db - hi - lo;
-    const int o1 = (dr >= hi) + (dg >= hi) * stepG + (db >= hi) * stepB;
-    const int o2 = (dr > lo) + (dg > lo) * stepG + (db > lo) * stepB;
-    const orb_u16x4 *p0 = points + (cell.z * stepB + cell.y * stepG + cell.x);
-    const orb_f4 c0 = __builtin_convertvector(p0[0], orb_f4), c1 = __builtin_convertvector(p0[o1], orb_f4),
-                 c2 = __builtin_convertvector(p0[o2], orb_f4), c3 = __builtin_convertvector(p0[far], orb_f4);
+    const int o1 = (dr >= hi) * stepR + (dg >= hi) * stepG + (db >= hi) * stepB;
+    const int o2 = (dr > lo) * stepR + (dg > lo) * stepG + (db > lo) * stepB;
+    const uint16_t *p0 = grid + (cell.z * stepB + cell.y * stepG + cell.x * stepR);
+    const orb_f4 c0 = corner(p0), c1 = corner(p0 + o1), c2 = corner(p0 + o2), c3 = corner(p0 + far);
     orb_f4 t = c0 * (1 - hi) + c1 * (hi - mid) + c2 * (mid - lo) + c3 * lo;
     t = t * unit + dither[i & 7];
     t = __builtin_elementwise_min(__builtin_elementwise_max(t, zero), white);
@@ -85,8 +93,9 @@ __attribute__((target("avx2"))) static int orb_tone_map_row_avx2(const uint16_t 
                                                                   uint32_t *out) {
   const int stepG = size, stepB = size * size;
   const __m256i top = _mm256_set1_epi32(size - 2), vG = _mm256_set1_epi32(stepG), vB = _mm256_set1_epi32(stepB);
-  const __m256i far = _mm256_set1_epi32(4 * (1 + stepG + stepB)), one = _mm256_set1_epi32(4);
-  const __m256i gStep = _mm256_set1_epi32(4 * stepG), bStep = _mm256_set1_epi32(4 * stepB);
+  const __m256i far = _mm256_set1_epi32(3 * (1 + stepG + stepB)), one = _mm256_set1_epi32(3);
+  const __m256i gStep = _mm256_set1_epi32(3 * stepG), bStep = _mm256_set1_epi32(3 * stepB);
+  const __m256i three = _mm256_set1_epi32(3);
   const __m256 zero = _mm256_setzero_ps(), edge = _mm256_set1_ps((float)(size - 1)), white = _mm256_set1_ps(255);
   const __m256 ones = _mm256_set1_ps(1), d = _mm256_loadu_ps(dither), scale = _mm256_set1_ps(unit);
   const __m256i low = _mm256_set1_epi32(0xFFFF);
@@ -113,7 +122,7 @@ __attribute__((target("avx2"))) static int orb_tone_map_row_avx2(const uint16_t 
     const __m256 hi = _mm256_max_ps(_mm256_max_ps(f[0], f[1]), f[2]);
     const __m256 lo = _mm256_min_ps(_mm256_min_ps(f[0], f[1]), f[2]);
     const __m256 mid = _mm256_sub_ps(_mm256_sub_ps(_mm256_add_ps(_mm256_add_ps(f[0], f[1]), f[2]), hi), lo);
-    // Offsets (in 16-bit words: 4 a point) of the second and third corners, and of the first.
+    // Offsets (in 16-bit words: 3 a point) of the second and third corners, and of the first.
     const __m256i o1 = _mm256_add_epi32(
         _mm256_add_epi32(_mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(f[0], hi, _CMP_GE_OQ)), one),
                          _mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(f[1], hi, _CMP_GE_OQ)), gStep)),
@@ -122,13 +131,14 @@ __attribute__((target("avx2"))) static int orb_tone_map_row_avx2(const uint16_t 
         _mm256_add_epi32(_mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(f[0], lo, _CMP_GT_OQ)), one),
                          _mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(f[1], lo, _CMP_GT_OQ)), gStep)),
         _mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(f[2], lo, _CMP_GT_OQ)), bStep));
-    const __m256i p0 = _mm256_slli_epi32(
+    const __m256i p0 = _mm256_mullo_epi32(
         _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(cell[2], vB), _mm256_mullo_epi32(cell[1], vG)),
                          cell[0]),
-        2);
+        three);
     const __m256i p1 = _mm256_add_epi32(p0, o1), p2 = _mm256_add_epi32(p0, o2), p3 = _mm256_add_epi32(p0, far);
     const __m256 w0 = _mm256_sub_ps(ones, hi), w1 = _mm256_sub_ps(hi, mid), w2 = _mm256_sub_ps(mid, lo);
-    // Each corner's channels as floats: R and G from one gather of the point's first 32 bits, B from its next.
+    // Each corner's channels as floats: R and G from one gather of the point's first 32 bits, B from the next 32
+    // (its B and the next point's R).
     __m256 corner[4][3];
     const __m256i at[4] = {p0, p1, p2, p3};
     for (int n = 0; n < 4; n++) {

@@ -18,9 +18,10 @@ import Synchronization
 /// Thread-safety: Unsafe; owned by the renderer's thread, which hands each band thread its own rows and planes for
 /// one `draw`. The worker hands its table over through a `Mutex`.
 final class CPUToneMapper {
-  /// The encoded SDR signal at each point of a `size`³ grid, r fastest, then g, then b: in 256ths of an 8-bit code
-  /// (`ORB_TABLE_ONE`, 0...65280), the fourth value unused; 2 MB for the full table where floats took 4 MB, and for a
-  /// moment two tables are held (the one in use and the one made for a new peak).
+  /// The encoded SDR signal at each point of a `size`³ grid, r fastest, then g, then b: three 16-bit values a point,
+  /// in 256ths of an 8-bit code (`ORB_TABLE_ONE`, 0...65280); 1.5 MB for the full table (floats took 4 MB, and a
+  /// fourth, unused value 2 MB), and for a moment two tables are held (the one in use and the one made for a new
+  /// peak).
   private struct Grid: Sendable {
     let size: Int
     let points: Points
@@ -32,20 +33,22 @@ final class CPUToneMapper {
   /// of the detected peak left 2 MB more resident for the rest of the run (HDR10 1080p clip: 147 -> 150 MB by its end).
   /// Thread-safety: the points are written once, by `makeGrid`, before the grid is shared, then only read.
   private final class Points: @unchecked Sendable {
-    let base: UnsafeMutablePointer<SIMD4<UInt16>>
+    /// Three values a point, and one more after the last point: `orb_tone_map_row` reads a point's values 4 at a time.
+    let base: UnsafeMutablePointer<UInt16>
     /// The mapping's length, or 0 where mapping failed and the points came from malloc instead.
     private let mapped: Int
 
     /// `count` points, all zero.
     init(count: Int) {
-      let bytes = count * MemoryLayout<SIMD4<UInt16>>.stride
+      let values = count * 3 + 1
+      let bytes = values * MemoryLayout<UInt16>.stride
       let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
       if let memory, memory != MAP_FAILED {
-        base = memory.bindMemory(to: SIMD4<UInt16>.self, capacity: count)
+        base = memory.bindMemory(to: UInt16.self, capacity: values)
         mapped = bytes
       } else {
-        base = .allocate(capacity: count)
-        base.initialize(repeating: .zero, count: count)
+        base = .allocate(capacity: values)
+        base.initialize(repeating: 0, count: values)
         mapped = 0
       }
     }
@@ -147,13 +150,11 @@ final class CPUToneMapper {
   /// offset → rounded to 8 bits, opaque (COrbPixels' `orb_tone_map_row`).
   private static func mapRow(
     y: UnsafePointer<UInt16>, cb: UnsafePointer<UInt16>, cr: UnsafePointer<UInt16>, count: Int,
-    matrix: [Float], grid: UnsafePointer<SIMD4<UInt16>>, size: Int, out: UnsafeMutablePointer<UInt32>,
+    matrix: [Float], grid: UnsafePointer<UInt16>, size: Int, out: UnsafeMutablePointer<UInt32>,
     dither: ArraySlice<Float>, bgra: Bool
   ) {
-    UnsafeRawPointer(grid).withMemoryRebound(to: UInt16.self, capacity: size * size * size * 4) { table in
-      dither.withUnsafeBufferPointer { d in
-        orb_tone_map_row(y, cb, cr, Int32(count), matrix, table, Int32(size), d.baseAddress, bgra ? 1 : 0, out)
-      }
+    dither.withUnsafeBufferPointer { d in
+      orb_tone_map_row(y, cb, cr, Int32(count), matrix, grid, Int32(size), d.baseAddress, bgra ? 1 : 0, out)
     }
   }
 
@@ -234,7 +235,8 @@ final class CPUToneMapper {
             let nits = HDRToSDR.combine(SIMD3(light[r], light[g], light[b]), params: params)
             let value = HDRToSDR.map(rgbLinearNits: nits, params: params) * (255 * one)
             func code(_ v: Double) -> UInt16 { UInt16(min(max(v, 0), 255 * one).rounded()) }
-            grid[(b * size + g) * size + r] = SIMD4(code(value.x), code(value.y), code(value.z), 0)
+            let point = grid + 3 * ((b * size + g) * size + r)
+            (point[0], point[1], point[2]) = (code(value.x), code(value.y), code(value.z))
           }
         }
       }

@@ -97,7 +97,8 @@ final class HDRRenderTests: XCTestCase {
   func testTheWideToneMappingRowsAreTheOneAtATimeRowsByteForByte() {
     var rng = SplitMix64(seed: "tone-map-rows")
     let size = 64
-    let grid = (0..<size * size * size * 4).map { _ in UInt16(rng.next() % UInt64(255 * ORB_TABLE_ONE + 1)) }
+    // Three values a point, and the one more the rows read after the last.
+    let grid = (0..<size * size * size * 3 + 1).map { _ in UInt16(rng.next() % UInt64(255 * ORB_TABLE_ONE + 1)) }
     let width = 1283
     func plane() -> [UInt16] {
       (0..<width).map { i in i % 37 == 0 ? 0 : i % 41 == 0 ? 65535 : UInt16(truncatingIfNeeded: rng.next()) }
