@@ -93,9 +93,9 @@ __attribute__((target("avx2"))) static int orb_tone_map_row_avx2(const uint16_t 
                                                                   uint32_t *out) {
   const int stepG = size, stepB = size * size;
   const __m256i top = _mm256_set1_epi32(size - 2), vG = _mm256_set1_epi32(stepG), vB = _mm256_set1_epi32(stepB);
-  const __m256i far = _mm256_set1_epi32(3 * (1 + stepG + stepB)), one = _mm256_set1_epi32(3);
+  // Steps in 16-bit words: 3 a point.
+  const __m256i rStep = _mm256_set1_epi32(3), far = _mm256_set1_epi32(3 * (1 + stepG + stepB));
   const __m256i gStep = _mm256_set1_epi32(3 * stepG), bStep = _mm256_set1_epi32(3 * stepB);
-  const __m256i three = _mm256_set1_epi32(3);
   const __m256 zero = _mm256_setzero_ps(), edge = _mm256_set1_ps((float)(size - 1)), white = _mm256_set1_ps(255);
   const __m256 ones = _mm256_set1_ps(1), d = _mm256_loadu_ps(dither), scale = _mm256_set1_ps(unit);
   const __m256i low = _mm256_set1_epi32(0xFFFF);
@@ -124,17 +124,17 @@ __attribute__((target("avx2"))) static int orb_tone_map_row_avx2(const uint16_t 
     const __m256 mid = _mm256_sub_ps(_mm256_sub_ps(_mm256_add_ps(_mm256_add_ps(f[0], f[1]), f[2]), hi), lo);
     // Offsets (in 16-bit words: 3 a point) of the second and third corners, and of the first.
     const __m256i o1 = _mm256_add_epi32(
-        _mm256_add_epi32(_mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(f[0], hi, _CMP_GE_OQ)), one),
+        _mm256_add_epi32(_mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(f[0], hi, _CMP_GE_OQ)), rStep),
                          _mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(f[1], hi, _CMP_GE_OQ)), gStep)),
         _mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(f[2], hi, _CMP_GE_OQ)), bStep));
     const __m256i o2 = _mm256_add_epi32(
-        _mm256_add_epi32(_mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(f[0], lo, _CMP_GT_OQ)), one),
+        _mm256_add_epi32(_mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(f[0], lo, _CMP_GT_OQ)), rStep),
                          _mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(f[1], lo, _CMP_GT_OQ)), gStep)),
         _mm256_and_si256(_mm256_castps_si256(_mm256_cmp_ps(f[2], lo, _CMP_GT_OQ)), bStep));
     const __m256i p0 = _mm256_mullo_epi32(
         _mm256_add_epi32(_mm256_add_epi32(_mm256_mullo_epi32(cell[2], vB), _mm256_mullo_epi32(cell[1], vG)),
                          cell[0]),
-        three);
+        rStep);
     const __m256i p1 = _mm256_add_epi32(p0, o1), p2 = _mm256_add_epi32(p0, o2), p3 = _mm256_add_epi32(p0, far);
     const __m256 w0 = _mm256_sub_ps(ones, hi), w1 = _mm256_sub_ps(hi, mid), w2 = _mm256_sub_ps(mid, lo);
     // Each corner's channels as floats: R and G from one gather of the point's first 32 bits, B from the next 32

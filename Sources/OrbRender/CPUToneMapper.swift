@@ -226,25 +226,23 @@ final class CPUToneMapper {
     let light = (0..<size).map {
       HDRToSDR.channelLight(SIMD3(repeating: Double($0) / Double(size - 1)), params: params).x
     }
-    do {
-      // Each slice of the grid is written by its own iteration.
-      nonisolated(unsafe) let grid = points.base
-      @Sendable func slice(_ b: Int) {
-        for g in 0..<size {
-          for r in 0..<size {
-            let nits = HDRToSDR.combine(SIMD3(light[r], light[g], light[b]), params: params)
-            let value = HDRToSDR.map(rgbLinearNits: nits, params: params) * (255 * one)
-            func code(_ v: Double) -> UInt16 { UInt16(min(max(v, 0), 255 * one).rounded()) }
-            let point = grid + 3 * ((b * size + g) * size + r)
-            (point[0], point[1], point[2]) = (code(value.x), code(value.y), code(value.z))
-          }
+    // Each slice of the grid is written by its own iteration.
+    nonisolated(unsafe) let grid = points.base
+    @Sendable func slice(_ b: Int) {
+      for g in 0..<size {
+        for r in 0..<size {
+          let nits = HDRToSDR.combine(SIMD3(light[r], light[g], light[b]), params: params)
+          let value = HDRToSDR.map(rgbLinearNits: nits, params: params) * (255 * one)
+          func code(_ v: Double) -> UInt16 { UInt16(min(max(v, 0), 255 * one).rounded()) }
+          let point = grid + 3 * ((b * size + g) * size + r)
+          (point[0], point[1], point[2]) = (code(value.x), code(value.y), code(value.z))
         }
       }
-      if parallel {
-        DispatchQueue.concurrentPerform(iterations: size, execute: slice)
-      } else {
-        for b in 0..<size { slice(b) }
-      }
+    }
+    if parallel {
+      DispatchQueue.concurrentPerform(iterations: size, execute: slice)
+    } else {
+      for b in 0..<size { slice(b) }
     }
     return Grid(size: size, points: points, key: key)
   }
