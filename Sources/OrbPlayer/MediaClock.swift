@@ -36,17 +36,20 @@ public final class MediaClock: Sendable {
     var speed: Double = 1
     var playing = false
     var master: MasterClock?
+    /// Started at a host time still to come (`start(_:at:playing:)`): before `anchorHost` it reads `anchorMedia`.
+    var startsAhead = false
 
     func time(at host: UInt64) -> Double {
       guard playing else { return anchorMedia }
       let elapsed = Double(Int64(bitPattern: host &- anchorHost)) / 1e9
-      return anchorMedia + elapsed * speed
+      return anchorMedia + (startsAhead ? max(0, elapsed) : elapsed) * speed
     }
 
     /// Anchors at `host` where the clock is now, so a change of speed or play state never jumps.
     mutating func reanchor(at host: UInt64) {
       anchorMedia = time(at: host)
       anchorHost = host
+      startsAhead = false
     }
   }
 
@@ -65,6 +68,7 @@ public final class MediaClock: Sendable {
       if s.playing, let master = s.master, let heard = master.mediaTime(at: when) {
         s.anchorHost = when
         s.anchorMedia = heard
+        s.startsAhead = false
         return heard
       }
       return s.time(at: when)
@@ -93,6 +97,19 @@ public final class MediaClock: Sendable {
     state.withLock {
       $0.anchorHost = now
       $0.anchorMedia = seconds
+      $0.startsAhead = false
+    }
+  }
+
+  /// Starts from media time `seconds` at host time `host` (a first picture's presentation time, often a refresh
+  /// ahead of now), running if `playing`: it reads `seconds` until then and runs from there, so that the pictures
+  /// after the first come when their time is due on screen rather than a refresh early.
+  public func start(_ seconds: Double, at host: UInt64, playing: Bool) {
+    state.withLock {
+      $0.anchorHost = host
+      $0.anchorMedia = seconds
+      $0.playing = playing
+      $0.startsAhead = true
     }
   }
 

@@ -63,14 +63,13 @@ extension PlayerState {
       halfRefresh: Double(refreshInterval) / 2e9 * clock.speed, clockPlaying: clock.isPlaying,
       ready: ready.map { PresentationState.Frame(time: $0.frame.time, duration: $0.frame.duration) },
       shown: shownFrame.map { PresentationState.Frame(time: $0.time, duration: $0.duration) },
-      hasVideo: hasVideo, starved: phase == .running ? (media?.isStarved ?? false) : false,
+      hasVideo: hasVideo, starved: phase == .running || phase == .starting ? (media?.isStarved ?? false) : false,
       refilled: phase == .buffering && !retrying ? refilled(at: clock.time()) : false,
       soundFinished: schedule.sourceEnded ? soundFinished(at: presentationTime) : false)
     let decision = schedule.refresh(refresh)
     switch decision.clock {
     case .start(let time):
-      clock.set(time)
-      if !schedule.userPaused { clock.play() }
+      clock.start(time, at: presentationTime, playing: !schedule.userPaused)
       noteLatency(shownAt: presentationTime, opening: phase == .opening)
     case .resume: clock.play()
     case .hold: clock.pause()

@@ -9,6 +9,9 @@ struct PresentationState: Equatable {
     case opening
     /// A seek was made: the first picture after it starts the clock.
     case awaitingPicture
+    /// The first picture was handed over and the clock starts from it when it is on screen, a refresh on: the sound
+    /// starts at the next refresh, so that it is not heard before the picture is seen.
+    case starting
     /// The clock runs (unless the user paused).
     case running
     /// Waiting for data: the clock and the sound are held until enough is read ahead.
@@ -35,7 +38,7 @@ struct PresentationState: Equatable {
   var state: Player.State {
     switch phase {
     case .opening: return .loading
-    case .awaitingPicture, .running, .buffering: return userPaused ? .paused : .playing
+    case .awaitingPicture, .starting, .running, .buffering: return userPaused ? .paused : .playing
     case .ended: return .ended
     case .failed: return .error
     }
@@ -81,7 +84,8 @@ struct PresentationState: Equatable {
   /// What the player does at this refresh.
   struct Decision: Equatable {
     enum Clock: Equatable {
-      /// Set the clock to this media time and run it (unless paused): the first picture after opening or a seek.
+      /// Start the clock from this media time at the refresh's host time (when the picture is on screen), running
+      /// unless paused: the first picture after opening or a seek.
       case start(at: Double)
       /// Run it again after a wait for data.
       case resume
@@ -117,9 +121,8 @@ struct PresentationState: Equatable {
         return d
       }
       // The first picture after opening or seeking starts the clock: no frame is late for a slow start.
-      phase = .running
+      phase = .starting
       d.clock = .start(at: first.time)
-      d.startSound = !userPaused
       d.show = 0
       d.avOffset = 0
       return d
@@ -130,12 +133,19 @@ struct PresentationState: Equatable {
       starvedSince = nil
       d.clock = .resume
       d.startSound = true
-    case .running:
+    case .starting, .running:
       if waitingForData(r) {
         phase = .buffering
         d.clock = .hold
         d.holdSound = true
         return d
+      }
+      if phase == .starting {
+        // The first picture is on screen by the time this refresh's is handed over: the sound starts now. Started
+        // with the clock, a refresh earlier, it was heard before the picture was seen, and as the clock's master
+        // it put the clock a refresh ahead, so that the second picture of a 60 fps video was already late.
+        phase = .running
+        d.startSound = !userPaused
       }
     }
     let due = r.ready.indices.filter { r.ready[$0].time <= r.now + r.halfRefresh + 0.0005 }
@@ -181,10 +191,10 @@ struct PresentationState: Equatable {
   /// The user paused or resumed. Returns whether the clock should run now, and whether the sound should be held.
   mutating func togglePause() -> (clockRuns: Bool, soundHeld: Bool)? {
     switch phase {
-    case .opening, .awaitingPicture, .running, .buffering:
+    case .opening, .awaitingPicture, .starting, .running, .buffering:
       userPaused.toggle()
       starvedSince = nil  // time spent paused is not time waiting for data
-      let runs = !userPaused && phase == .running
+      let runs = !userPaused && (phase == .running || phase == .starting)
       return (runs, userPaused || phase != .running)
     case .ended, .failed:
       return nil
@@ -207,7 +217,7 @@ struct PresentationState: Equatable {
   /// The source broke off and is being tried again: the clock and the sound wait (the caller holds them) until the
   /// seek that reconnects gives a picture.
   mutating func waitForData() {
-    if phase == .running || phase == .awaitingPicture { phase = .buffering }
+    if phase == .running || phase == .starting || phase == .awaitingPicture { phase = .buffering }
   }
 
   /// Playback goes on without pictures (sound alone from the start, or a video that never gave one): the sound

@@ -22,6 +22,26 @@ final class MediaClockTests: XCTestCase {
     XCTAssertEqual(clock.time(), 6.5, accuracy: 1e-9)
   }
 
+  func testAClockStartedAheadWaitsForItsStart() {
+    let host = ManualHostClock()
+    let clock = MediaClock(host: host)
+    let start = host.now() + 16_666_667  // the first picture's presentation time, a refresh on
+    clock.start(12.5, at: start, playing: true)
+    XCTAssertEqual(clock.time(), 12.5, "not before its start")
+    XCTAssertEqual(clock.time(at: start + 16_666_667), 12.5 + 1.0 / 60, accuracy: 1e-9)
+    host.advance(seconds: 0.1)
+    XCTAssertEqual(clock.time(), 12.5 + 0.1 - 1.0 / 60, accuracy: 1e-9)
+    // Paused before its start, it holds the start's time, and runs from there when played.
+    let paused = MediaClock(host: host)
+    paused.start(3, at: host.now() + 16_666_667, playing: true)
+    paused.pause()
+    host.advance(seconds: 1)
+    XCTAssertEqual(paused.time(), 3)
+    paused.play()
+    host.advance(seconds: 0.5)
+    XCTAssertEqual(paused.time(), 3.5, accuracy: 1e-9)
+  }
+
   func testPauseFreezesAndResumeContinuesFromThere() {
     let host = ManualHostClock()
     let clock = MediaClock(host: host)

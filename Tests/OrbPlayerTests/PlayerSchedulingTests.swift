@@ -63,6 +63,45 @@ final class PlayerSchedulingTests: XCTestCase {
     XCTAssertEqual(player.stats.avOffset, 0, accuracy: 1e-6)
   }
 
+  func testTheSecondPictureOfA60FpsVideoIsNotLate() throws {
+    // The display asks at each refresh for the picture it will present a refresh later, as GTK's frame clock does.
+    let refresh = 1.0 / 60
+    let host = ManualHostClock()
+    let player = Player(
+      source: "test://bars?size=64x36&rate=60&duration=2", start: 0, paused: false, presentation: .memory,
+      width: 64, height: 36, clock: MediaClock(host: host))
+    player.start()
+    defer { player.stop() }
+    func ask() -> ShownPicture? {
+      if case .show(let slot) = player.frameToShow(
+        presentationTime: host.now() + UInt64(refresh * 1e9), refreshInterval: UInt64(refresh * 1e9))
+      {
+        return slot
+      }
+      return nil
+    }
+    /// Asks at this refresh until the picture due is drawn (the render thread draws on its own time).
+    func shownNow() -> ShownPicture? {
+      let deadline = Date(timeIntervalSinceNow: 10)
+      while Date() < deadline {
+        if let slot = ask() { return slot }
+        usleep(2000)
+      }
+      return nil
+    }
+    var shown = try XCTUnwrap(shownNow())
+    XCTAssertEqual(shown.time, 0, accuracy: 1e-9)
+    // Each of the next refreshes presents the next picture, none late.
+    for n in 1...4 {
+      host.advance(seconds: refresh)
+      let next = try XCTUnwrap(shownNow(), "nothing shown at refresh \(n)")
+      XCTAssertEqual(next.time, Double(n) * refresh, accuracy: 1e-3, "refresh \(n)")
+      player.release(shown)
+      shown = next
+    }
+    XCTAssertEqual(player.stats.dropped, 0)
+  }
+
   func testLateFramesAreDroppedAndCounted() throws {
     let host = ManualHostClock()
     let player = makePlayer(host)

@@ -31,17 +31,55 @@ final class PresentationStateTests: XCTestCase {
     d = refresh(&s, now: 0, playing: false, ready: frames(from: 12.5, count: 2))
     XCTAssertEqual(d.clock, .start(at: 12.5))
     XCTAssertEqual(d.show, 0)
-    XCTAssertTrue(d.startSound)
+    XCTAssertFalse(d.startSound, "the sound waits until the picture is on screen")
     XCTAssertEqual(s.state, .playing)
+    // A refresh on, the picture is on screen: the sound starts, and the next picture is shown when due.
+    d = refresh(&s, now: 12.51, ready: frames(from: 12.54, count: 1), shown: Frame(time: 12.5, duration: 0.04))
+    XCTAssertTrue(d.startSound)
+    XCTAssertNil(d.clock, "the clock started with the first picture")
+    XCTAssertNil(d.show)
+    d = refresh(&s, now: 12.535, ready: frames(from: 12.54, count: 1), shown: Frame(time: 12.5, duration: 0.04))
+    XCTAssertFalse(d.startSound, "the sound starts once")
+    XCTAssertEqual(d.show, 0)
+  }
+
+  func testAPauseBeforeTheSoundStartsKeepsItSilent() {
+    let shown = Frame(time: 0, duration: 0.04)
+    var s = PresentationState(paused: false)
+    _ = refresh(&s, now: 0, playing: false, ready: frames(from: 0, count: 2))
+    let paused = s.togglePause()
+    XCTAssertEqual(paused?.clockRuns, false)
+    XCTAssertEqual(paused?.soundHeld, true)
+    var d = refresh(&s, now: 0, playing: false, ready: frames(from: 0.04, count: 1), shown: shown)
+    XCTAssertFalse(d.startSound)
+    XCTAssertEqual(s.state, .paused)
+    // Resumed after that refresh: the clock and the sound run at once.
+    let resumed = s.togglePause()
+    XCTAssertEqual(resumed?.clockRuns, true)
+    XCTAssertEqual(resumed?.soundHeld, false)
+
+    // Paused and resumed between the first picture and the next refresh: the clock runs again at once, the sound
+    // still waits for that refresh.
+    s = PresentationState(paused: false)
+    _ = refresh(&s, now: 0, playing: false, ready: frames(from: 0, count: 2))
+    _ = s.togglePause()
+    let again = s.togglePause()
+    XCTAssertEqual(again?.clockRuns, true)
+    XCTAssertEqual(again?.soundHeld, true)
+    d = refresh(&s, now: 0.01, ready: frames(from: 0.04, count: 1), shown: shown)
+    XCTAssertTrue(d.startSound)
   }
 
   func testStartingPausedShowsThePictureAndKeepsSilent() {
     var s = PresentationState(paused: true)
-    let d = refresh(&s, now: 0, playing: false, ready: frames(from: 0, count: 1))
+    var d = refresh(&s, now: 0, playing: false, ready: frames(from: 0, count: 1))
     XCTAssertEqual(d.show, 0)
     XCTAssertEqual(d.clock, .start(at: 0))
     XCTAssertFalse(d.startSound)
     XCTAssertEqual(s.state, .paused)
+    d = refresh(&s, now: 0, playing: false, ready: frames(from: 0.04, count: 1), shown: Frame(time: 0, duration: 0.04))
+    XCTAssertFalse(d.startSound, "paused: silent at the next refresh too")
+    XCTAssertNil(d.show)
   }
 
   func testOnlyDueFramesAreShownAndLateOnesDropped() {
