@@ -16,20 +16,25 @@
 #    a. orb-player --events-fd 1 --title T CLIP (its window is the video's 1280x720), or
 #       mpv --no-config --vo=gpu-next --gpu-api=vulkan --vulkan-device=LLVMPIPE --geometry=1280x720 CLIP;
 #    b. once its window is up at 1280x720, one ffmpeg records both, until the player exits:
-#       - the picture: `-f x11grab -framerate 60 -use_wallclock_as_timestamps 1` of a 64x32 patch inside the white
-#         block (from the window's position), stored as gray raw video with its wall-clock timestamps (-copyts,
-#         -enc_time_base 1:1000000, no frame dropped or repeated);
-#       - the sound: `-f pulse -i orb-null-sink.monitor` (what the players play into the null sink), pcm with the
-#         pulse input's own wall-clock timestamps (its default -wallclock 1: the time of reading less the latency
-#         the server reports for the recording stream, smoothed). -use_wallclock_as_timestamps 1 is not used here:
-#         it stamps each packet with the time it was read, after its samples were recorded, which makes the
-#         sound look later by the recording buffer. A second recording of the monitor with that option runs
-#         alongside, and the table's note says by how much (the median over the beeps).
+#       - the picture: `-f x11grab -framerate 60.37 -use_wallclock_as_timestamps 1` of a 64x32 patch inside the
+#         white block (from the window's position), stored as gray raw video with its wall-clock timestamps
+#         (-copyts, -enc_time_base 1:1000000, no frame dropped or repeated). 60.37 captures a second, not 60: the
+#         players show pictures at a 60 Hz refresh and the flashes come once a second, so at 60 every flash fell at
+#         the same phase of the captures, and the half-interval each flash time is uncertain by was one error for the
+#         whole run (runs of the same build differed by up to 14 ms); now each flash falls at another phase and
+#         those errors average out in the mean;
+#       - the sound: `-f pulse -use_wallclock_as_timestamps 1 -i orb-null-sink.monitor` (what the players play into
+#         the null sink): pcm, each packet stamped with the wall-clock time ffmpeg read it.
 #    Every playback and recording is bounded (ORB_AVSYNC_TIMEOUT s, default 40).
 # 4. Analysis (python3): a flash is a capture whose mean brightness crosses the middle between the darkest and the
 #    brightest capture; its time is halfway between that capture and the one before (it appeared in between, so
-#    the picture's time is known to +- half a capture interval, 8 ms at 60 fps). A beep's onset is the first sample
-#    above 30 % of the loudest one after 300 ms below it, at its packet's timestamp + its place in the packet. Each
+#    the picture's time is known to +- half a capture interval, 8 ms). The sound's samples come at exactly 48 kHz,
+#    so sample n is at T0 + n / 48000; T0 is the earliest any packet could have been read, the least over packets
+#    of (its read time - the time of its last sample after T0): the monitor passes a sample on in the graph cycle
+#    that plays it, and a packet is read after that, by a delay that varies. (The pulse input's own timestamps,
+#    the read time less the latency the server reports, smoothed, wandered by up to 10 ms within a run.) The
+#    least delay per 2 s of the recording is reported as a check that the delay floor stayed put. A beep's onset
+#    is the first sample above 30 % of the loudest one after 300 ms below it. Each
 #    flash is paired with the nearest onset (within 450 ms; the clip's beeps are 1 s apart): offset = flash - beep,
 #    with the picture's +- (half the gap between the two captures; more when x11grab fell behind) per pair,
 #    positive = picture after sound. Reported per player: every offset, their mean and the largest |offset|.
@@ -53,7 +58,7 @@ W=1280
 H=720
 GRAB_W=64
 GRAB_H=32
-GRAB_FPS=60
+GRAB_FPS=60.37
 SINK=orb-null-sink
 TIMEOUT="${ORB_AVSYNC_TIMEOUT:-40}"
 STEP="checking settings"
@@ -131,13 +136,11 @@ if [ "${1:-}" = "--measure" ]; then
     timeout -k 5 $((TIMEOUT + 10)) ffmpeg -hide_banner -nostdin -loglevel error -y \
       -thread_queue_size 4096 -f x11grab -framerate "$GRAB_FPS" -draw_mouse 0 -video_size "${GRAB_W}x$GRAB_H" \
       -use_wallclock_as_timestamps 1 -i "$DISPLAY+$gx,$gy" \
-      -thread_queue_size 4096 -f pulse -sample_rate 48000 -channels 2 -i "$SINK.monitor" \
       -thread_queue_size 4096 -f pulse -sample_rate 48000 -channels 2 -use_wallclock_as_timestamps 1 \
-      -stream_name record-read-time -i "$SINK.monitor" \
+      -i "$SINK.monitor" \
       -copyts -map 0:v -c:v rawvideo -pix_fmt gray -fps_mode passthrough -enc_time_base:v 1:1000000 \
       -f nut "$WORK/$1.video.nut" \
       -map 1:a -c:a pcm_s16le -f nut "$WORK/$1.audio.nut" \
-      -map 2:a -c:a pcm_s16le -f nut "$WORK/$1.audio-read-time.nut" \
       >"$WORK/$1.ffmpeg.log" 2>&1 </dev/null &
     CAP_PID=$!
     echo "started=$EPOCHREALTIME" >>"$WORK/$1.grab"
@@ -245,12 +248,10 @@ fi
 # ---------------------------------------------------------------------------------------------- analysis
 STEP="reading the recordings"
 for p in orb-player mpv; do
-  for a in audio audio-read-time; do
-    ffprobe -v error -select_streams a:0 -show_entries packet=pts,size:stream=time_base -of compact=p=0:nk=0 \
-      "$WORK/$p.$a.nut" >"$WORK/$p.$a.pts" || die "ffprobe could not read the sound recording $a of $p"
-    ffmpeg -v error -nostdin -i "$WORK/$p.$a.nut" -map 0:a -c copy -f s16le -y "$WORK/$p.$a.raw" ||
-      die "ffmpeg could not unpack the sound recording $a of $p"
-  done
+  ffprobe -v error -select_streams a:0 -show_entries packet=pts,size:stream=time_base -of compact=p=0:nk=0 \
+    "$WORK/$p.audio.nut" >"$WORK/$p.audio.pts" || die "ffprobe could not read the sound recording of $p"
+  ffmpeg -v error -nostdin -i "$WORK/$p.audio.nut" -map 0:a -c copy -f s16le -y "$WORK/$p.audio.raw" ||
+    die "ffmpeg could not unpack the sound recording of $p"
   ffprobe -v error -select_streams v:0 -show_entries packet=pts:stream=time_base -of compact=p=0:nk=0 \
     "$WORK/$p.video.nut" >"$WORK/$p.video.pts" || die "ffprobe could not read the picture recording of $p"
   ffmpeg -v error -nostdin -i "$WORK/$p.video.nut" -map 0:v -c copy -f rawvideo -y "$WORK/$p.video.raw" ||
@@ -300,22 +301,29 @@ def flashes(name):
                    "brightness_max": round(hi, 1), "interval_ms_median": round(gaps[len(gaps) // 2] * 1000, 2) if gaps else None,
                    "interval_ms_max": round(gaps[-1] * 1000, 2) if gaps else None}, (t[0] if n else None)
 
-def beeps(name, rate=48000, channels=2, rec="audio"):
-    tb, rows = packets(f"{work}/{name}.{rec}.pts")
+def beeps(name, rate=48000, channels=2):
+    tb, rows = packets(f"{work}/{name}.audio.pts")
     pcm = array("h")
-    raw = open(f"{work}/{name}.{rec}.raw", "rb").read()
+    raw = open(f"{work}/{name}.audio.raw", "rb").read()
     # A recording stopped mid-sample (the player's exit ends it) leaves a byte over: whole samples only.
     pcm.frombytes(raw[: len(raw) - len(raw) % (2 * channels)])
     frames = len(pcm) // channels
     env = [max(abs(pcm[i * channels + c]) for c in range(channels)) for i in range(frames)]
-    # Each sample's time: its packet's timestamp + its place in the packet.
-    times, k = [], 0
+    # How long after its last sample each packet was read (relative to sample 0 at T0 = 0); the last few packets
+    # are left out: stopping the recording flushes them early.
+    delays, n = [], 0
     for pts, size in rows:
-        count = size // (2 * channels)
-        base = float(pts * tb)
-        times.extend(base + j / rate for j in range(count))
-    if len(times) != frames:
-        raise SystemExit(f"{name}: {frames} sample frames but packets cover {len(times)}")
+        n += size // (2 * channels)
+        delays.append((float(pts * tb) - n / rate, n))
+    if n != frames:
+        raise SystemExit(f"{name}: {frames} sample frames but packets cover {n}")
+    body = delays[:-3] if len(delays) > 6 else delays
+    t0 = min(d for d, _ in body)
+    # The least delay in each 2 s of the recording, above the overall least: flat when the floor stayed put.
+    floors = {}
+    for d, end in body:
+        floors[end // (2 * rate)] = min(floors.get(end // (2 * rate), d), d)
+    spread = round((max(floors.values()) - t0) * 1000, 1) if floors else None
     peak = max(env) if env else 0
     found = []
     if peak >= 300:
@@ -323,10 +331,10 @@ def beeps(name, rate=48000, channels=2, rec="audio"):
         for i, v in enumerate(env):
             if v >= thr:
                 if i - last > quiet:
-                    found.append(times[i])
+                    found.append(t0 + i / rate)
                 last = i
-    gaps = [b[0] - a[0] for a, b in zip(rows, rows[1:])]
-    return found, {"sample_frames": frames, "seconds": frames / rate, "peak": peak, "packets": len(rows)}
+    return found, {"sample_frames": frames, "seconds": frames / rate, "peak": peak, "packets": len(rows),
+                   "read_delay_floor_spread_ms": spread}
 
 out = {}
 for name in ("orb-player", "mpv"):
@@ -341,18 +349,13 @@ for name in ("orb-player", "mpv"):
         else:
             unpaired.append(round(f - t0, 4))
     offs = [p["offset_ms"] for p in pairs]
-    # The same sound stamped with the time ffmpeg read it (-use_wallclock_as_timestamps 1): how much later each
-    # onset reads that way, which is why the pulse input's own stamps are used.
-    rt, _ = beeps(name, rec="audio-read-time")
-    lags = sorted(min(rt, key=lambda r: abs(r - b)) - b for b in bp if rt)
-    lag = round(lags[len(lags) // 2] * 1000, 1) if lags else None
     out[name] = {
         "pairs": pairs, "offsets_ms": offs,
         "mean_ms": round(sum(offs) / len(offs), 1) if offs else None,
         "max_abs_ms": max(offs, key=abs) if offs else None,
         "flashes": len(fl), "beeps": len(bp), "unpaired_flashes_s": unpaired,
         "max_uncertainty_ms": max((p["uncertainty_ms"] for p in pairs), default=None),
-        "picture_recording": vinfo, "sound_recording": ainfo, "read_time_stamps_later_ms_median": lag,
+        "picture_recording": vinfo, "sound_recording": ainfo,
     }
 json.dump(out, sys.stdout)
 EOF
@@ -366,16 +369,19 @@ for p in orb-player mpv; do
   [ "$n" -ge 5 ] || ODD+=("$p: only $n flash/beep pairs (the clip has 11 flashes): see flashes, beeps and unpaired in avsync.json")
   u="$(read_json "d['$p']['unpaired_flashes_s']")"
   [ "$u" = "[]" ] || ODD+=("$p: flashes with no beep within 450 ms at $u s of the recording")
-  g="$(read_json "d['$p']['picture_recording']['interval_ms_max']")"
-  awk -v g="$g" 'BEGIN { exit !(g > 40) }' &&
-    ODD+=("$p: x11grab fell behind at times (largest gap between captures $g ms): see each pair's uncertainty_ms")
+  g="$(read_json "d['$p']['max_uncertainty_ms']")"
+  awk -v g="$g" 'BEGIN { exit !(g > 20) }' &&
+    ODD+=("$p: x11grab fell behind around a flash (its time is known to +- $g ms): see each pair's uncertainty_ms")
+  f="$(read_json "d['$p']['sound_recording']['read_delay_floor_spread_ms']")"
+  awk -v f="$f" 'BEGIN { exit !(f > 3) }' &&
+    ODD+=("$p: the sound's read delay floor moved by $f ms during the recording: its times are that uncertain")
   [ "$(sed -n 's/^ffmpeg_rc=//p' "$WORK/$p.grab")" = 0 ] || [ "$(sed -n 's/^ffmpeg_rc=//p' "$WORK/$p.grab")" = 255 ] ||
     ODD+=("$p: the recording ffmpeg exited with status $(sed -n 's/^ffmpeg_rc=//p' "$WORK/$p.grab")")
 done
 [ ${#INSTALLED[@]} -eq 0 ] || ODD+=("installed with apt-get in this run: ${INSTALLED[*]}")
 ORB_CMD="orb-player --events-fd 1 --title T CLIP"
 MPV_CMD="mpv --no-config --vo=gpu-next --gpu-api=vulkan --vulkan-device='$VKDEV' --geometry=${W}x$H --autofit=${W}x$H --title=T CLIP"
-REC_CMD="ffmpeg -thread_queue_size 4096 -f x11grab -framerate $GRAB_FPS -draw_mouse 0 -video_size ${GRAB_W}x$GRAB_H -use_wallclock_as_timestamps 1 -i \$DISPLAY+X,Y -thread_queue_size 4096 -f pulse -sample_rate 48000 -channels 2 -i $SINK.monitor -thread_queue_size 4096 -f pulse -sample_rate 48000 -channels 2 -use_wallclock_as_timestamps 1 -stream_name record-read-time -i $SINK.monitor -copyts -map 0:v -c:v rawvideo -pix_fmt gray -fps_mode passthrough -enc_time_base:v 1:1000000 -f nut video.nut -map 1:a -c:a pcm_s16le -f nut audio.nut -map 2:a -c:a pcm_s16le -f nut audio-read-time.nut"
+REC_CMD="ffmpeg -thread_queue_size 4096 -f x11grab -framerate $GRAB_FPS -draw_mouse 0 -video_size ${GRAB_W}x$GRAB_H -use_wallclock_as_timestamps 1 -i \$DISPLAY+X,Y -thread_queue_size 4096 -f pulse -sample_rate 48000 -channels 2 -use_wallclock_as_timestamps 1 -i $SINK.monitor -copyts -map 0:v -c:v rawvideo -pix_fmt gray -fps_mode passthrough -enc_time_base:v 1:1000000 -f nut video.nut -map 1:a -c:a pcm_s16le -f nut audio.nut"
 {
   echo "| player | pairs | mean ms | max ms | per-pair offsets ms (picture - sound) | picture time +- ms (worst) |"
   echo "|---|--:|--:|--:|---|--:|"
@@ -388,9 +394,9 @@ REC_CMD="ffmpeg -thread_queue_size 4096 -f x11grab -framerate $GRAB_FPS -draw_mo
   echo
   echo "Clip: avsynctest 1280x720 30 fps, H.264 + AAC, 12 s ($(basename "$AVS")); under Xvfb + PipeWire null sink, $(nproc) cores, load $LOAD."
   echo "Positive = the picture after the sound. Flash: 64x32 patch grabbed at ${GRAB_FPS} fps (x11grab, wall clock), time ="
-  echo "midpoint of the first bright capture and the one before (+-8 ms). Beep: onset in the null sink's monitor"
-  echo "(pulse input, its latency-corrected wall clock; stamped with the read time instead, -use_wallclock_as_timestamps 1,"
-  echo "the onsets read $(read_json "d['orb-player']['read_time_stamps_later_ms_median']") / $(read_json "d['mpv']['read_time_stamps_later_ms_median']") ms later). max = the largest |offset|, with its sign."
+  echo "midpoint of the first bright capture and the one before (+-8 ms). Beep: onset in the null sink's monitor (pulse"
+  echo "input), sample n at T0 + n / 48 kHz, T0 the earliest the packets' read times allow (the least read delay moved by"
+  echo "$(read_json "d['orb-player']['sound_recording']['read_delay_floor_spread_ms']") / $(read_json "d['mpv']['sound_recording']['read_delay_floor_spread_ms']") ms over the recordings). max = the largest |offset|, with its sign."
   for o in "${ODD[@]+"${ODD[@]}"}"; do echo "- note: $o"; done
 } >"$WORK/avsync.md"
 echo

@@ -34,6 +34,15 @@ final class VideoView {
   private var glContext: OpaquePointer?
   private var imported: [Int: (texture: GLuint, memory: GLuint, slot: Weak<VideoSlot>)] = [:]
   private var tickID: guint = 0
+  /// Where GTK gets no presentation times and draws with cairo (X11 without a compositor, Xvfb), nothing waits for
+  /// a vertical blank: a picture is on screen once its frame is painted. Microseconds from a frame's start to the end
+  /// of its paint, smoothed over frames that painted a new picture; measured on `paintClock`'s "after-paint". It
+  /// moves by at most a millisecond a frame: the first paints of a window are slow, and a prediction that leapt
+  /// with them made a picture late.
+  private var paintDelayUs = 0.0
+  private var paintClock: OpaquePointer?
+  /// A new picture was handed over in this frame: its paint is measured.
+  private var newPicturePainted = false
   var onEnded: (() -> Void)?
   /// At every frame of the window's clock, after the picture is chosen (subtitles follow it).
   var onTick: (() -> Void)?
@@ -220,8 +229,18 @@ final class VideoView {
     var interval: gint64 = 0
     var presentation: gint64 = 0
     gdk_frame_clock_get_refresh_info(clock, frameTime, &interval, &presentation)
-    // Ask for the frame that will be on screen when this refresh is presented (times in µs of CLOCK_MONOTONIC).
-    let predictedUs = presentation > 0 ? presentation : frameTime + (interval > 0 ? interval : 16_667)
+    // Ask for the frame that will be on screen when this refresh is presented (times in µs of CLOCK_MONOTONIC):
+    // GDK's prediction where the compositor reports presentation times, else the next refresh, when a buffer swapped
+    // now is shown; cairo's pictures are shown as they are painted (see `paintDelayUs`).
+    let predictedUs: gint64
+    if presentation > 0 {
+      predictedUs = presentation
+    } else if drawsWithCairo {
+      measurePaints(on: clock)
+      predictedUs = frameTime + gint64(paintDelayUs)
+    } else {
+      predictedUs = frameTime + (interval > 0 ? interval : 16_667)
+    }
     let refreshNs = UInt64(interval > 0 ? interval : 16_667) * 1000
     switch player.frameToShow(presentationTime: UInt64(max(0, predictedUs)) * 1000, refreshInterval: refreshNs) {
     case .show(let picture): show(picture, player: player)
@@ -234,8 +253,27 @@ final class VideoView {
     return true
   }
 
+  /// Measures, from now on, how long `clock`'s frames take to paint a new picture (cairo mode).
+  private func measurePaints(on clock: OpaquePointer?) {
+    guard let clock, clock != paintClock else { return }
+    paintClock = clock
+    Signals.plain(UnsafeMutableRawPointer(clock), "after-paint") { [weak self] in
+      guard let self, self.newPicturePainted, let clock = self.paintClock else { return }
+      self.newPicturePainted = false
+      let frameTime = gdk_frame_clock_get_frame_time(clock)
+      var interval: gint64 = 0
+      var presentation: gint64 = 0
+      gdk_frame_clock_get_refresh_info(clock, frameTime, &interval, &presentation)
+      let took = min(max(0, Double(g_get_monotonic_time() - frameTime)), Double(interval > 0 ? interval : 16_667))
+      self.paintDelayUs += min(max((took - self.paintDelayUs) / 8, -1000), 1000)
+    }
+  }
+
   private func show(_ picture: ShownPicture, player: Player) {
-    if drawsWithCairo { return hold(picture, player: player) }
+    if drawsWithCairo {
+      newPicturePainted = true
+      return hold(picture, player: player)
+    }
     let slot = picture.slot
     let w = Int32(slot.target.width)
     let h = Int32(slot.target.height)

@@ -22,6 +22,8 @@ public final class AudioOutput: Sendable {
   private struct State {
     /// Host time (ns) of the last resume: timing from cycles before it is stale.
     var resumedAt: UInt64 = 0
+    /// Resumed, and not paused since: nothing is heard before the first resume or while paused.
+    var active = false
   }
 
   public let sampleRate: Int
@@ -66,7 +68,10 @@ public final class AudioOutput: Sendable {
 
   /// Pauses or resumes the stream; the ring keeps its contents. Takes PipeWire's thread-loop lock.
   public func setActive(_ active: Bool) {
-    if active { state.withLock { $0.resumedAt = HostTime.now() } }
+    state.withLock {
+      $0.active = active
+      if active { $0.resumedAt = HostTime.now() }
+    }
     orb_audio_set_active(stream.pointer, active)
   }
 
@@ -76,18 +81,24 @@ public final class AudioOutput: Sendable {
     return t
   }
 
+  /// Resumed and not paused since.
+  public var isActive: Bool { state.withLock { $0.active } }
+
   /// False once the stream failed or PipeWire went away (state error or unconnected).
   public var isAlive: Bool { timing.state > 0 }
 
   /// The ring frame (fractional) being heard at host time `host` (ns of CLOCK_MONOTONIC), or nil when unknown
-  /// (no cycle yet, or none since the last resume). Never beyond what was written to the ring: when it runs dry, the
+  /// (no cycle yet, or none since the last resume) or when nothing is heard (paused, or never resumed: a stream
+  /// runs a cycle or two between connecting and its first pause, and a position extrapolated from that cycle ran
+  /// ahead of the sound by up to 80 ms at the start, making the clock leap and pictures drop). Never beyond what was written to the ring: when it runs dry, the
   /// position stops where the sound does. Not capped at what the graph has taken so far: `host` is often a
   /// picture's presentation time, a refresh ahead, by which the graph will have taken its next cycle; capped there
   /// (with a sink that reports no delay, PipeWire's null sink) the position stood still for part of each 21 ms
   /// cycle and then jumped, and a 60 fps video dropped one picture in six.
   public func heardFrame(at host: UInt64) -> Double? {
     let t = timing
-    guard t.now_ns > 0, UInt64(t.now_ns) >= state.withLock({ $0.resumedAt }) else { return nil }
+    let (active, resumedAt) = state.withLock { ($0.active, $0.resumedAt) }
+    guard active, t.now_ns > 0, UInt64(t.now_ns) >= resumedAt else { return nil }
     let elapsed = Double(Int64(bitPattern: host &- UInt64(t.now_ns))) / 1e9
     let heard = Double(t.consumed) - Double(t.pending) + max(0, elapsed) * Double(sampleRate)
     return min(heard, Double(writeIndex))

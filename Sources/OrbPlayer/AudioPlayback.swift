@@ -124,7 +124,8 @@ public final class AudioPlayback: MasterClock, Sendable {
     let (end, out, silent) = state.withLock { ($0.endFrame, $0.output, $0.endedSilently) }
     if silent { return true }
     guard let end, let out else { return false }
-    guard let heard = out.heardFrame(at: host) else { return true }
+    // Paused, or not started yet: not heard. Playing with no cycle since it resumed: as good as heard.
+    guard let heard = out.heardFrame(at: host) else { return out.isActive }
     return heard >= Double(end) - 1
   }
 

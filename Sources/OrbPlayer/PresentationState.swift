@@ -9,8 +9,10 @@ struct PresentationState: Equatable {
     case opening
     /// A seek was made: the first picture after it starts the clock.
     case awaitingPicture
-    /// The first picture was handed over and the clock starts from it when it is on screen, a refresh on: the sound
-    /// starts at the next refresh, so that it is not heard before the picture is seen.
+    /// The first picture was handed over; the clock starts from it when it is on screen, and the sound at the next
+    /// refresh, so that it is not heard before the picture is seen. (A display that shows its pictures as it paints
+    /// them, with no wait for a vertical blank, shows it sooner; but its first frames, which size the window, are
+    /// slow, and sound started at once ran on through them: 0-2 pictures dropped at the start of 1080p60.)
     case starting
     /// The clock runs (unless the user paused).
     case running
@@ -148,7 +150,15 @@ struct PresentationState: Equatable {
         d.startSound = !userPaused
       }
     }
-    let due = r.ready.indices.filter { r.ready[$0].time <= r.now + r.halfRefresh + 0.0005 }
+    // A frame is due within half a refresh of its time, with some hysteresis: the next frame is shown a little
+    // beyond that, one after it (dropping the next) only a little within it. Where the frame rate is the display's
+    // and the clock sits near half a refresh from the frames, the jitter of the clock and the refresh otherwise
+    // made one refresh skip a frame and another show none (1080p60: up to 5 drops in 10 s), where now each refresh
+    // shows the next.
+    let hysteresis = r.halfRefresh / 4
+    let due = r.ready.indices.filter {
+      r.ready[$0].time <= r.now + r.halfRefresh + ($0 == 0 ? hysteresis : -hysteresis) + 0.0005
+    }
     guard let newest = due.last else {
       if let shown = r.shown, r.ready.isEmpty, r.clockPlaying, !sourceEnded, r.now > shown.end { d.repeated = true }
       d.ended = endReached(r, now: r.now)

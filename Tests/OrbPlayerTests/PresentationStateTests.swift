@@ -97,6 +97,21 @@ final class PresentationStateTests: XCTestCase {
     XCTAssertEqual(d.avOffset ?? 1, -0.005, accuracy: 1e-9)
   }
 
+  func testAClockHalfARefreshFromTheFramesShowsEveryFrame() {
+    // 60 fps on a 60 Hz display, the clock half a refresh past the frames and jittering by 0.8 ms either way.
+    let frame = 1.0 / 60
+    var s = PresentationState(paused: false)
+    _ = refresh(&s, now: 0, ready: frames(from: 0, count: 1, duration: frame))
+    for n in 1...20 {
+      let jitter = n % 2 == 0 ? 0.0008 : -0.0008
+      let d = refresh(
+        &s, now: Double(n) * frame + frame / 2 + jitter, ready: frames(from: Double(n) * frame, count: 2, duration: frame),
+        shown: Frame(time: Double(n - 1) * frame, duration: frame))
+      XCTAssertEqual(d.show, 0, "refresh \(n) shows the next frame")
+      XCTAssertEqual(d.dropped, 0, "refresh \(n)")
+    }
+  }
+
   func testSlowDecodingRepeatsAFrameButIsNotBuffering() {
     var s = PresentationState(paused: false)
     _ = refresh(&s, now: 0, ready: frames(from: 0, count: 1))
