@@ -153,7 +153,7 @@ struct PresentationState: Equatable {
     // A frame is due within half a refresh of its time, with some hysteresis: the next frame is shown a little
     // beyond that, one after it (dropping the next) only a little within it. Where the frame rate is the display's
     // and the clock sits near half a refresh from the frames, the jitter of the clock and the refresh otherwise
-    // made one refresh skip a frame and another show none (1080p60: up to 5 drops in 10 s), where now each refresh
+    // made one refresh skip a frame and another show none (1080p60: up to 3 drops in 10 s), where now each refresh
     // shows the next.
     let hysteresis = r.halfRefresh / 4
     let due = r.ready.indices.filter {

@@ -105,7 +105,8 @@ final class PresentationStateTests: XCTestCase {
     for n in 1...20 {
       let jitter = n % 2 == 0 ? 0.0008 : -0.0008
       let d = refresh(
-        &s, now: Double(n) * frame + frame / 2 + jitter, ready: frames(from: Double(n) * frame, count: 2, duration: frame),
+        &s, now: Double(n) * frame + frame / 2 + jitter,
+        ready: frames(from: Double(n) * frame, count: 2, duration: frame),
         shown: Frame(time: Double(n - 1) * frame, duration: frame))
       XCTAssertEqual(d.show, 0, "refresh \(n) shows the next frame")
       XCTAssertEqual(d.dropped, 0, "refresh \(n)")
