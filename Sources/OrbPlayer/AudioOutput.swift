@@ -90,11 +90,11 @@ public final class AudioOutput: Sendable {
   /// The ring frame (fractional) being heard at host time `host` (ns of CLOCK_MONOTONIC), or nil when unknown
   /// (no cycle yet, or none since the last resume) or when nothing is heard (paused, or never resumed: a stream
   /// runs a cycle or two between connecting and its first pause, and a position extrapolated from that cycle ran
-  /// ahead of the sound by up to 80 ms at the start, making the clock leap and pictures drop). Never beyond what was written to the ring: when it runs dry, the
-  /// position stops where the sound does. Not capped at what the graph has taken so far: `host` is often a
-  /// picture's presentation time, a refresh ahead, by which the graph will have taken its next cycle; capped there
-  /// (with a sink that reports no delay, PipeWire's null sink) the position stood still for part of each 21 ms
-  /// cycle and then jumped, and a 60 fps video dropped one picture in six.
+  /// ahead of the sound by up to 80 ms at the start, making the clock leap and pictures drop). Never beyond what
+  /// was written to the ring: when it runs dry, the position stops where the sound does. Not capped at what the
+  /// graph has taken so far: `host` is often a picture's presentation time, a refresh ahead, by which the graph will
+  /// have taken its next cycle; capped there (with a sink that reports no delay, PipeWire's null sink) the position
+  /// stood still for part of each 21 ms cycle and then jumped, and a 60 fps video dropped one picture in six.
   public func heardFrame(at host: UInt64) -> Double? {
     let t = timing
     let (active, resumedAt) = state.withLock { ($0.active, $0.resumedAt) }
