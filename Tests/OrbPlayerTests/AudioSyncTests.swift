@@ -88,6 +88,25 @@ final class AudioSyncTests: XCTestCase {
     XCTAssertTrue(player.clock.isDrivenByMaster)
   }
 
+  func testNothingIsHeardBeforeTheSoundStartsOrWhilePaused() throws {
+    try requirePipeWire()
+    let output = try AudioOutput(mediaName: "heard")
+    output.setActive(false)  // as the player opens it: held until the first picture starts the clock
+    let fifth = [Float](repeating: 0, count: 2 * output.sampleRate / 5)  // a fifth of a second fits in the ring
+    XCTAssertEqual(fifth.withUnsafeBufferPointer { output.write($0) }, fifth.count / 2)
+    usleep(100_000)
+    XCTAssertNil(output.heardFrame(at: HostTime.now()), "not started: nothing heard")
+    output.setActive(true)
+    let deadline = Date(timeIntervalSinceNow: 5)
+    while output.heardFrame(at: HostTime.now()) == nil && Date() < deadline { usleep(5000) }
+    usleep(100_000)
+    let heard = try XCTUnwrap(output.heardFrame(at: HostTime.now()), "playing: a position")
+    XCTAssertGreaterThan(heard, 0)
+    output.setActive(false)
+    // Paused, the position is not extrapolated from the last cycle (it would read a tenth of a second on).
+    XCTAssertNil(output.heardFrame(at: HostTime.now() + 100_000_000), "paused: nothing heard")
+  }
+
   private func assertPicturesFollowTheSound(speed: Double, file: StaticString = #filePath, line: UInt = #line) throws {
     try requirePipeWire()
     let player = startPlayer(try Self.avsyncClip(), speed: speed)
