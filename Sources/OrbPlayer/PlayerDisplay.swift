@@ -70,7 +70,7 @@ extension PlayerState {
     switch decision.clock {
     case .start(let time):
       clock.start(time, at: presentationTime, playing: !schedule.userPaused)
-      noteLatency(shownAt: presentationTime, opening: phase == .opening)
+      if phase != .starting { noteLatency(shownAt: presentationTime, opening: phase == .opening) }
     case .resume: clock.play()
     case .hold: clock.pause()
     case nil: break

@@ -87,7 +87,8 @@ struct PresentationState: Equatable {
   struct Decision: Equatable {
     enum Clock: Equatable {
       /// Start the clock from this media time at the refresh's host time (when the picture is on screen), running
-      /// unless paused: the first picture after opening or a seek.
+      /// unless paused: the first picture after opening or a seek (again at the next refresh, when the display was
+      /// slow to come back).
       case start(at: Double)
       /// Run it again after a wait for data.
       case resume
@@ -114,6 +115,7 @@ struct PresentationState: Equatable {
   /// Decides what to show at one refresh, moving between phases as the measurements say.
   mutating func refresh(_ r: Refresh) -> Decision {
     var d = Decision()
+    var now = r.now
     switch phase {
     case .ended, .failed:
       return d
@@ -148,6 +150,13 @@ struct PresentationState: Equatable {
         // it put the clock a refresh ahead, so that the second picture of a 60 fps video was already late.
         phase = .running
         d.startSound = !userPaused
+        // Nothing has been heard yet: the clock goes on from at most a refresh (or the first picture's duration)
+        // after the first picture, however long the display took to come back. A window's first frames are slow,
+        // and the clock ran on through them: the second picture of a 60 fps video was dropped.
+        if let first = r.shown, now > first.time + max(2 * r.halfRefresh, first.duration) {
+          now = first.time + max(2 * r.halfRefresh, first.duration)
+          d.clock = .start(at: now)
+        }
       }
     }
     // A frame is due within half a refresh of its time, with some hysteresis: the next frame is shown a little
@@ -157,16 +166,16 @@ struct PresentationState: Equatable {
     // shows the next.
     let hysteresis = r.halfRefresh / 4
     let due = r.ready.indices.filter {
-      r.ready[$0].time <= r.now + r.halfRefresh + ($0 == 0 ? hysteresis : -hysteresis) + 0.0005
+      r.ready[$0].time <= now + r.halfRefresh + ($0 == 0 ? hysteresis : -hysteresis) + 0.0005
     }
     guard let newest = due.last else {
-      if let shown = r.shown, r.ready.isEmpty, r.clockPlaying, !sourceEnded, r.now > shown.end { d.repeated = true }
-      d.ended = endReached(r, now: r.now)
+      if let shown = r.shown, r.ready.isEmpty, r.clockPlaying, !sourceEnded, now > shown.end { d.repeated = true }
+      d.ended = endReached(r, now: now)
       return d
     }
     d.dropped = newest
     d.show = newest
-    d.avOffset = r.ready[newest].time - r.now
+    d.avOffset = r.ready[newest].time - now
     return d
   }
 

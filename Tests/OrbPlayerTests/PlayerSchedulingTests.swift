@@ -108,6 +108,8 @@ final class PlayerSchedulingTests: XCTestCase {
     defer { player.stop() }
     let first = try XCTUnwrap(nextShown(player, at: host))
     player.release(first)
+    host.advance(seconds: 0.05)
+    _ = shownAtOnce(player, at: host)  // the refresh after the first picture: the sound starts
     usleep(200_000)  // let the ring fill
     host.advance(seconds: 0.75)  // the display stalled for three quarters of a second
     let shown = try XCTUnwrap(nextShown(player, at: host))

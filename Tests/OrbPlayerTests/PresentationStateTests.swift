@@ -43,6 +43,20 @@ final class PresentationStateTests: XCTestCase {
     XCTAssertEqual(d.show, 0)
   }
 
+  func testADisplaySlowToComeBackAfterTheFirstPictureDropsNothing() {
+    // The window's first frames are slow: the refresh after the first picture comes two refreshes on.
+    let frame = 1.0 / 60
+    var s = PresentationState(paused: false)
+    _ = refresh(&s, now: 0, playing: false, ready: frames(from: 0, count: 3, duration: frame))
+    let d = refresh(
+      &s, now: 2 * frame + 0.001, ready: frames(from: frame, count: 2, duration: frame),
+      shown: Frame(time: 0, duration: frame))
+    XCTAssertTrue(d.startSound)
+    XCTAssertEqual(d.clock, .start(at: frame), "the clock goes on from a refresh after the first picture")
+    XCTAssertEqual(d.show, 0, "the second picture, not the third")
+    XCTAssertEqual(d.dropped, 0)
+  }
+
   func testAPauseBeforeTheSoundStartsKeepsItSilent() {
     let shown = Frame(time: 0, duration: 0.04)
     var s = PresentationState(paused: false)
@@ -116,6 +130,7 @@ final class PresentationStateTests: XCTestCase {
   func testSlowDecodingRepeatsAFrameButIsNotBuffering() {
     var s = PresentationState(paused: false)
     _ = refresh(&s, now: 0, ready: frames(from: 0, count: 1))
+    _ = refresh(&s, now: 0.02, ready: [], shown: Frame(time: 0, duration: 0.04))  // the sound starts
     let d = refresh(&s, now: 0.06, ready: [], shown: Frame(time: 0, duration: 0.04), starved: false)
     XCTAssertTrue(d.repeated)
     XCTAssertNil(d.clock)
