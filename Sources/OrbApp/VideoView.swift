@@ -225,10 +225,7 @@ final class VideoView {
     let (w, h) = pixelSize
     if w > 0 && h > 0 { player.setTargetSize(width: w, height: h) }
     let clock = gtk_widget_get_frame_clock(picture)
-    let frameTime = gdk_frame_clock_get_frame_time(clock)
-    var interval: gint64 = 0
-    var presentation: gint64 = 0
-    gdk_frame_clock_get_refresh_info(clock, frameTime, &interval, &presentation)
+    let (frameTime, interval, presentation) = Self.refreshInfo(clock)
     // Ask for the frame that will be on screen when this refresh is presented (times in µs of CLOCK_MONOTONIC):
     // GDK's prediction where the compositor reports presentation times, else the next refresh, when a buffer swapped
     // now is shown; cairo's pictures are shown as they are painted (see `paintDelayUs`).
@@ -239,9 +236,9 @@ final class VideoView {
       measurePaints(on: clock)
       predictedUs = frameTime + gint64(paintDelayUs)
     } else {
-      predictedUs = frameTime + (interval > 0 ? interval : 16_667)
+      predictedUs = frameTime + interval
     }
-    let refreshNs = UInt64(interval > 0 ? interval : 16_667) * 1000
+    let refreshNs = UInt64(interval) * 1000
     switch player.frameToShow(presentationTime: UInt64(max(0, predictedUs)) * 1000, refreshInterval: refreshNs) {
     case .show(let picture): show(picture, player: player)
     case .keep: break
@@ -253,6 +250,18 @@ final class VideoView {
     return true
   }
 
+  /// `clock`'s current frame time, its refresh interval (60 Hz where GDK knows none) and the presentation time GDK
+  /// predicts for the frame (0 where it has none), in µs of CLOCK_MONOTONIC.
+  private static func refreshInfo(_ clock: OpaquePointer?) -> (
+    frameTime: gint64, interval: gint64, presentation: gint64
+  ) {
+    let frameTime = gdk_frame_clock_get_frame_time(clock)
+    var interval: gint64 = 0
+    var presentation: gint64 = 0
+    gdk_frame_clock_get_refresh_info(clock, frameTime, &interval, &presentation)
+    return (frameTime, interval > 0 ? interval : 16_667, presentation)
+  }
+
   /// Measures, from now on, how long `clock`'s frames take to paint a new picture (cairo mode).
   private func measurePaints(on clock: OpaquePointer?) {
     guard let clock, clock != paintClock else { return }
@@ -260,11 +269,8 @@ final class VideoView {
     Signals.plain(UnsafeMutableRawPointer(clock), "after-paint") { [weak self] in
       guard let self, self.newPicturePainted, let clock = self.paintClock else { return }
       self.newPicturePainted = false
-      let frameTime = gdk_frame_clock_get_frame_time(clock)
-      var interval: gint64 = 0
-      var presentation: gint64 = 0
-      gdk_frame_clock_get_refresh_info(clock, frameTime, &interval, &presentation)
-      let took = min(max(0, Double(g_get_monotonic_time() - frameTime)), Double(interval > 0 ? interval : 16_667))
+      let (frameTime, interval, _) = Self.refreshInfo(clock)
+      let took = min(max(0, Double(g_get_monotonic_time() - frameTime)), Double(interval))
       self.paintDelayUs += min(max((took - self.paintDelayUs) / 8, -1000), 1000)
     }
   }

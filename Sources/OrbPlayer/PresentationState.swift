@@ -153,9 +153,12 @@ struct PresentationState: Equatable {
         // Nothing has been heard yet: the clock goes on from at most a refresh (or the first picture's duration)
         // after the first picture, however long the display took to come back. A window's first frames are slow,
         // and the clock ran on through them: the second picture of a 60 fps video was dropped.
-        if let first = r.shown, now > first.time + max(2 * r.halfRefresh, first.duration) {
-          now = first.time + max(2 * r.halfRefresh, first.duration)
-          d.clock = .start(at: now)
+        if let first = r.shown {
+          let latest = first.time + max(2 * r.halfRefresh, first.duration)
+          if now > latest {
+            now = latest
+            d.clock = .start(at: now)
+          }
         }
       }
     }
