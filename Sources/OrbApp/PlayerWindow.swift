@@ -311,7 +311,7 @@ final class PlayerWindow {
     }
     gtk_widget_add_controller(window, motion)
     Signals.returningBool(raw(window), "close-request") { [unowned self] in
-      self.finish(reason: "user-quit", status: self.exitStatus)
+      self.finish(reason: "user-quit", status: self.exitStatus, windowClosing: true)
       return false
     }
     Signals.plain(raw(video.picture), "realize") { [unowned self] in self.startPlayback() }
@@ -585,7 +585,8 @@ final class PlayerWindow {
   }
 
   /// Ends playback: the `ended` event (unless the run ended in an error), then the window and the loop.
-  func finish(reason: String?, status: Int32) {
+  /// `windowClosing`: called from the window's "close-request", after which GTK destroys the window itself.
+  func finish(reason: String?, status: Int32, windowClosing: Bool = false) {
     guard !finished else { return }
     rememberPlace()
     finished = true
@@ -597,7 +598,18 @@ final class PlayerWindow {
     }
     // The window goes first, and its renderer with the last frame it drew: while that frame's recording of the
     // picture on screen lived, cairo copied the picture (window-sized) when the view let go of it.
-    gtk_widget_unrealize(window)
+    guard windowClosing else {
+      gtk_widget_unrealize(window)
+      return closeDown()
+    }
+    // GTK destroys the window when "close-request" returns: the rest waits for that. Unrealized inside the request
+    // (closed by the window manager), GTK 4.8 left the window's surface asking the freed window for its size at
+    // the next configure event: a crash about one close in three on a loaded machine.
+    MainLoop.after(milliseconds: 0) { [unowned self] in self.closeDown() }
+  }
+
+  /// Lets go of the pictures, MPRIS and the main loop, once the window is gone.
+  private func closeDown() {
     video.detach()
     mpris?.stop()
     g_application_quit(cast(raw(app)))
