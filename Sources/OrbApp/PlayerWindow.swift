@@ -604,8 +604,13 @@ final class PlayerWindow {
     }
     // GTK destroys the window when "close-request" returns: the rest waits for that. Unrealized inside the request
     // (closed by the window manager), GTK 4.8 left the window's surface asking the freed window for its size at
-    // the next configure event: a crash about one close in three on a loaded machine.
-    MainLoop.after(milliseconds: 0) { [unowned self] in self.closeDown() }
+    // the next configure event: a crash about one close in three on a loaded machine. The window (and the view in
+    // it) is held until then, unrealized, as on every other way out.
+    g_object_ref(raw(window))
+    MainLoop.after(milliseconds: 0) { [unowned self] in
+      self.closeDown()
+      g_object_unref(raw(self.window))
+    }
   }
 
   /// Lets go of the pictures, MPRIS and the main loop, once the window is gone.

@@ -26,6 +26,12 @@ enum Orb {
     return r.stdout + r.stderr
   }
 
+  /// GLib's and GTK's warnings and criticals in standard error: a widget used after it was freed, a failed
+  /// assertion in GTK.
+  static func toolkitComplaints(_ stderr: String) -> [String] {
+    stderr.split(separator: "\n").map(String.init).filter { $0.contains("-CRITICAL **") || $0.contains("-WARNING **") }
+  }
+
   /// The lines of standard error that are errors (the player also logs, e.g., its presentation path).
   static func errorLines(_ result: ToolResult) -> [String] {
     result.stderr.split(separator: "\n").map(String.init).filter { $0.contains("cannot") }
