@@ -51,6 +51,8 @@ final class PlayerWindow {
   var mpris: MPRIS?
   var player: Player?
   var finished = false
+  /// `closeDown` has run.
+  var closedDown = false
   /// An error was reported: the run ends with it, not with an `ended` event.
   var failed = false
   var sizedToVideo = false
@@ -98,6 +100,7 @@ final class PlayerWindow {
     Signals.plain(raw(app), "activate") { [unowned self] in self.activate() }
     var argv: [UnsafeMutablePointer<CChar>?] = [strdup("orb-player"), nil]
     let status = g_application_run(cast(raw(app)), 1, &argv)
+    if finished { closeDown() }
     g_object_unref(raw(app))
     // The window is gone: now, off the UI, wait for the engine to let go of the GPU before the process exits.
     player?.waitUntilStopped(timeout: 2)
@@ -606,6 +609,7 @@ final class PlayerWindow {
     // (closed by the window manager), GTK 4.8 left the window's surface asking the freed window for its size at
     // the next configure event: a crash about one close in three on a loaded machine. The window (and the view in
     // it) is held until then, unrealized, as on every other way out.
+    // Should GTK's loop end first (the window was the application's last hold), `run` closes down after it.
     g_object_ref(raw(window))
     MainLoop.after(milliseconds: 0) { [unowned self] in
       self.closeDown()
@@ -613,8 +617,10 @@ final class PlayerWindow {
     }
   }
 
-  /// Lets go of the pictures, MPRIS and the main loop, once the window is gone.
-  private func closeDown() {
+  /// Lets go of the pictures, MPRIS and the main loop, once the window is gone. Once.
+  func closeDown() {
+    guard !closedDown else { return }
+    closedDown = true
     video.detach()
     mpris?.stop()
     g_application_quit(cast(raw(app)))
