@@ -30,6 +30,8 @@ struct PresentationState: Equatable {
   private(set) var sourceEnded = false
   /// Host time (ns) since which a source without video has been starved.
   private var starvedSince: UInt64?
+  /// The clock at the last refresh that chose a frame: whether the clock moved by a refresh since (no jump).
+  private var lastNow: Double?
 
   /// Host seconds a sound-only source must stay starved before playback waits for it.
   static let starvedSeconds = 0.2
@@ -162,15 +164,21 @@ struct PresentationState: Equatable {
         }
       }
     }
-    // A frame is due within half a refresh of its time, with some hysteresis: the next frame is shown a little
-    // beyond that, one after it (dropping the next) only a little within it. Where the frame rate is the display's
-    // and the clock sits near half a refresh from the frames, the jitter of the clock and the refresh otherwise
-    // made one refresh skip a frame and another show none (1080p60: up to 3 drops in 10 s), where now each refresh
-    // shows the next.
-    let hysteresis = r.halfRefresh / 4
-    let due = r.ready.indices.filter {
-      r.ready[$0].time <= now + r.halfRefresh + ($0 == 0 ? hysteresis : -hysteresis) + 0.0005
-    }
+    // A frame is due within half a refresh of its time. Between refreshes that follow each other evenly, with
+    // hysteresis: the next frame is shown up to a quarter of half a refresh beyond that, one after it (dropping the
+    // next) only once it is a quarter of half a refresh from its time. Where the frame rate is the display's and the
+    // clock sits near half a refresh from the frames, the jitter of the clock and the refresh otherwise made one
+    // refresh skip a frame and another show none (1080p60: up to 3 drops in 10 s), where now each refresh shows the
+    // next. After the clock has jumped (the sound took it over from the host clock, playback resumed), the frame
+    // nearest it is shown, so that playback settles in the middle of that band. It used to settle anywhere in the
+    // band, after a jump forward near its late edge, and the 4-7 ms by which a cairo window's paint estimate
+    // (`VideoView`) rises in the half second after the start then carried a 60 fps video across that edge: a
+    // dropped picture in a quarter of the runs of the 1080p60 clip, none in 20 now. The band leans late for that
+    // rise: a picture is at most 14 ms late, 11 ms early, before a refresh skips or repeats one.
+    let even = lastNow.map { abs(now - $0 - 2 * r.halfRefresh) < r.halfRefresh / 2 } ?? false
+    lastNow = now
+    let (early, late) = even ? (r.halfRefresh / 4, r.halfRefresh * 3 / 4) : (0, 0)
+    let due = r.ready.indices.filter { r.ready[$0].time <= now + r.halfRefresh + ($0 == 0 ? early : -late) + 0.0005 }
     guard let newest = due.last else {
       if let shown = r.shown, r.ready.isEmpty, r.clockPlaying, !sourceEnded, now > shown.end { d.repeated = true }
       d.ended = endReached(r, now: now)

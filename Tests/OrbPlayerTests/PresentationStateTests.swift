@@ -111,20 +111,74 @@ final class PresentationStateTests: XCTestCase {
     XCTAssertEqual(d.avOffset ?? 1, -0.005, accuracy: 1e-9)
   }
 
-  func testAClockHalfARefreshFromTheFramesShowsEveryFrame() {
-    // 60 fps on a 60 Hz display, the clock half a refresh past the frames and jittering by 0.8 ms either way.
-    let frame = 1.0 / 60
+  /// 60 fps on a 60 Hz display, the ready ring holding the two frames after the one shown: plays `refreshes`
+  /// refreshes, the clock at refresh n reading `clock(n)`, and says what was shown at each, and what was dropped and
+  /// repeated from refresh `from` on.
+  private func play60(
+    refreshes: Int, from: Int, clock: (Int) -> Double
+  ) -> (shown: [Int?], dropped: Int, repeated: Int) {
+    let f = 1.0 / 60
     var s = PresentationState(paused: false)
-    _ = refresh(&s, now: 0, ready: frames(from: 0, count: 1, duration: frame))
-    for n in 1...20 {
-      let jitter = n % 2 == 0 ? 0.0008 : -0.0008
+    var current: Int?
+    var shownAt: [Int?] = []
+    var (dropped, repeated) = (0, 0)
+    for n in 0..<refreshes {
+      let next = (current ?? -1) + 1
       let d = refresh(
-        &s, now: Double(n) * frame + frame / 2 + jitter,
-        ready: frames(from: Double(n) * frame, count: 2, duration: frame),
-        shown: Frame(time: Double(n - 1) * frame, duration: frame))
-      XCTAssertEqual(d.show, 0, "refresh \(n) shows the next frame")
-      XCTAssertEqual(d.dropped, 0, "refresh \(n)")
+        &s, now: clock(n), ready: frames(from: Double(next) * f, count: 2, duration: f),
+        shown: current.map { Frame(time: Double($0) * f, duration: f) })
+      if let i = d.show { current = next + i }
+      shownAt.append(d.show.map { next + $0 })
+      if n >= from {
+        dropped += d.dropped
+        if d.repeated || d.show == nil { repeated += 1 }
+      }
     }
+    return (shownAt, dropped, repeated)
+  }
+
+  func testAClockHalfARefreshFromTheFramesShowsEveryFrame() {
+    // The clock half a refresh past the frames from refresh 2 on (the clock jumps there, after the first picture
+    // started it at its time) and jittering by 0.8 ms either way: once it has settled, each refresh shows the next
+    // frame, none twice and none skipped.
+    let f = 1.0 / 60
+    let run = play60(refreshes: 24, from: 3) { n in
+      n == 0 ? 0 : Double(n) * f + f / 2 + (n % 2 == 0 ? 0.0008 : -0.0008)
+    }
+    XCTAssertEqual(run.dropped, 0)
+    XCTAssertEqual(run.repeated, 0)
+  }
+
+  func testAfterTheClockJumpsTheFrameNearestItIsShown() {
+    // At refresh 10 the clock jumps 9 ms ahead (the sound took it over): frame 10 is then 9 ms past its time, frame
+    // 11 7.7 ms to come. The nearer, 11, is shown, and from there each refresh shows the next frame while the clock
+    // creeps 3 ms further ahead. With the hysteresis of even refreshes at the jump, 10 was shown, 9 ms behind the
+    // clock, and the creep carried the clock past the point where a refresh skips a frame.
+    let f = 1.0 / 60
+    let run = play60(refreshes: 40, from: 11) { n in
+      Double(n) * f + (n >= 10 ? 0.009 + Double(min(n - 10, 12)) * 0.00025 : 0)
+    }
+    XCTAssertEqual(run.shown[9], 9)
+    XCTAssertEqual(run.shown[10], 11, "the frame nearest the clock after its jump")
+    XCTAssertEqual(run.shown[11], 12)
+    XCTAssertEqual(run.dropped, 0)
+    XCTAssertEqual(run.repeated, 0)
+  }
+
+  func testAClockCreepingTowardTheNextFrameDropsNothing() {
+    // The sound takes over at refresh 10 and the clock goes back 28.8 ms, so that frame 10 comes 5.7 ms before its
+    // time at refresh 12; then, over 20 refreshes, the clock creeps 5 ms ahead (a cairo window's paint estimate
+    // rising to what its frames take), jittering by half a millisecond: each refresh still shows the next frame.
+    let f = 1.0 / 60
+    let run = play60(refreshes: 60, from: 12) { n in
+      guard n >= 10 else { return Double(n) * f }
+      let creep = Double(min(n - 10, 20)) * 0.00025
+      return Double(n) * f - 0.0288 + creep + (n % 2 == 0 ? 0.0005 : -0.0005)
+    }
+    XCTAssertEqual(run.shown[12], 10)
+    XCTAssertEqual(run.dropped, 0)
+    XCTAssertEqual(run.repeated, 0)
+    XCTAssertEqual(run.shown.last ?? nil, 57, "one new frame a refresh from frame 10 at refresh 12")
   }
 
   func testSlowDecodingRepeatsAFrameButIsNotBuffering() {
