@@ -422,7 +422,12 @@ final class PlayerWindow {
     let deviceName = vulkan?.deviceName ?? "none until a picture needs one (SDR and HDR are drawn on the CPU)"
     log("presentation: \(presentation.rawValue) (\(why)); Vulkan device: \(deviceName)")
     presentationText = presentation == .zeroCopy ? "zero-copy GL import" : "memory copies (\(why))"
-    let (w, h) = video.pixelSize
+    // The view has no size before its first allocation: the window's default size (the video's own, or the one
+    // asked for), which it is about to get, stands for it, so that the first picture is drawn at the size it is
+    // shown at. Drawn at 16x16, it was shown blurred until the targets were made again at the window's size, two or
+    // three refreshes with no new picture, and at 60 fps the picture after it sometimes came too late and was
+    // dropped.
+    let (w, h) = video.pixelSize.0 > 0 && video.pixelSize.1 > 0 ? video.pixelSize : defaultPixelSize
     let request = openRequest(variant: screenVariant())
     let player = Player(
       // The host's credentials are for what the host launched, never for a file or link a person drops or opens.
@@ -539,6 +544,15 @@ final class PlayerWindow {
       overlays.showMessage(message)
       if message.hasPrefix("no audio output") { audioText = "none (\(message))" }
     }
+  }
+
+  /// The window's default size in device pixels: what its content is about to be.
+  private var defaultPixelSize: (Int, Int) {
+    var width: Int32 = 0
+    var height: Int32 = 0
+    gtk_window_get_default_size(cast(raw(window)), &width, &height)
+    let scale = Int(gtk_widget_get_scale_factor(window))
+    return (Int(width) * scale, Int(height) * scale)
   }
 
   /// Opens the window at the video's own size (see `initialWindowSize`).
