@@ -427,7 +427,8 @@ final class PlayerWindow {
     // shown at. Drawn at 16x16, it was shown blurred until the targets were made again at the window's size, two or
     // three refreshes with no new picture, and at 60 fps the picture after it sometimes came too late and was
     // dropped.
-    let (w, h) = video.pixelSize.0 > 0 && video.pixelSize.1 > 0 ? video.pixelSize : defaultPixelSize
+    let allocated = video.pixelSize
+    let (w, h) = allocated.0 > 0 && allocated.1 > 0 ? allocated : defaultPixelSize
     let request = openRequest(variant: screenVariant())
     let player = Player(
       // The host's credentials are for what the host launched, never for a file or link a person drops or opens.

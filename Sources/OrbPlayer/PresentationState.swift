@@ -173,7 +173,7 @@ struct PresentationState: Equatable {
     // nearest it is shown, so that playback settles in the middle of that band. It used to settle anywhere in the
     // band, after a jump forward near its late edge, and the 4-7 ms by which a cairo window's paint estimate
     // (`VideoView`) rises in the half second after the start then carried a 60 fps video across that edge: a
-    // dropped picture in a quarter of the runs of the 1080p60 clip, none in 20 now. The band leans late for that
+    // dropped picture in a quarter of the runs of the 1080p60 clip, none in 50 since. The band leans late for that
     // rise: a picture is at most 14 ms late, 11 ms early, before a refresh skips or repeats one.
     let even = lastNow.map { abs(now - $0 - 2 * r.halfRefresh) < r.halfRefresh / 2 } ?? false
     lastNow = now

@@ -119,10 +119,16 @@ final class AudioSyncTests: XCTestCase {
     XCTAssertGreaterThan(offsets.count, 100, "frames shown: \(offsets.count)", file: file, line: line)
     let worst = offsets.map(abs).max() ?? 1
     let mean = offsets.reduce(0, +) / Double(max(1, offsets.count))
-    // A functional check that holds on a loaded 2-core machine: pictures within a frame of the sound. The figures
-    // themselves (about +0.6 ms mean, 8-20 ms worst) are measurements, reported by bench/avsync.sh.
+    // A functional check that holds on a loaded 2-core machine: pictures within a frame of the sound, and on average
+    // within the band the scheduler keeps them in (`PresentationState.refresh`: up to a quarter of half a refresh
+    // more than half a refresh early, a refresh late). Where the 30 fps pictures fall against the 60 Hz refreshes
+    // depends on when the sound started, so one run's mean lies anywhere in that band (a CI run: +10.1 ms early),
+    // not around zero. The figures themselves are measurements, reported by bench/avsync.sh.
+    let halfRefresh = speed / 120
     XCTAssertLessThanOrEqual(worst, 0.040, "worst A/V offset \(worst * 1000) ms", file: file, line: line)
-    XCTAssertEqual(mean, 0, accuracy: 0.008, "mean A/V offset \(mean * 1000) ms", file: file, line: line)
+    XCTAssertLessThanOrEqual(
+      mean, halfRefresh * 1.25 + 0.001, "mean A/V offset \(mean * 1000) ms", file: file, line: line)
+    XCTAssertGreaterThanOrEqual(mean, -2 * halfRefresh, "mean A/V offset \(mean * 1000) ms", file: file, line: line)
     print("A/V offset at \(speed)x over \(offsets.count) frames: mean \(mean * 1000) ms, worst \(worst * 1000) ms")
   }
 

@@ -166,9 +166,10 @@ final class PresentationStateTests: XCTestCase {
   }
 
   func testAClockCreepingTowardTheNextFrameDropsNothing() {
-    // The sound takes over at refresh 10 and the clock goes back 28.8 ms, so that frame 10 comes 5.7 ms before its
-    // time at refresh 12; then, over 20 refreshes, the clock creeps 5 ms ahead (a cairo window's paint estimate
+    // The sound takes over at refresh 10 and the clock goes back 28.8 ms, so that frame 10 is shown at refresh 12,
+    // 5.5 ms after its time; then, over 20 refreshes, the clock creeps 5 ms ahead (a cairo window's paint estimate
     // rising to what its frames take), jittering by half a millisecond: each refresh still shows the next frame.
+    // Under the rule before, whose late edge was 4 ms nearer, the creep made a refresh skip a frame.
     let f = 1.0 / 60
     let run = play60(refreshes: 60, from: 12) { n in
       guard n >= 10 else { return Double(n) * f }
