@@ -270,7 +270,9 @@ final class VideoView {
       guard let self, self.newPicturePainted, let clock = self.paintClock else { return }
       self.newPicturePainted = false
       let (frameTime, interval, _) = Self.refreshInfo(clock)
-      let took = min(max(0, Double(g_get_monotonic_time() - frameTime)), Double(interval))
+      let painted = g_get_monotonic_time()
+      self.player?.picturePainted(at: UInt64(max(0, painted)) * 1000)
+      let took = min(max(0, Double(painted - frameTime)), Double(interval))
       self.paintDelayUs += min(max((took - self.paintDelayUs) / 8, -1000), 1000)
     }
   }

@@ -40,6 +40,14 @@ extension Player {
     return display
   }
 
+  /// The display has painted the last picture it was given, at `host` (CLOCK_MONOTONIC ns): a display that learns
+  /// this (GTK's cairo renderer, whose pictures are on screen once painted, later than it could predict for the first
+  /// one) says so, and the first picture after opening or a seek is timed to then (`stats.firstFrameMs`,
+  /// `seekMsMedian`) instead of to the time it was predicted to show at.
+  public func picturePainted(at host: UInt64) {
+    shared.change { $0.paintedLatency(at: host) }
+  }
+
   /// The display no longer needs `picture`: the render thread may draw into its slot again.
   public func release(_ picture: ShownPicture) {
     shared.change { s in
@@ -95,17 +103,38 @@ extension PlayerState {
     return .show(ShownPicture(slot: chosen.slot, time: chosen.frame.time))
   }
 
-  /// The first picture after opening, or after a seek, is about to be on screen at `host`: how long it took.
+  /// The first picture after opening, or after a seek, is about to be on screen at `host`: how long it took, measured
+  /// again should the display say when it was painted (`paintedLatency`).
   private mutating func noteLatency(shownAt host: UInt64, opening: Bool) {
-    func ms(since start: UInt64) -> Int { Int((Double(host) - Double(start)) / 1e6) }
-    if opening && stats.firstFrameMs == nil { stats.firstFrameMs = ms(since: HostTime.launch) }
-    if !opening, let asked = seekAskedAt {
-      seekLatencies.append(max(0, ms(since: asked)))
+    if opening && stats.firstFrameMs == nil {
+      latencyStart = (HostTime.launch, true)
+    } else if !opening, let asked = seekAskedAt {
+      latencyStart = (asked, false)
+      seekLatencies.append(0)
+    } else {
+      latencyStart = nil
+    }
+    seekAskedAt = nil
+    recordLatency(until: host)
+  }
+
+  /// The picture whose latency `noteLatency` measured was painted at `host`: the latency runs to then.
+  fileprivate mutating func paintedLatency(at host: UInt64) {
+    recordLatency(until: host)
+    latencyStart = nil
+  }
+
+  private mutating func recordLatency(until host: UInt64) {
+    guard let (start, opening) = latencyStart else { return }
+    let ms = max(0, Int((Double(host) - Double(start)) / 1e6))
+    if opening {
+      stats.firstFrameMs = ms
+    } else if !seekLatencies.isEmpty {
+      seekLatencies[seekLatencies.count - 1] = ms
       let sorted = seekLatencies.sorted()
       stats.seekMsMedian = sorted[sorted.count / 2]
       stats.seeks = sorted.count
     }
-    seekAskedAt = nil
   }
 
   /// Whether everything decoded of the sound has been heard, and playback may end. Not for a source without

@@ -42,6 +42,9 @@ struct PlayerState {
   var seekAskedAt: UInt64?
   /// Milliseconds each seek took from the request to its picture on screen.
   var seekLatencies: [Int] = []
+  /// What the latency of the last first picture (after opening or a seek) is measured from (CLOCK_MONOTONIC ns),
+  /// until the display says when it painted it (`Player.picturePainted`).
+  var latencyStart: (host: UInt64, opening: Bool)?
   /// The peak the last HDR picture drawn was tone-mapped from, nits (the metadata's, or the one measured).
   var curvePeak: Double?
 }

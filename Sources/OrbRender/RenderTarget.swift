@@ -63,10 +63,13 @@ public final class RenderTarget: @unchecked Sendable {
     gpu = GPUParts(image: image, framebuffer: framebuffer!, readback: readback, context: context)
   }
 
-  /// A target of plain memory, opaque black: no Vulkan object at all. Its pixels are a mapping of their own, so they
-  /// go back to the system the moment the target goes (a resize makes a new ring): malloc would keep such blocks in
-  /// its heap once it has seen one freed (glibc raises its mmap threshold to the size freed), and the process
-  /// would keep the largest ring it ever had.
+  /// A target of plain memory: no Vulkan object at all. Every drawing writes each of its pixels (the picture and its
+  /// black letterbox; `render(nil)` draws black), and none is shown before it is drawn, so its pages are left untouched
+  /// until the first picture drawn into it: filled black ahead, the ring's three window-sized targets faulted 2,700
+  /// pages in on the render thread before the first picture could be drawn, and a target never drawn into (paused at
+  /// the start) took memory. Its pixels are a mapping of their own, so they go back to the system the moment the target
+  /// goes (a resize makes a new ring): malloc would keep such blocks in its heap once it has seen one freed (glibc
+  /// raises its mmap threshold to the size freed), and the process would keep the largest ring it ever had.
   public init(memoryWidth width: Int, height: Int) {
     self.width = max(1, width)
     self.height = max(1, height)
@@ -76,7 +79,6 @@ public final class RenderTarget: @unchecked Sendable {
       mapped != MAP_FAILED
     else { fatalError("out of memory for a \(self.width)x\(self.height) picture (\(bytes) bytes)") }
     memory = mapped
-    fillBlack()
   }
 
   /// Makes a target of plain memory all opaque black (either byte order).
