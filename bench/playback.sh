@@ -19,8 +19,10 @@
 #    then for each clip, and once more for the sdr clip with seeks ("sdr+seeks"), one player after the other:
 #    a. `orb-player --events-fd 1 --geometry 1280x720 --title T CLIP` (the window size given as mpv's is; should the
 #       window have another size once the file is open, `xdotool windowsize` sets it and the results say so). Frames presented, dropped and
-#       repeated, first_frame_ms (launch to its first picture) and, with seeks, seek_ms_median (a seek's request to
-#       its picture) and seeks come from the `stats` of its final `ended` event.
+#       repeated, first_frame_ms (launch to its first picture painted) and, with seeks, seek_ms_median (a seek's
+#       request to its picture painted) and seeks come from the `stats` of its final `ended` event. mpv's
+#       playback-restart comes once its first picture is handed to its VO, which may be before it is on screen:
+#       if anything, the comparison favours mpv.
 #    b. `mpv --no-config --vo=gpu-next --gpu-api=vulkan --vulkan-device=LLVMPIPE --hr-seek=yes --geometry=1280x720
 #       --autofit=1280x720 ... CLIP`. A small Lua script prints, on mpv's `on_unload` hook (after the last frame,
 #       before the file is closed), decoder-frame-drop-count + frame-drop-count (the VO's) and
@@ -596,7 +598,8 @@ dash() { if [ -n "$1" ]; then echo "$1"; else echo "-"; fi; }
   echo "Real-time playback in a ${W}x$H window under Xvfb ($(cat "$WORK/audio-env") audio into a null sink), one run each after a 2 s unmeasured warm-up of each player, $(nproc) cores, load $LOAD at start."
   echo "CPU s = user + sys and peak RSS = GNU time's %M of the player's process tree, launch to exit. drops: orb-player's"
   echo "\`ended\` stats; mpv decoder-frame-drop-count + frame-drop-count (Lua on_unload hook); ffplay's fd= (early + late)."
-  echo "first frame: orb-player's first_frame_ms; mpv's first playback-restart event, both from the process start time"
+  echo "first frame: orb-player's first_frame_ms (to the end of its paint); mpv's first playback-restart event (its picture"
+  echo "handed to its VO), both from the process start time"
   echo "in /proc (10 ms ticks). seek: orb-player's seek_ms_median (request to picture); mpv: seek event to playback-restart,"
   echo "median (upper middle, as orb-player's) of the n it timed; keys typed with xdotool, mpv with --hr-seek=yes (exact)."
   echo "ffplay has no such figures (\"-\"); its seeks are to the key frame. device: drivers mapped 2 s in (/proc/PID/maps)."
