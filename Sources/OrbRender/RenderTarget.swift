@@ -66,10 +66,10 @@ public final class RenderTarget: @unchecked Sendable {
   /// A target of plain memory: no Vulkan object at all. Every drawing writes each of its pixels (the picture and its
   /// black letterbox; `render(nil)` draws black), and none is shown before it is drawn, so its pages are left untouched
   /// until the first picture drawn into it: filled black ahead, the ring's three window-sized targets faulted 2,700
-  /// pages in on the render thread before the first picture could be drawn, and a target never drawn into (paused at
-  /// the start) took memory. Its pixels are a mapping of their own, so they go back to the system the moment the target
-  /// goes (a resize makes a new ring): malloc would keep such blocks in its heap once it has seen one freed (glibc
-  /// raises its mmap threshold to the size freed), and the process would keep the largest ring it ever had.
+  /// pages in on the render thread before the first picture could be drawn. Its pixels are a mapping of their own, so
+  /// they go back to the system the moment the target goes (a resize makes a new ring): malloc would keep such blocks
+  /// in its heap once it has seen one freed (glibc raises its mmap threshold to the size freed), and the process would
+  /// keep the largest ring it ever had.
   public init(memoryWidth width: Int, height: Int) {
     self.width = max(1, width)
     self.height = max(1, height)
