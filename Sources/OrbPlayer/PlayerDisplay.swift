@@ -45,7 +45,8 @@ extension Player {
   /// one) says so, and the first picture after opening or a seek is timed to then (`stats.firstFrameMs`,
   /// `seekMsMedian`) instead of to the time it was predicted to show at.
   public func picturePainted(at host: UInt64) {
-    shared.change { $0.paintedLatency(at: host) }
+    // Only the stats change, which no thread waits on: the render thread is not woken at every frame for it.
+    shared.withLock { $0.paintedLatency(at: host) }
   }
 
   /// The display no longer needs `picture`: the render thread may draw into its slot again.
