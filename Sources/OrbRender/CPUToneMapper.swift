@@ -18,10 +18,10 @@ import Synchronization
 /// Thread-safety: Unsafe; owned by the renderer's thread, which hands each band thread its own rows and planes for
 /// one `draw`. The worker hands its table over through a `Mutex`.
 final class CPUToneMapper {
-  /// The encoded SDR signal at each point of a `size`³ grid, r fastest, then g, then b: three 16-bit values a point,
-  /// in 256ths of an 8-bit code (`ORB_TABLE_ONE`, 0...65280); 1.5 MB for the full table (floats took 4 MB, and a
-  /// fourth, unused value 2 MB), and for a moment two tables are held (the one in use and the one made for a new
-  /// peak).
+  /// The encoded SDR signal at each point of a `size`³ grid, r fastest, then g, then b: one 32-bit word a point
+  /// (`orb_table_point`: R and G in eighths of an 8-bit code, B in quarters); 1 MB for the full table (16-bit values
+  /// in 256ths of a code took 1.5 MB and twice the gathers a pixel, floats 4 MB), and for a moment two tables are held
+  /// (the one in use and the one made for a new peak).
   private struct Grid: Sendable {
     let size: Int
     let points: Points
@@ -33,22 +33,20 @@ final class CPUToneMapper {
   /// of the detected peak left 2 MB more resident for the rest of the run (HDR10 1080p clip: 147 -> 150 MB by its end).
   /// Thread-safety: the points are written once, by `makeGrid`, before the grid is shared, then only read.
   private final class Points: @unchecked Sendable {
-    /// Three values a point, and one more after the last point: `orb_tone_map_row` reads a point's values 4 at a time.
-    let base: UnsafeMutablePointer<UInt16>
+    let base: UnsafeMutablePointer<UInt32>
     /// The mapping's length, or 0 where mapping failed and the points came from malloc instead.
     private let mapped: Int
 
     /// `count` points, all zero.
     init(count: Int) {
-      let values = count * 3 + 1
-      let bytes = values * MemoryLayout<UInt16>.stride
+      let bytes = count * MemoryLayout<UInt32>.stride
       let memory = mmap(nil, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
       if let memory, memory != MAP_FAILED {
-        base = memory.bindMemory(to: UInt16.self, capacity: values)
+        base = memory.bindMemory(to: UInt32.self, capacity: count)
         mapped = bytes
       } else {
-        base = .allocate(capacity: values)
-        base.initialize(repeating: 0, count: values)
+        base = .allocate(capacity: count)
+        base.initialize(repeating: 0, count: count)
         mapped = 0
       }
     }
@@ -150,7 +148,7 @@ final class CPUToneMapper {
   /// offset → rounded to 8 bits, opaque (COrbPixels' `orb_tone_map_row`).
   private static func mapRow(
     y: UnsafePointer<UInt16>, cb: UnsafePointer<UInt16>, cr: UnsafePointer<UInt16>, count: Int,
-    matrix: [Float], grid: UnsafePointer<UInt16>, size: Int, out: UnsafeMutablePointer<UInt32>,
+    matrix: [Float], grid: UnsafePointer<UInt32>, size: Int, out: UnsafeMutablePointer<UInt32>,
     dither: ArraySlice<Float>, bgra: Bool
   ) {
     dither.withUnsafeBufferPointer { d in
@@ -220,7 +218,6 @@ final class CPUToneMapper {
   /// `HDRToSDR` on a `size`³ grid; with `parallel`, each slice of it on a thread of its own.
   private static func makeGrid(size: Int, params: ToneMapParams, key: HDRTableKey, parallel: Bool = true) -> Grid {
     let points = Points(count: size * size * size)
-    let one = Double(ORB_TABLE_ONE)
     // Each grid step's light, channel by channel: half the powers a point took (0.7 of 8 CPU s of a 5 s 4K HDR10 clip
     // went to making tables).
     let light = (0..<size).map {
@@ -232,10 +229,8 @@ final class CPUToneMapper {
       for g in 0..<size {
         for r in 0..<size {
           let nits = HDRToSDR.combine(SIMD3(light[r], light[g], light[b]), params: params)
-          let value = HDRToSDR.map(rgbLinearNits: nits, params: params) * (255 * one)
-          func code(_ v: Double) -> UInt16 { UInt16(min(max(v, 0), 255 * one).rounded()) }
-          let point = grid + 3 * ((b * size + g) * size + r)
-          (point[0], point[1], point[2]) = (code(value.x), code(value.y), code(value.z))
+          let codes = HDRToSDR.map(rgbLinearNits: nits, params: params) * 255
+          grid[(b * size + g) * size + r] = orb_table_point(codes.x, codes.y, codes.z)
         }
       }
     }

@@ -97,8 +97,10 @@ final class HDRRenderTests: XCTestCase {
   func testTheWideToneMappingRowsAreTheOneAtATimeRowsByteForByte() {
     var rng = SplitMix64(seed: "tone-map-rows")
     let size = 64
-    // Three values a point, and the one more the rows read after the last.
-    let grid = (0..<size * size * size * 3 + 1).map { _ in UInt16(rng.next() % UInt64(255 * ORB_TABLE_ONE + 1)) }
+    let grid = (0..<size * size * size).map { _ in
+      let code = { Double(rng.next() % 25_501) / 100 }  // 0...255
+      return orb_table_point(code(), code(), code())
+    }
     let width = 1283
     func plane() -> [UInt16] {
       (0..<width).map { i in i % 37 == 0 ? 0 : i % 41 == 0 ? 65535 : UInt16(truncatingIfNeeded: rng.next()) }

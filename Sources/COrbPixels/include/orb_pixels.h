@@ -4,22 +4,38 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/// What one 8-bit code is in the tone-mapping table's 16-bit values.
-#define ORB_TABLE_ONE 256
+/// A point of the tone-mapping table: the encoded SDR signal's three channels in one 32-bit word, so that a pixel's
+/// four corners are four loads (eight pixels' corners four AVX2 gathers): R in bits 0-10 and G in bits 11-21 in
+/// eighths of an 8-bit code (0...2040), B in bits 22-31 in quarters (0...1020). A value is at most 1/16 of a code
+/// from the table's (1/8 for blue, which weighs least in what the eye sees as light), far below the ordered dither's
+/// half a code.
+#define ORB_TABLE_RG_STEPS 8
+#define ORB_TABLE_B_STEPS 4
+
+/// The table point for the SDR signal (r, g, b) in 8-bit codes (each clamped to 0...255).
+static inline uint32_t orb_table_point(double r, double g, double b) {
+  double v[3] = {r * ORB_TABLE_RG_STEPS, g * ORB_TABLE_RG_STEPS, b * ORB_TABLE_B_STEPS};
+  const double top[3] = {255 * ORB_TABLE_RG_STEPS, 255 * ORB_TABLE_RG_STEPS, 255 * ORB_TABLE_B_STEPS};
+  uint32_t q[3];
+  for (int k = 0; k < 3; k++) {
+    const double c = v[k] < 0 ? 0 : v[k] > top[k] ? top[k] : v[k];
+    q[k] = (uint32_t)(c + 0.5);
+  }
+  return q[0] | q[1] << 11 | q[2] << 22;
+}
 
 /// Tone-maps one row of 16-bit Y'CbCr through the HDR table (CPUToneMapper, shaders/hdrlut.glsl's
 /// hdr_lut_sample): each pixel's Y'CbCr becomes R'G'B' grid coordinates by `matrix` (three rows of four floats,
-/// already in grid units: a sample in, a coordinate out), is looked up tetrahedrally in `grid` (size^3 points of
-/// three 16-bit values, r fastest, the encoded SDR signal in `ORB_TABLE_ONE`ths of an 8-bit code, then one 16-bit
-/// value more, which is read with the last point and not used), gets the ordered dither's
-/// offset for its column (`dither`, 8 values, x & 7 from the row's first pixel, +0.5 for rounding included) and is
-/// written as an opaque 8-bit pixel, BGRA in memory when `bgra`, else RGBA.
+/// already in grid units: a sample in, a coordinate out), is looked up tetrahedrally in `grid` (size^3 points made by
+/// `orb_table_point`, r fastest), gets the ordered dither's offset for its column (`dither`, 8 values, x & 7 from the
+/// row's first pixel, +0.5 for rounding included) and is written as an opaque 8-bit pixel, BGRA in memory when
+/// `bgra`, else RGBA.
 void orb_tone_map_row(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, int count, const float matrix[12],
-                      const uint16_t *grid, int size, const float dither[8], int bgra, uint32_t *out);
+                      const uint32_t *grid, int size, const float dither[8], int bgra, uint32_t *out);
 
 /// `orb_tone_map_row` one pixel at a time, as on a CPU without AVX2: the same bytes (tests hold the two together).
 void orb_tone_map_row_portable(const uint16_t *y, const uint16_t *cb, const uint16_t *cr, int count,
-                               const float matrix[12], const uint16_t *grid, int size, const float dither[8], int bgra,
+                               const float matrix[12], const uint32_t *grid, int size, const float dither[8], int bgra,
                                uint32_t *out);
 
 /// One plane for `orb_measure_light`: `base` the first row, `stride` bytes from one row to the next, the size in
