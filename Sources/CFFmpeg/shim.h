@@ -276,13 +276,11 @@ static inline int orb_format_has_no_timestamps(const AVFormatContext *ctx) {
 static inline int orb_format_can_seek_bytes(const AVFormatContext *ctx) {
   return (ctx->iformat->flags & AVFMT_NO_BYTE_SEEK) == 0 && ctx->pb != NULL;
 }
-/// A swscale context that converts src_format pictures of src_w x src_h to RGBA (BGRA with `bgra`) of dst_w x dst_h
-/// with two-tap bilinear filtering (SWS_FAST_BILINEAR: what the shader's texture sampling does, and the cheapest), in
-/// `threads` slices at once, reading the source with the given matrix (SWS_CS_*) and range. NULL when swscale
-/// cannot.
-/// A scaling and converting context from `src_format` to `dst_format` (RGBA, BGRA, GBRP16 …), bilinear, with
-/// `threads` slice threads, reading Y'CbCr with `colorspace`'s matrix (SWS_CS_*) in limited or full range
-/// (`full_range`), writing full range (RGB) or `dst_full_range` (Y'CbCr: the source's own, to scale it only).
+/// A context that scales `src_format` pictures of src_w x src_h to `dst_format` (RGBA, BGRA, 16-bit 4:4:4 Y'CbCr …)
+/// of dst_w x dst_h with two-tap bilinear filtering (SWS_FAST_BILINEAR: what the shader's texture sampling does, and
+/// the cheapest), in `threads` slices at once, reading Y'CbCr with `colorspace`'s matrix (SWS_CS_*) in limited or
+/// full range (`full_range`), writing full range (RGB) or `dst_full_range` (Y'CbCr: the source's own, to scale it
+/// only). NULL when swscale cannot.
 static inline struct SwsContext *orb_sws_context(int src_format, int src_w, int src_h, int dst_w, int dst_h,
                                                  int dst_format, int threads, int colorspace, int full_range,
                                                  int dst_full_range) {
