@@ -14,26 +14,33 @@ final class PlayerSchedulingTests: XCTestCase {
     return player
   }
 
-  /// Asks until the player shows something (the render thread draws ahead on its own time).
-  private func nextShown(_ player: Player, at host: ManualHostClock, timeout: Double = 10) -> ShownPicture? {
-    let deadline = Date(timeIntervalSinceNow: timeout)
+  /// Asks again and again, for up to `seconds` of real time, what is shown at `host`'s time of each ask plus `ahead`
+  /// nanoseconds (GTK's frame clock asks for the refresh it will present next), and returns the first slot shown
+  /// with the presentation time it was asked for. The render thread draws ahead on its own time.
+  private func firstShown(
+    _ player: Player, at host: any HostClock, seconds: Double = 10, ahead: UInt64 = 0, refreshInterval: UInt64 = 0
+  ) -> (slot: ShownPicture, at: UInt64)? {
+    let deadline = Date(timeIntervalSinceNow: seconds)
     while Date() < deadline {
-      if case .show(let slot) = player.frameToShow(presentationTime: host.now()) { return slot }
+      let at = host.now() + ahead
+      if case .show(let slot) = player.frameToShow(presentationTime: at, refreshInterval: refreshInterval) {
+        return (slot, at)
+      }
       usleep(2000)
     }
     return nil
   }
 
-  /// Asks, again and again for `seconds` of real time, at the host time of now, and returns the first slot shown.
-  /// Long enough for the render thread to draw the ring full (a 64x36 frame takes it milliseconds), so a check that
-  /// nothing is shown is made while drawn frames wait: `shownAtOnce` afterwards proves they did.
-  private func shownWhileAsking(_ player: Player, at host: ManualHostClock, seconds: Double = 0.3) -> ShownPicture? {
-    let deadline = Date(timeIntervalSinceNow: seconds)
-    while Date() < deadline {
-      if case .show(let slot) = player.frameToShow(presentationTime: host.now()) { return slot }
-      usleep(2000)
-    }
-    return nil
+  /// Asks until the player shows something.
+  private func nextShown(_ player: Player, at host: ManualHostClock) -> ShownPicture? {
+    firstShown(player, at: host)?.slot
+  }
+
+  /// Asks for 0.3 s at the host time of now, and returns the first slot shown. Long enough for the render thread to
+  /// draw the ring full (a 64x36 frame takes it milliseconds), so a check that nothing is shown is made while drawn
+  /// frames wait: `shownAtOnce` afterwards proves they did.
+  private func shownWhileAsking(_ player: Player, at host: ManualHostClock) -> ShownPicture? {
+    firstShown(player, at: host, seconds: 0.3)?.slot
   }
 
   /// One ask, no waiting: what is shown at the host time of now, when the frame due was drawn already.
@@ -72,15 +79,8 @@ final class PlayerSchedulingTests: XCTestCase {
       width: 64, height: 36)
     player.start()
     defer { player.stop() }
-    func shownNow() -> (ShownPicture, UInt64)? {
-      let deadline = Date(timeIntervalSinceNow: 10)
-      while Date() < deadline {
-        let at = HostTime.now()
-        if case .show(let slot) = player.frameToShow(presentationTime: at) { return (slot, at) }
-        usleep(2000)
-      }
-      return nil
-    }
+    let host = MonotonicHostClock()  // the launch and the seek's request are read from it too
+    func shownNow() -> (slot: ShownPicture, at: UInt64)? { firstShown(player, at: host) }
     let (first, firstAt) = try XCTUnwrap(shownNow())
     player.release(first)
     let predicted = try XCTUnwrap(player.stats.firstFrameMs)
@@ -119,22 +119,10 @@ final class PlayerSchedulingTests: XCTestCase {
       width: 64, height: 36, clock: MediaClock(host: host))
     player.start()
     defer { player.stop() }
-    func ask() -> ShownPicture? {
-      if case .show(let slot) = player.frameToShow(
-        presentationTime: host.now() + UInt64(refresh * 1e9), refreshInterval: UInt64(refresh * 1e9))
-      {
-        return slot
-      }
-      return nil
-    }
-    /// Asks at this refresh until the picture due is drawn (the render thread draws on its own time).
+    /// Asks at this refresh until the picture due is drawn.
     func shownNow() -> ShownPicture? {
-      let deadline = Date(timeIntervalSinceNow: 10)
-      while Date() < deadline {
-        if let slot = ask() { return slot }
-        usleep(2000)
-      }
-      return nil
+      let interval = UInt64(refresh * 1e9)
+      return firstShown(player, at: host, ahead: interval, refreshInterval: interval)?.slot
     }
     var shown = try XCTUnwrap(shownNow())
     XCTAssertEqual(shown.time, 0, accuracy: 1e-9)
