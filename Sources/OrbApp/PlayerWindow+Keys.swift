@@ -27,6 +27,7 @@ extension PlayerWindow {
 
   /// Carries out what a key asked for.
   func perform(_ command: KeyCommand) {
+    video.wake()  // a paused view that rests shows what the key changed at once
     switch command {
     case .togglePause: togglePause()
     case .quitOrLeaveFullscreen where isFullscreen: gtk_window_unfullscreen(cast(raw(window)))
@@ -142,6 +143,7 @@ extension PlayerWindow {
 
   func togglePause() {
     guard let player else { return }
+    video.wake()
     player.togglePause()
     report.paused(player.isPaused, at: player.position)
     updateInhibit()
@@ -156,6 +158,7 @@ extension PlayerWindow {
     transport.reveal(keep: player?.isPaused ?? false)
     updateTransport()
     guard !wasVisible else { return }
+    video.wake()  // the subtitles move up above the bar, paused or not
     MainLoop.every(milliseconds: 250) { [weak self] in
       guard let self, !self.finished, self.player != nil, self.transport.isVisible else { return false }
       self.updateTransport()

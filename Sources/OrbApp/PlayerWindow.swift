@@ -286,7 +286,10 @@ final class PlayerWindow {
     gtk_overlay_add_overlay(opaque(overlay), transport.widget)
     transport.onSubtitles = { [unowned self] in self.perform(.nextSubtitleTrack) }
     transport.onPlayPause = { [unowned self] in self.togglePause() }
-    transport.onSeek = { [unowned self] seconds, exact in self.player?.seek(to: seconds, exact: exact) }
+    transport.onSeek = { [unowned self] seconds, exact in
+      self.video.wake()
+      self.player?.seek(to: seconds, exact: exact)
+    }
     transport.onFullscreen = { [unowned self] in self.toggleFullscreen() }
     transport.onAudio = { [unowned self] in self.perform(.nextAudioTrack) }
     transport.onMute = { [unowned self] in self.perform(.toggleMute) }
@@ -306,6 +309,7 @@ final class PlayerWindow {
     // The pointer goes with the controls while playing, as in every player.
     transport.onHidden = { [unowned self] in
       if self.player.map({ !$0.isPaused }) ?? false { gtk_widget_set_cursor_from_name(self.window, "none") }
+      self.video.wake()  // the subtitles move down with the bar, paused or not
     }
     let motion = gtk_event_controller_motion_new()!
     Signals.motion(raw(motion)) { [unowned self] x, y in

@@ -13,6 +13,7 @@ import Foundation
 public final class Locked<State>: @unchecked Sendable {
   private let condition = NSCondition()
   private var state: State
+  private var changes: UInt64 = 0
 
   public init(_ state: sending State) { self.state = state }
 
@@ -30,10 +31,19 @@ public final class Locked<State>: @unchecked Sendable {
   public func change<R>(_ body: (inout sending State) throws -> sending R) rethrows -> sending R {
     condition.lock()
     defer {
+      changes &+= 1
       condition.broadcast()
       condition.unlock()
     }
     return try body(&state)
+  }
+
+  /// How many `change`s (and notifying `wait`s) there have been: a reader that stopped looking at the value can tell
+  /// whether anything a waiter would hear about has happened since.
+  public var changeCount: UInt64 {
+    condition.lock()
+    defer { condition.unlock() }
+    return changes
   }
 
   /// Waits until `ready` holds (or `deadline` passes), then runs `body` with the value and whether it is ready,
@@ -44,7 +54,10 @@ public final class Locked<State>: @unchecked Sendable {
   ) rethrows -> sending R {
     condition.lock()
     defer {
-      if notifying { condition.broadcast() }
+      if notifying {
+        changes &+= 1
+        condition.broadcast()
+      }
       condition.unlock()
     }
     while !ready(state) {

@@ -203,6 +203,11 @@ public final class Player: Sendable {
 
   public var isPaused: Bool { shared.withLock { $0.schedule.userPaused } }
 
+  /// Grows with every change of the player's state that its threads wake for (a pause or play, a seek, a picture
+  /// drawn or handed back, a resize, the end): a display that stopped asking at every refresh while paused looks at
+  /// it to know when to ask again.
+  public var changeCount: UInt64 { shared.changeCount }
+
   /// Playback speed, 0.25...4; sound keeps its pitch (WSOLA) and the picture follows the sound.
   public func setSpeed(_ speed: Double) {
     let s = min(4, max(0.25, speed))

@@ -62,6 +62,42 @@ final class KeyTests: XCTestCase {
     XCTAssertTrue((0..<10_000).contains(seek), "seek_ms_median \(seek)")
   }
 
+  /// Times the threads of process `pid` were switched out of their core, all together: every wake-up of a thread
+  /// that goes back to sleep counts one.
+  private func contextSwitches(_ pid: Int32) -> Int {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+    return tasks.reduce(0) { total, task in
+      let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
+      return total
+        + status.split(separator: "\n").filter { $0.hasSuffix("ctxt_switches") || $0.contains("ctxt_switches:") }
+        .compactMap { Int($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") }
+        .reduce(0, +)
+    }
+  }
+
+  /// A paused window does nothing until asked: it stops refreshing once the picture is up (a paused window that
+  /// refreshed 60 times a second and fed its sound every 5 ms woke the process about 800 times a second; resting,
+  /// about 35), and Space plays at once, the picture moving again.
+  func testAPausedWindowRestsAndPlaysAtOnce() throws {
+    let title = "rest-\(UUID().uuidString.prefix(6))"
+    let player = try start(["--paused", "--resume-ms", "1000", try Clips.moving(seconds: 12)], title: title)
+    defer { _ = player.wait(timeout: 1) }
+    usleep(1_500_000)
+    let pid = player.process.processIdentifier
+    let before = contextSwitches(pid)
+    usleep(2_000_000)
+    let resting = contextSwitches(pid) - before
+    XCTAssertLessThan(resting, 300, "wake-ups in 2 s paused")
+    let still = try Screen.grab(title: title)
+    Screen.press("space", title: title)
+    usleep(400_000)
+    let moving = try Screen.grab(title: title)
+    XCTAssertGreaterThan(difference(still, moving), 2, "the picture did not move after Space")
+    XCTAssertGreaterThan(nextPosition(player) ?? 0, 1200, "playing on from 1 s: \(player.stdout)")
+    Screen.press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 10), 0)
+  }
+
   /// ffmpeg's own decode of the clip at `seconds` (an exact seek), as the window shows it (640x360).
   private func reference(_ clip: String, at seconds: Double) throws -> RGBImage {
     let png = NSTemporaryDirectory() + "orb-ref-\(UUID().uuidString).png"
