@@ -4,11 +4,9 @@
 // range checks of six float-to-integer conversions a pixel. The three channels go together as one 4-lane vector
 // (clang's vector extensions: SSE on x86-64, NEON on ARM): the matrix is three multiply-adds of columns, and each
 // corner of the tetrahedron is one 4-byte load, its unpacking and one multiply-add, where the scalar loop made twelve
-// loads and twelve multiply-adds a pixel. Where the CPU has
-// AVX2, eight pixels go at a time (below).
+// loads and twelve multiply-adds a pixel. Where the CPU has AVX2, eight pixels go at a time (below).
 typedef float orb_f4 __attribute__((ext_vector_type(4)));
 typedef int32_t orb_i4 __attribute__((ext_vector_type(4)));
-typedef uint16_t orb_u16x4 __attribute__((ext_vector_type(4)));
 // Each table point is one 32-bit word (`orb_table_point`): R and G in eighths of a code, B in quarters. As three
 // 16-bit values in 256ths of a code, a point took 6 bytes and eight pixels' corners eight gathers: 9.4 ns a pixel
 // against 6.5 with one word a point and four (AVX2, on this project's 2-core test machine); the table is 1 MB, not 1.5.
