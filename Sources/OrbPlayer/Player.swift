@@ -203,6 +203,9 @@ public final class Player: Sendable {
 
   public var isPaused: Bool { shared.withLock { $0.schedule.userPaused } }
 
+  /// Whether the source has pictures to show (true until it is open): sound alone has none.
+  public var hasVideo: Bool { shared.withLock { $0.hasVideo } }
+
   /// Grows with every change of the player's state that its threads wake for (a pause or play, a seek, a picture
   /// drawn or handed back, a resize, the end): a display that stopped asking at every refresh while paused looks at
   /// it to know when to ask again.
