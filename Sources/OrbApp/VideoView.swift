@@ -193,8 +193,7 @@ final class VideoView {
   /// Starts showing `player`'s frames at each display refresh.
   func attach(_ player: Player) {
     self.player = player
-    if let rest { g_source_remove(rest.timer) }
-    rest = nil
+    endRest()
     startRefreshes()
   }
 
@@ -214,10 +213,16 @@ final class VideoView {
 
   /// The player may have changed while the view rested (a key, a button): it asks again at once, not at its next look.
   func wake() {
-    guard let rest else { return }
+    if endRest() && player != nil { startRefreshes() }
+  }
+
+  /// Stops the resting timer; whether the view was resting.
+  @discardableResult
+  private func endRest() -> Bool {
+    guard let rest else { return false }
     g_source_remove(rest.timer)
     self.rest = nil
-    if player != nil { startRefreshes() }
+    return true
   }
 
   /// Stops asking at each refresh (`tick` then returns false) until the player or the view's size changes.
@@ -251,8 +256,7 @@ final class VideoView {
   func detach() {
     if tickID != 0 { gtk_widget_remove_tick_callback(picture, tickID) }
     tickID = 0
-    if let rest { g_source_remove(rest.timer) }
-    rest = nil
+    endRest()
     player?.stop(timeout: 0)  // the main thread never waits; the process waits once the window is gone
     // What GL imported goes with the player; the picture lets go of its last texture first.
     if drawsWithCairo {

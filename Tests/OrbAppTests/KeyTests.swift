@@ -69,8 +69,9 @@ final class KeyTests: XCTestCase {
     return tasks.reduce(0) { total, task in
       let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)) ?? ""
       return total
-        + status.split(separator: "\n").filter { $0.contains("ctxt_switches:") }
-        .compactMap { Int($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") }
+        + status.split(separator: "\n").filter { $0.contains("ctxt_switches:") }.compactMap {
+          Int($0.filter(\.isNumber))
+        }
         .reduce(0, +)
     }
   }
