@@ -25,9 +25,14 @@ let package = Package(
       name: "COrbAudio", dependencies: ["CPipeWire"],
       cSettings: [.unsafeFlags(["-I/usr/include/pipewire-0.3", "-I/usr/include/spa-0.2", "-D_REENTRANT"])]),
     .target(name: "OrbPlayer", dependencies: ["OrbDecode", "OrbRender", "OrbDSP", "COrbAudio"]),
+    // What the process changes about its libraries' start-up before `main` (a library constructor's wasted work):
+    // definitions that the libraries must find in the executable, so they are exported in every build.
+    .target(
+      name: "COrbStartup",
+      linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=_ZN3hwy8platform15TimerResolutionEv"])]),
     .executableTarget(
       name: "OrbApp",
-      dependencies: ["OrbPlayer", "OrbRender", "OrbDecode", "OrbDSP", "CGtk"],
+      dependencies: ["OrbPlayer", "OrbRender", "OrbDecode", "OrbDSP", "CGtk", "COrbStartup"],
       swiftSettings: [.defaultIsolation(MainActor.self)]
     ),
     // Generated media, the built binary and PNG reading, shared by the test targets.

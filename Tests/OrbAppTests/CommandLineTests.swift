@@ -45,6 +45,23 @@ final class CommandLineTests: XCTestCase {
     XCTAssertTrue(version.succeeded && version.stdout.hasPrefix("orb-player "), version.stderr)
   }
 
+  /// Highway's load-time timer calibration (pulled in by FFmpeg through libjxl, 7-9 ms of CPU before `main`) is
+  /// answered by the binary's own definition (Sources/COrbStartup): the dynamic loader binds it there.
+  func testLibraryStartUpWorkIsAnsweredByTheBinary() throws {
+    var environment = ProcessInfo.processInfo.environment
+    environment["LD_DEBUG"] = "bindings"
+    let run = Tool.run(OrbBinary.path, ["--version"], environment: environment)
+    XCTAssertTrue(run.succeeded, run.stderr)
+    let loaded = Tool.run("ldd", [OrbBinary.path]).stdout.contains("libhwy.so")
+    let binding = run.stderr.split(separator: "\n").first { $0.contains("_ZN3hwy8platform15TimerResolutionEv") }
+    if loaded {
+      let line = try XCTUnwrap(binding, "libhwy is loaded but its timer calibration was never bound")
+      XCTAssertTrue(line.contains("orb-player [0]: normal symbol"), String(line))  // the executable, not libhwy
+    } else {
+      XCTAssertNil(binding, "without libhwy nothing binds to the definition")
+    }
+  }
+
   func testBadOptionValuesAreRefusedInWords() {
     for (args, words) in [
       (["--speed", "9", "x.mkv"], "--speed must be between 0.25 and 4"),
