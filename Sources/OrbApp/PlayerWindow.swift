@@ -127,15 +127,29 @@ final class PlayerWindow {
   private let uploadMemory = X11UploadMemory()
   /// The window's size in pixels that `keepFrameSizedBlocks` was last told.
   private var keptFor = (width: 0, height: 0)
-  private var trimmedStartUp = false
+  /// Where giving back start-up's memory stands (`trimStartUp`).
+  private var startUpTrim = StartUpTrim.waiting
+  private enum StartUpTrim {
+    case waiting
+    /// The first picture is shown at this refresh and painted after it: the trim waits for the next refresh.
+    case pictureShown
+    case done
+  }
 
   /// Once the first picture is up, what start-up freed (GTK's theme and widgets being built, the open and the probe)
   /// goes back to the system: malloc keeps freed pages inside its heaps, where playback's own blocks, which come
   /// later and stay, need not land on them. 1080p H.264 in a 1280x720 window, three runs each: peak RSS 146-148 ->
-  /// 143 MB; HDR10 1080p 175-181 -> 174-175 MB. On a worker: trimming walks every heap.
-  private func trimStartUp() {
-    trimmedStartUp = true
-    offMainThread("orb-trim", { orb_malloc_trim() }, done: { _ in })
+  /// 143 MB; HDR10 1080p 175-181 -> 174-175 MB. On a worker: trimming walks every heap. Only once that picture
+  /// has been painted: started at the refresh that showed it, the trim gave back the heap its paint was about to
+  /// take, which then faulted 900 pages in again.
+  private func trimStartUp(firstPictureShown: Bool) {
+    switch (startUpTrim, firstPictureShown) {
+    case (.waiting, true): startUpTrim = .pictureShown
+    case (.pictureShown, _):
+      startUpTrim = .done
+      offMainThread("orb-trim", { orb_malloc_trim() }, done: { _ in })
+    default: break
+    }
   }
 
   /// Tells `keepFrameSizedBlocks` the window's size when it has changed (each frame; a resize, fullscreen), and keeps
@@ -278,7 +292,7 @@ final class PlayerWindow {
     video.onTick = { [unowned self] in
       self.keepBlocksForWindow()
       guard let player = self.player else { return }
-      if !self.trimmedStartUp, player.stats.firstFrameMs != nil { self.trimStartUp() }
+      self.trimStartUp(firstPictureShown: player.stats.firstFrameMs != nil)
       self.subtitleView.update(player, video: self.video.picture, barHeight: self.transport.shownHeight)
       self.followMarkers(player)
     }

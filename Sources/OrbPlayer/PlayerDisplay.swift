@@ -45,8 +45,13 @@ extension Player {
   /// one) says so, and the first picture after opening or a seek is timed to then (`stats.firstFrameMs`,
   /// `seekMsMedian`) instead of to the time it was predicted to show at.
   public func picturePainted(at host: UInt64) {
-    // Only the stats change, which no thread waits on: the render thread is not woken at every frame for it.
-    shared.withLock { $0.paintedLatency(at: host) }
+    // Only the stats change, which no thread waits on: the render thread is not woken at every frame for it; only
+    // when it holds back for the picture just painted.
+    let held = shared.withLock { s in
+      s.paintedLatency(at: host)
+      return s.firstPictureHold == .shown
+    }
+    if held { shared.change { s in if s.firstPictureHold == .shown { s.firstPictureHold = .none } } }
   }
 
   /// The display no longer needs `picture`: the render thread may draw into its slot again.
@@ -64,6 +69,8 @@ extension PlayerState {
     at presentationTime: UInt64, interval refreshInterval: UInt64, clock: MediaClock,
     startSound: inout AudioPlayback?, holdSound: inout AudioPlayback?
   ) -> Player.Display {
+    // A refresh comes after the paint of the one before: a picture shown then is on screen.
+    if firstPictureHold == .shown { firstPictureHold = .none }
     let ready = ring.ready
     let phase = schedule.phase
     let refresh = PresentationState.Refresh(
@@ -97,6 +104,7 @@ extension PlayerState {
     guard let index = decision.show else { return .keep }
     let chosen = ready[index]
     ring.shown(chosen.slot)
+    if firstPictureHold == .drawn { firstPictureHold = .shown }
     // A frame drawn again at a new size is not a new frame.
     if chosen.frame !== shownFrame { stats.presented += 1 }
     shownFrame = chosen.frame

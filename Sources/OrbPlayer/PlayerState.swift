@@ -47,4 +47,19 @@ struct PlayerState {
   var latencyStart: (host: UInt64, opening: Bool)?
   /// The peak the last HDR picture drawn was tone-mapped from, nits (the metadata's, or the one measured).
   var curvePeak: Double?
+  /// Where the first picture after opening or a seek is on its way to the screen; the render thread takes no further
+  /// picture from the source until it is there (`RenderLoop`).
+  var firstPictureHold = FirstPictureHold.none
+}
+
+/// The first picture after opening or a seek, from when it is drawn until it has been painted. Meanwhile the render
+/// thread draws nothing ahead and the decoder stops a picture ahead, so the window's first frames, which paint it,
+/// have the CPUs: on two cores, drawing and decoding ahead took 30-45 ms of CPU in the 50-70 ms from the window
+/// being shown to the first picture painted, beside the main thread's 20 and the X server's 16.
+enum FirstPictureHold: Equatable {
+  case none
+  /// Drawn into the ring, not shown yet.
+  case drawn
+  /// Shown at a refresh: painted when the display says so, or by the next refresh (which comes after that paint).
+  case shown
 }

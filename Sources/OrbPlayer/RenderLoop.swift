@@ -141,7 +141,9 @@ struct RenderLoop {
           // 24 MB, peak 382-386 -> 362-363 MB; HDR10 1080p 170 -> 164-165 MB), and a picture taken when it can be
           // drawn is checked for lateness then. At the end of the source there is nothing to take until a seek (or
           // a resize, or stop).
-          let canGoOn = !nothingInHand || (!s.schedule.sourceEnded && s.ring.hasFree)
+          // Nor while the first picture after opening or a seek is on its way to the screen (`FirstPictureHold`).
+          let canGoOn =
+            !nothingInHand || (!s.schedule.sourceEnded && s.ring.hasFree && s.firstPictureHold == .none)
           return canGoOn || s.stopped || s.pendingSeek != nil || s.ring.needsRebuild || s.soundBrokeOff
         },
         then: { s, _ -> Step in
@@ -150,6 +152,7 @@ struct RenderLoop {
             let track = s.pendingAudioTrack
             s.pendingSeek = nil
             s.pendingAudioTrack = nil
+            s.firstPictureHold = .none
             s.ring.freeReady()
             // Without a picture to wait for, sound restarts the clock by itself.
             return .seek(
@@ -240,6 +243,7 @@ struct RenderLoop {
         let (peak, device) = (renderer.curvePeak, renderer.deviceName)
         shared.change { s in
           s.ring.drawn(slot, frame: frame)
+          if s.schedule.awaitsPicture { s.firstPictureHold = .drawn }
           s.stats.corruptPackets = corrupt
           s.curvePeak = peak
           s.deviceName = device  // a device made on demand, for the first picture swscale could not draw

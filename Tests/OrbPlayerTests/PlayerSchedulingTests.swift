@@ -137,6 +137,47 @@ final class PlayerSchedulingTests: XCTestCase {
     XCTAssertEqual(player.stats.dropped, 0)
   }
 
+  /// While the first picture after opening or a seek is on its way to the screen, the render thread draws no other
+  /// (and the decoder stops a picture ahead): on two cores, drawing and decoding ahead slowed the window's first
+  /// frames, which paint it. Once the display says it was painted, or at its next refresh, drawing ahead goes on.
+  func testNothingIsDrawnAheadWhileTheFirstPictureIsOnItsWay() throws {
+    let host = ManualHostClock()
+    let player = makePlayer(host)
+    defer { player.stop() }
+    func drawnAhead() -> Int { player.shared.withLock { $0.ring.ready.count } }
+    func drawnAhead(reaches count: Int) -> Bool {
+      let deadline = Date(timeIntervalSinceNow: 5)
+      while drawnAhead() < count && Date() < deadline { usleep(2000) }
+      return drawnAhead() >= count
+    }
+    let (first, shownAt) = try XCTUnwrap(firstShown(player, at: host))
+    usleep(300_000)  // a 64x36 picture takes the render thread a millisecond or two
+    XCTAssertEqual(drawnAhead(), 0, "drawn ahead before the first picture was painted")
+    player.picturePainted(at: shownAt)
+    XCTAssertTrue(drawnAhead(reaches: 2), "nothing drawn ahead once the first picture was painted")
+    player.release(first)
+
+    // A seek's first picture is held the same way, here until the next refresh (a display that says nothing of its
+    // paints).
+    player.seek(to: 1)
+    var target: ShownPicture?
+    while let (shown, _) = firstShown(player, at: host) {
+      player.release(shown)
+      if shown.time >= 1 {
+        target = shown
+        break
+      }
+    }
+    XCTAssertEqual(try XCTUnwrap(target, "no picture after the seek").time, 1, accuracy: 1e-6)
+    usleep(300_000)
+    XCTAssertEqual(drawnAhead(), 0, "drawn ahead before the seek's picture was on screen")
+    if case .show(let early) = player.frameToShow(presentationTime: host.now()) {
+      XCTFail("showed the picture at \(early.time) s before its time")
+    }
+    XCTAssertTrue(drawnAhead(reaches: 2), "nothing drawn ahead after the next refresh")
+    XCTAssertEqual(player.stats.dropped, 0)
+  }
+
   func testLateFramesAreDroppedAndCounted() throws {
     let host = ManualHostClock()
     let player = makePlayer(host)
@@ -216,6 +257,7 @@ final class PlayerSchedulingTests: XCTestCase {
     defer { player.stop() }
     let first = try XCTUnwrap(nextShown(player, at: host))
     player.release(first)
+    _ = player.frameToShow(presentationTime: host.now())  // the next refresh: the first picture is on screen
     usleep(200_000)  // the ring fills: frames drawn ahead at 64x36 wait for their time
     player.setTargetSize(width: 128, height: 72)
     usleep(200_000)  // the render thread makes the new ring
