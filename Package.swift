@@ -39,7 +39,7 @@ let package = Package(
     .target(name: "OrbTestSupport", path: "Tests/OrbTestSupport"),
     .testTarget(name: "OrbDecodeTests", dependencies: ["OrbDecode", "OrbTestSupport"]),
     .testTarget(name: "OrbRenderTests", dependencies: ["OrbRender", "OrbDecode", "COrbPixels", "OrbTestSupport"]),
-    .testTarget(name: "OrbPlayerTests", dependencies: ["OrbPlayer", "OrbDecode", "OrbTestSupport"]),
+    .testTarget(name: "OrbPlayerTests", dependencies: ["OrbPlayer", "OrbDecode", "OrbRender", "OrbTestSupport"]),
     .testTarget(name: "OrbDSPTests", dependencies: ["OrbDSP"]),
     // The app's tests drive the built binary: they link no module of the player.
     .testTarget(name: "OrbAppTests", dependencies: ["OrbTestSupport"]),

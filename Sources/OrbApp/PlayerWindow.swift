@@ -86,7 +86,10 @@ final class PlayerWindow {
       Self.keepFrameSizedBlocks(width: options.geometry?.width ?? 1280, height: options.geometry?.height ?? 720)
     }
     if EarlyOpen.applies(to: source) {
-      earlyOpen = EarlyOpen(openRequest(variant: .highest), credentials: options.credentials(for: source))
+      // Without a GPU, HDR is tone-mapped on the CPU: its first table is made beside GTK's start too.
+      earlyOpen = EarlyOpen(
+        openRequest(variant: .highest), credentials: options.credentials(for: source),
+        tableAhead: vulkanWhenNeeded ? options.toneMapping : nil)
     }
     defer { earlyOpen?.discard() }  // never played: no display, a failure before the window, …
     guard Self.connectDisplay() else {

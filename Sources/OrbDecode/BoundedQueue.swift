@@ -100,3 +100,13 @@ public final class BoundedQueue<Element>: Sendable {
     }
   }
 }
+
+extension BoundedQueue where Element: Sendable {
+  /// The oldest item, left in the queue, waiting up to `timeout` seconds for one; nil when none came or the queue is
+  /// closed. For a look from another thread than the consumer's: what it sees may be popped at any moment.
+  public func peek(timeout: Double) -> Element? {
+    state.wait(
+      until: { $0.closed || $0.count > 0 }, deadline: Date(timeIntervalSinceNow: timeout),
+      then: { s, _ in s.closed ? nil : s.items.first?.element })
+  }
+}

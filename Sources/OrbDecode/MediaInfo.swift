@@ -78,6 +78,9 @@ public struct VideoStreamInfo: Sendable, Encodable {
       self.primaries = primaries
       self.transfer = transfer
     }
+
+    /// PQ or HLG: pictures to tone-map.
+    public var isHDR: Bool { transfer == "smpte2084" || transfer == "arib-std-b67" }
   }
 
   public init(

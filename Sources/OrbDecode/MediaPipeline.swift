@@ -158,6 +158,15 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
     return nil
   }
 
+  /// The next picture `nextFrame` will give, left for it, waiting up to `timeout` seconds; nil when none came by then
+  /// or a seek was made. For a look from another thread before playback takes the source: the picture is only read,
+  /// and must not be read once the player has it (it may let the picture go once drawn).
+  public func nextPicture(timeout: Double) -> VideoFrame? {
+    let current = state.withLock { $0.generation }
+    guard case .frame(let frame) = core.frames.peek(timeout: timeout), frame.generation == current else { return nil }
+    return frame
+  }
+
   public func nextFrame(timeout: Double) -> FrameWait { nextFrame(within: timeout) }
 
   /// The next frame, waiting at most `timeout` seconds (nil: as long as it takes).

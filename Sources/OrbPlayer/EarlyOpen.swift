@@ -1,5 +1,6 @@
 import Foundation
 import OrbDecode
+import OrbRender
 
 /// A local file opened, and its first pictures decoded, while the window is still being made: the process starts
 /// this before GTK, and the player takes the source when it starts, if it would have opened it the same way. The
@@ -43,6 +44,9 @@ public final class EarlyOpen: Sendable {
     var outputPending = false
     /// Nobody will take the stream (let go, taken, or the source has no sound): one still connecting is closed.
     var outputUnwanted = false
+    /// The first HDR picture's quick table is being made from the opened source (`tableAhead`): it is not handed
+    /// over until that is done, since the picture is read meanwhile.
+    var makingTable = false
     var isOpening: Bool {
       if case .opening = outcome { return true }
       return false
@@ -60,8 +64,11 @@ public final class EarlyOpen: Sendable {
     !source.isEmpty && !TestPatternSource.isTestURL(source) && MediaSource.isLocal(source)
   }
 
-  /// Starts opening on a thread of its own, and connecting to PipeWire on another when sound is asked for.
-  public init(_ request: Request, credentials: Credentials = .none) {
+  /// Starts opening on a thread of its own, and connecting to PipeWire on another when sound is asked for. With
+  /// `tableAhead` (pictures tone-mapped on the CPU, as `ToneMapping` says), a PQ or HLG stream's first picture has its
+  /// quick table made on the opening thread once it is decoded (`FrameDrawer.prepareFirstTable`), so the window's
+  /// first picture need not wait for it (7-11 ms for HDR10 1080p here).
+  public init(_ request: Request, credentials: Credentials = .none, tableAhead: ToneMapping? = nil) {
     self.request = request
     let (state, cancellation) = (state, cancellation)
     if request.audio != nil {
@@ -82,14 +89,25 @@ public final class EarlyOpen: Sendable {
       let opened = try? MediaOpener.open(
         request.source, credentials: credentials, start: request.start, audio: request.audio, reconnect: false,
         cancellation: cancellation, limit: Self.limit, variant: request.variant)
+      let pipeline = tableAhead == nil ? nil : opened as? MediaPipeline
+      let hdr = pipeline?.videoStream?.effectiveColor.isHDR ?? false
       let unwanted = state.change { s -> FrameSource? in
         if s.discarded { return opened }
         s.outcome = opened.map(Outcome.opened) ?? .none
+        s.makingTable = hdr
         return nil
       }
       unwanted?.close()
+      guard hdr, let pipeline, let tableAhead else { return }
+      if let first = pipeline.nextPicture(timeout: Self.firstPictureWait) {
+        FrameDrawer.prepareFirstTable(for: first, toneMapping: tableAhead)
+      }
+      state.change { $0.makingTable = false }
     }
   }
+
+  /// Seconds the opening thread waits for the first picture to make its table from.
+  static let firstPictureWait = 0.5
 
   /// Whether the player took the source (for tests).
   var isTaken: Bool {
@@ -113,7 +131,7 @@ public final class EarlyOpen: Sendable {
   /// `limit` would let its picture through too; nil otherwise, and then it is closed. Taken once.
   public func take(as wanted: Request, limit: PictureLimit) -> FrameSource? {
     let source = state.wait(
-      until: { $0.discarded || !$0.isOpening },
+      until: { $0.discarded || (!$0.isOpening && !$0.makingTable) },
       then: { s, _ -> FrameSource? in
         guard case .opened(let source) = s.outcome else { return nil }
         s.outcome = .taken

@@ -106,14 +106,25 @@ public final class FrameDrawer {
     }
   }
 
+  /// Makes, on the calling thread, the quick table that the first picture of a PQ or HLG stream waits for when it is
+  /// tone-mapped on the CPU (a drawer made `.whenNeeded`), from that picture, `frame`: the drawer that draws it then
+  /// finds the table made (`CPUToneMapper`). For a local file opened while the window starts (`EarlyOpen`), whose
+  /// first picture is decoded before the window is shown in most launches. Does nothing for other pictures.
+  public static func prepareFirstTable(for frame: VideoFrame, toneMapping: ToneMapping) {
+    let variant = PipelineVariant(frame: frame, toneMapping: toneMapping)
+    guard CPUToneMapper.accepts(variant), CPUConverter.accepts(frame, variant: variant, hdr: true) else { return }
+    var peaks = PeakTracking()  // as a drawer's, for its first picture
+    guard let params = peaks.params(for: frame, toneMapping: toneMapping) else { return }
+    CPUToneMapper.makeAhead(params: params, variant: variant)
+  }
+
   /// Makes the Vulkan device now when the video will need it (wide-gamut SDR or a rotated picture), while its first
   /// pictures decode, rather than at the first one.
   public func prepare(for videos: [VideoStreamInfo]) {
     guard onDemand, renderer == nil else { return }
     // PQ and HLG are tone-mapped on the CPU; wide-gamut SDR and rotation are the shader's.
     let needs = videos.contains { v in
-      let hdr = ["smpte2084", "arib-std-b67"].contains(v.effectiveColor.transfer)
-      return (!hdr && v.effectiveColor.primaries == "bt2020") || v.rotation != 0
+      (!v.effectiveColor.isHDR && v.effectiveColor.primaries == "bt2020") || v.rotation != 0
     }
     if needs { _ = try? makeRenderer() }  // a failure is the first picture's to report
   }

@@ -90,6 +90,31 @@ final class HDRRenderTests: XCTestCase {
     }
   }
 
+  /// A stream's first quick table can be made ahead, on another thread, from its first picture (while the window
+  /// starts): the drawer that then draws that picture takes it, and draws the very picture it would have drawn with
+  /// a table of its own.
+  func testAFirstTableMadeAheadDrawsThePictureTheDrawerWouldHaveDrawn() throws {
+    let frame = try XCTUnwrap(TestPatternSource(url: "test://hdr10-bars?size=640x360").nextFrame())
+    let toneMapping = ToneMapping()
+    func firstPicture() throws -> [UInt8] {
+      let drawer = try FrameDrawer(device: .whenNeeded, cpuConversion: true, memoryPixelOrder: .rgba)
+      let target = try drawer.makeTarget(width: 640, height: 360, exportable: false, readable: true)
+      try drawer.render(frame, into: target, toneMapping: toneMapping)
+      return Array(try XCTUnwrap(target.pixels))
+    }
+    let own = try firstPicture()
+    XCTAssertFalse(CPUToneMapper.hasTableMadeAhead)
+    FrameDrawer.prepareFirstTable(for: frame, toneMapping: toneMapping)
+    XCTAssertTrue(CPUToneMapper.hasTableMadeAhead)
+    let drawnAhead = try firstPicture()
+    XCTAssertFalse(CPUToneMapper.hasTableMadeAhead, "the first picture's drawer took it")
+    XCTAssertEqual(drawnAhead, own)
+    // SDR needs no table.
+    let sdr = try XCTUnwrap(TestPatternSource(url: "test://bars?size=64x36").nextFrame())
+    FrameDrawer.prepareFirstTable(for: sdr, toneMapping: toneMapping)
+    XCTAssertFalse(CPUToneMapper.hasTableMadeAhead)
+  }
+
   /// The CPU tone mapper's rows come out the same, byte for byte, whether the CPU runs them eight pixels at a time
   /// (AVX2) or one at a time (any other CPU): on noise, over the table's edges (samples of 0 and 65535, which clamp),
   /// for row lengths that leave 1 to 7 pixels after the last eight, in both byte orders. Without AVX2 both are the

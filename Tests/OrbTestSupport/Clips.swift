@@ -49,4 +49,18 @@ public enum Clips {
         "veryfast", "-pix_fmt", "yuv420p",
       ])
   }
+
+  /// HEVC Main 10 in Matroska with HDR10 static metadata in SEI (x265's master-display and max-cll parameters): a
+  /// second of 320x240 testsrc2 at 24 fps.
+  public static func hevcHDR10() throws -> String {
+    try TestMedia.path(
+      "hevc10-hdr10.mkv",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=24", "-t", "1", "-vf", "format=yuv420p10le", "-c:v",
+        "libx265", "-preset", "ultrafast", "-x265-params",
+        "hdr10=1:colorprim=bt2020:transfer=smpte2084:colormatrix=bt2020nc"
+          + ":master-display=G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1)"
+          + ":max-cll=1000,400:log-level=error",
+      ])
+  }
 }
