@@ -24,6 +24,9 @@ public struct ColorInfo: Sendable, Equatable {
     case pq = "smpte2084"
     case hlg = "arib-std-b67"
     case linear, unknown
+
+    /// PQ or HLG.
+    public var isHDR: Bool { self == .pq || self == .hlg }
   }
 
   public var matrix: Matrix
@@ -39,7 +42,7 @@ public struct ColorInfo: Sendable, Equatable {
   }
 
   /// Whether the transfer is an HDR one (PQ or HLG).
-  public var isHDR: Bool { transfer == .pq || transfer == .hlg }
+  public var isHDR: Bool { transfer.isHDR }
 }
 
 /// HDR10 static metadata: SMPTE ST 2086 mastering display and CTA-861.3 content light level.

@@ -80,7 +80,7 @@ public struct VideoStreamInfo: Sendable, Encodable {
     }
 
     /// PQ or HLG: pictures to tone-map.
-    public var isHDR: Bool { transfer == "smpte2084" || transfer == "arib-std-b67" }
+    public var isHDR: Bool { ColorInfo.Transfer(rawValue: transfer)?.isHDR ?? false }
   }
 
   public init(

@@ -13,7 +13,7 @@ final class DecodeTests: XCTestCase {
   }
 
   func testHEVC10BitDecodesEveryFrameInOrder() throws {
-    try assertDecodesLikeFFprobe(try Media.hevcHDR10(), frameRate: 24)
+    try assertDecodesLikeFFprobe(try Clips.hevcHDR10(), frameRate: 24)
   }
 
   func testVP9DecodesEveryFrameInOrder() throws {
@@ -57,7 +57,7 @@ final class DecodeTests: XCTestCase {
   }
 
   func testHDR10FramesCarryPQColourAnd10BitSamples() throws {
-    let pipeline = try MediaPipeline(source: try Media.hevcHDR10())
+    let pipeline = try MediaPipeline(source: try Clips.hevcHDR10())
     defer { pipeline.close() }
     let frame = try XCTUnwrap(pipeline.nextFrame())
     XCTAssertEqual(frame.width, 320)

@@ -49,8 +49,6 @@ enum Media {
       ])
   }
 
-  static func hevcHDR10() throws -> String { try Clips.hevcHDR10() }
-
   static func vp9() throws -> String {
     try TestMedia.path(
       "vp9-opus.webm",

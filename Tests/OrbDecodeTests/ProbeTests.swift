@@ -43,7 +43,7 @@ final class ProbeTests: XCTestCase {
   }
 
   func testHEVC10BitHDR10InMKV() throws {
-    let path = try Media.hevcHDR10()
+    let path = try Clips.hevcHDR10()
     let info = try MediaSource(path).info
     XCTAssertEqual(info.container, "matroska,webm")
     let video = try XCTUnwrap(info.video.first)
@@ -76,7 +76,7 @@ final class ProbeTests: XCTestCase {
   /// HEVC's HDR10 metadata is read from its SEI without decoding a picture: in Matroska and MP4 (NAL units after
   /// their lengths) and in MPEG-TS (Annex B start codes) alike, it is what FFmpeg attaches to the decoded picture.
   func testHEVCStaticMetadataFromSEIIsTheDecodedPicturesInEveryContainer() throws {
-    let mkv = try Media.hevcHDR10()
+    let mkv = try Clips.hevcHDR10()
     let mp4 = try TestMedia.path("hevc10-hdr10.mp4", ["-i", mkv, "-c", "copy", "-tag:v", "hvc1"])
     let ts = try TestMedia.path("hevc10-hdr10.ts", ["-i", mkv, "-c", "copy"])
     for path in [mkv, mp4, ts] {
@@ -238,7 +238,7 @@ final class ProbeTests: XCTestCase {
   }
 
   func testProbeJSONIsValidAndNamesEveryField() throws {
-    let path = try Media.hevcHDR10()
+    let path = try Clips.hevcHDR10()
     let text = try MediaSource(path).info.json()
     let object = try XCTUnwrap(
       try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any], "json() should be an object: \(text)")

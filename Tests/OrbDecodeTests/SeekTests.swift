@@ -91,7 +91,7 @@ final class SeekTests: XCTestCase {
   }
 
   func testSeekInHEVC() throws {
-    let path = try Media.hevcHDR10()
+    let path = try Clips.hevcHDR10()
     let reference = try straightThrough(path)
     let pipeline = try MediaPipeline(source: path)
     defer { pipeline.close() }
