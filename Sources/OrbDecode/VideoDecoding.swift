@@ -25,6 +25,31 @@ struct VideoDecoding {
     // 4K HDR10, 6 MB at 1080p HDR10).
     var lookahead = DurationLookahead<VideoFrame>(tick: av_q2d(timeBase))
     let converter = FrameConverter()
+    // The opening's first picture, decoded on its own (`QuickFirstPicture`) ahead of the decoder's reordering
+    // delay: until the decoder's own copy of it has come out, that copy is dropped.
+    var quick = QuickFirstPicture(decoder: decoder, parameters: media.parameters[stream.index], limit: media.limit)
+    func deliver(_ frame: UnsafeMutablePointer<AVFrame>) {
+      if let refusal = media.limit.refusal(width: Int(frame.pointee.width), height: Int(frame.pointee.height)) {
+        // The stream grew past the limit mid-way: its pictures are skipped, never uploaded.
+        core.state.withLock { $0.refusedPictures = refusal }
+        av_frame_unref(frame)
+        return
+      }
+      let (time, duration) = timing.place(
+        stamped: core.untimed ? nil : core.seconds(frame, timeBase),
+        ownDuration: Double(frame.pointee.pkt_duration) * av_q2d(timeBase))
+      core.state.withLock { $0.decodedPictures += 1 }
+      guard let picture = av_frame_alloc() else { return }
+      av_frame_move_ref(picture, frame)
+      guard
+        let video = converter.makeFrame(
+          picture, stream: stream, time: time, duration: duration, generation: current)
+      else { return }
+      if let before = lookahead.offer(video, time: time, duration: duration) {
+        before.picture.settle(duration: before.duration)
+      }
+      for ready in hold.offer(video, time: time) { core.frames.push(.frame(ready)) }
+    }
     DecodeLoop(core: core, queue: core.videoPackets, taken: \.videoTakenAt).run(
       decoder,
       flushed: { g, t in
@@ -33,29 +58,11 @@ struct VideoDecoding {
         hold.restart(at: t)
         timing.restart()
         lookahead.restart()
+        quick.cancel()  // a seek's target is seldom its key picture: only the opening's first picture goes ahead
         return nil
       },
       receive: { frame in
-        if let refusal = media.limit.refusal(width: Int(frame.pointee.width), height: Int(frame.pointee.height)) {
-          // The stream grew past the limit mid-way: its pictures are skipped, never uploaded.
-          core.state.withLock { $0.refusedPictures = refusal }
-          av_frame_unref(frame)
-          return
-        }
-        let (time, duration) = timing.place(
-          stamped: core.untimed ? nil : core.seconds(frame, timeBase),
-          ownDuration: Double(frame.pointee.pkt_duration) * av_q2d(timeBase))
-        core.state.withLock { $0.decodedPictures += 1 }
-        guard let picture = av_frame_alloc() else { return }
-        av_frame_move_ref(picture, frame)
-        guard
-          let video = converter.makeFrame(
-            picture, stream: stream, time: time, duration: duration, generation: current)
-        else { return }
-        if let before = lookahead.offer(video, time: time, duration: duration) {
-          before.picture.settle(duration: before.duration)
-        }
-        for ready in hold.offer(video, time: time) { core.frames.push(.frame(ready)) }
+        if quick.admits(frame) { deliver(frame) } else { av_frame_unref(frame) }
       },
       finish: { g in
         _ = lookahead.finish()  // the last picture keeps its own duration
@@ -67,10 +74,17 @@ struct VideoDecoding {
         // made a picture that waited in this thread's hands (4K HDR10: 24 MB, peak 362 -> 338 MB; HDR10 1080p
         // 164 -> 159 MB; 4K H.264 248 -> 237 MB). The pictures still in the decoder keep its own threads busy.
         core.frames.waitForRoom()
-        guard let target = skipUntil else { return }
         let p = packet.pointee
         let stamp = p.pts != orb_nopts_value() ? p.pts : p.dts
         let time = stamp == orb_nopts_value() ? nil : Double(stamp) * av_q2d(timeBase) - core.startTime
+        // The opening's first picture goes ahead of the decoder's delay when it is the one to show first.
+        let showsFirst = skipUntil.map { target in time.map { $0 >= target - skipMargin } ?? false } ?? true
+        if let first = quick.decode(packet, showsFirst: showsFirst) {
+          deliver(first)  // takes the picture's reference; the frame itself is freed here
+          var emptied: UnsafeMutablePointer<AVFrame>? = first
+          av_frame_free(&emptied)
+        }
+        guard let target = skipUntil else { return }
         if let time, time < target - skipMargin {
           context.pointee.skip_frame = AVDISCARD_NONREF
         } else {
