@@ -21,6 +21,16 @@ enum Media {
       ])
   }
 
+  /// Interlaced H.264 (top field first, coded as fields where x264 sees fit) with B-frames, 1 s, no sound.
+  static func interlacedH264() throws -> String {
+    try TestMedia.path(
+      "h264-interlaced.mp4",
+      testsrc(rate: 25) + [
+        "-t", "1", "-c:v", "libx264", "-preset", "veryfast", "-bf", "2", "-flags", "+ildct+ilme", "-top", "1",
+        "-pix_fmt", "yuv420p",
+      ])
+  }
+
   /// H.264 with AAC in MPEG-TS, with a key frame only every 5 s (0 and 5 of 8 s), as broadcast recordings have: TS
   /// has no index, so FFmpeg's seek lands on any packet, often after the key frame the target needs.
   static func longGOPTransportStream() throws -> String {

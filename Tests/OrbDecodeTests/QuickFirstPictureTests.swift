@@ -7,6 +7,8 @@ import XCTest
 /// The opening's first picture comes out after its own packet alone, not after the two B-pictures' worth of delay
 /// the stream's decoder keeps, and the stream still plays every picture once, in order.
 final class QuickFirstPictureTests: XCTestCase {
+  private struct NoVideo: Error {}
+
   /// The luma rows of `frame`, without the stride's padding.
   private func luma(_ frame: UnsafeMutablePointer<AVFrame>) -> [UInt8] {
     let f = frame.pointee
@@ -72,20 +74,27 @@ final class QuickFirstPictureTests: XCTestCase {
     XCTAssertEqual(Set(shown).count, shown.count)
   }
 
-  func testNothingGoesAheadAfterASeekOrWhereTheDecoderHoldsNothingBack() throws {
-    let source = try MediaSource(try Media.h264())
+  /// `source`'s first video packet, with its stream's parameters (the caller frees the packet).
+  private func firstVideoPacket(_ source: MediaSource) throws -> (UnsafeMutablePointer<AVPacket>, StreamParameters) {
     let video = try XCTUnwrap(source.info.video.first)
     let parameters = try XCTUnwrap(source.parameters[video.index])
-    var packet = av_packet_alloc()
-    defer { av_packet_free(&packet) }
-    let pkt = try XCTUnwrap(packet)
-    while true {  // the first video packet
-      guard av_read_frame(source.context, pkt) >= 0 else { return XCTFail("no video packet") }
-      if Int(pkt.pointee.stream_index) == video.index { break }
-      av_packet_unref(pkt)
+    let packet = try XCTUnwrap(av_packet_alloc())
+    while av_read_frame(source.context, packet) >= 0 {
+      if Int(packet.pointee.stream_index) == video.index { return (packet, parameters) }
+      av_packet_unref(packet)
     }
-    defer { av_packet_unref(pkt) }
+    var owned: UnsafeMutablePointer<AVPacket>? = packet
+    av_packet_free(&owned)
+    throw NoVideo()
+  }
 
+  func testNothingGoesAheadAfterASeekOrWhereTheDecoderHoldsNothingBack() throws {
+    let source = try MediaSource(try Media.h264())
+    let (pkt, parameters) = try firstVideoPacket(source)
+    defer {
+      var owned: UnsafeMutablePointer<AVPacket>? = pkt
+      av_packet_free(&owned)
+    }
     var sought = QuickFirstPicture(
       decoder: try Decoder(parameters, threads: 1), parameters: parameters, limit: .standard)
     sought.cancel()
@@ -98,11 +107,30 @@ final class QuickFirstPictureTests: XCTestCase {
     var threaded = QuickFirstPicture(
       decoder: try Decoder(parameters, threads: 2), parameters: parameters, limit: .standard)
     XCTAssertNil(threaded.decode(pkt, showsFirst: true))
+    var opening = QuickFirstPicture(
+      decoder: try Decoder(parameters, threads: 1), parameters: parameters, limit: .standard)
+    var picture = opening.decode(pkt, showsFirst: true)
+    XCTAssertNotNil(picture, "the same packet at an opening goes ahead")
+    av_frame_free(&picture)
+
+    // Interlaced: a packet may hold one field only.
+    let fields = try MediaSource(try Media.interlacedH264())
+    let (fieldPacket, fieldParameters) = try firstVideoPacket(fields)
+    defer {
+      var owned: UnsafeMutablePointer<AVPacket>? = fieldPacket
+      av_packet_free(&owned)
+    }
+    XCTAssertEqual(fieldParameters.parameters.pointee.field_order, AV_FIELD_TT)
+    var interlaced = QuickFirstPicture(
+      decoder: try Decoder(fieldParameters, threads: 1), parameters: fieldParameters, limit: .standard)
+    XCTAssertNil(interlaced.decode(fieldPacket, showsFirst: true))
+
     // Nothing went ahead, so nothing is dropped.
     var frame = av_frame_alloc()
     defer { av_frame_free(&frame) }
     frame!.pointee.pts = 0
     XCTAssertTrue(later.admits(frame!))
     XCTAssertTrue(sought.admits(frame!))
+    XCTAssertTrue(interlaced.admits(frame!))
   }
 }
