@@ -11,7 +11,7 @@ import CFFmpeg
 ///
 /// Only where the stream's decoder delays pictures and runs on one thread (a stream one core decodes in real time,
 /// `Decoder.frameThreads`): there the second picture is still decoded long before it is due. (With frame threads, as
-/// at 4K, the picture came 50-90 ms sooner, but the pictures after it late: 4 of 120 dropped in the bench.) Never
+/// at 4K, the picture was painted 48-92 ms sooner, but those after it came late: 4 of 120 dropped in the bench.) Never
 /// after a seek, whose target is seldom its key picture; never for interlaced video; never a picture the decoder
 /// says is damaged.
 /// Thread-safety: Unsafe; owned by the video decode thread.
