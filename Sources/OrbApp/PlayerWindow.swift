@@ -86,10 +86,10 @@ final class PlayerWindow {
       Self.keepFrameSizedBlocks(width: options.geometry?.width ?? 1280, height: options.geometry?.height ?? 720)
     }
     if EarlyOpen.applies(to: source) {
-      // Without a GPU, HDR is tone-mapped on the CPU: its first table is made beside GTK's start too.
+      // Without a GPU, pictures are drawn on the CPU: the first one is drawn beside GTK's start too.
       earlyOpen = EarlyOpen(
         openRequest(variant: .highest), credentials: options.credentials(for: source),
-        tableAhead: vulkanWhenNeeded ? options.toneMapping : nil)
+        drawAhead: vulkanWhenNeeded ? drawAhead : nil)
     }
     defer { earlyOpen?.discard() }  // never played: no display, a failure before the window, …
     guard Self.connectDisplay() else {
@@ -465,7 +465,7 @@ final class PlayerWindow {
         isMuted: options.mute),
       toneMapping: options.toneMapping, subtitleFiles: options.subtitleFiles, subtitles: options.subtitles,
       subtitleDelay: options.subtitleDelay, retryFor: options.retryFor, variant: request.variant,
-      cpuConversion: options.videoOutput == .auto, memoryPixelOrder: video.drawsWithCairo ? .bgra : .rgba,
+      cpuConversion: options.videoOutput == .auto, memoryPixelOrder: memoryPixelOrder,
       earlyOpen: takeEarlyOpen(),
       onEvent: { [unowned self] event in
         // An entry that has gone may still speak (a failure as the next one starts): only the current one is heard.
@@ -579,6 +579,24 @@ final class PlayerWindow {
     return (Int(width) * scale, Int(height) * scale)
   }
 
+  /// How `EarlyOpen` draws the first picture: at the size the window's video view will first have, as
+  /// `defaultPixelSize` will say once the window exists (the size asked for, or the video's own, `size(to:)`), at the
+  /// scale GDK_SCALE sets (the X11 default of 1 without it). Where that is not the size after all (a window manager
+  /// that places the window otherwise, a screen scaled by its settings), the picture is drawn again at the right one.
+  private var drawAhead: EarlyOpen.DrawAhead {
+    let asked = options.geometry.map { (width: $0.width, height: $0.height) }
+    let fullscreen = options.fullscreen
+    let scale = ProcessInfo.processInfo.environment["GDK_SCALE"].flatMap { Int($0) }.map { max(1, $0) } ?? 1
+    return EarlyOpen.DrawAhead(toneMapping: options.toneMapping, pixelOrder: memoryPixelOrder) { video in
+      if fullscreen { return nil }
+      let size = asked ?? Self.initialWindowSize(displayWidth: video.displayWidth, displayHeight: video.displayHeight)
+      return (size.width * scale, size.height * scale)
+    }
+  }
+
+  /// The byte order of pictures drawn into memory: cairo's where cairo draws the window.
+  private var memoryPixelOrder: PixelOrder { WindowRenderer.isCairo ? .bgra : .rgba }
+
   /// Opens the window at the video's own size (see `initialWindowSize`).
   func size(to video: VideoStreamInfo) {
     let (w, h) = Self.initialWindowSize(displayWidth: video.displayWidth, displayHeight: video.displayHeight)
@@ -587,7 +605,7 @@ final class PlayerWindow {
   }
 
   /// The video's own size, shrunk to fit 1600x900 (and grown to at least 480 wide), shape kept.
-  static func initialWindowSize(displayWidth: Int, displayHeight: Int) -> (Int, Int) {
+  nonisolated static func initialWindowSize(displayWidth: Int, displayHeight: Int) -> (width: Int, height: Int) {
     var w = Double(max(1, displayWidth))
     var h = Double(max(1, displayHeight))
     let shrink = min(1, 1600 / w, 900 / h)

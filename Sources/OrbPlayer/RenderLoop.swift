@@ -19,8 +19,16 @@ struct RenderLoop {
   func run() {
     let renderer: FrameDrawer
     do {
-      renderer = try FrameDrawer(
-        device: player.device, cpuConversion: player.cpuConversion, memoryPixelOrder: player.memoryPixelOrder)
+      // The drawer that drew the first picture while the window started, where it draws as this one would.
+      var early: FrameDrawer?
+      if case .whenNeeded = player.device, let drawer = player.earlyOpen?.takeDrawer(),
+        drawer.memoryPixelOrder == player.memoryPixelOrder
+      {
+        early = drawer
+      }
+      renderer = try early
+        ?? FrameDrawer(
+          device: player.device, cpuConversion: player.cpuConversion, memoryPixelOrder: player.memoryPixelOrder)
     } catch {
       player.fail(MediaError(.unplayable, source: source, reason: "no usable Vulkan device (\(error))"))
       return

@@ -39,6 +39,11 @@ final class CPUConverter {
   /// Waits (up to `timeout` seconds) for the full HDR table a worker is making (`CPUToneMapper.finishTable`).
   func finishTable(timeout: Double) { toneMapper.finishTable(timeout: timeout) }
 
+  /// Makes now the HDR table a picture tone-mapped with `params` is drawn with (`CPUToneMapper.prepareTable`).
+  func prepareTable(params: ToneMapParams, variant: PipelineVariant) {
+    toneMapper.prepareTable(params: params, variant: variant)
+  }
+
   /// Whether `frame` can take this path: upright, in a format swscale reads, and SDR with BT.709-class primaries, or
   /// (with `hdr`) PQ or HLG.
   static func accepts(_ frame: VideoFrame, variant: PipelineVariant, hdr: Bool = false) -> Bool {

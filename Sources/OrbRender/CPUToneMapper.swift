@@ -14,11 +14,10 @@ import Synchronization
 /// picture waits: when only the peak moved, the table in use stays until a worker thread (below playback's
 /// priority) has made the new one; for a stream's first picture (or a new kind or curve) a 25³ table is made at
 /// once (about 13 ms; 33³ took 30 ms, which the first picture waited for, and came no closer to the full table's
-/// pictures) and the full one behind it; for a local file that table is made ahead, from its first picture, while
-/// the window starts (`EarlyOpen`).
+/// pictures) and the full one behind it; for a local file that table is made, and the first picture drawn with it,
+/// while the window starts (`EarlyOpen`, `FrameDrawer.drawAhead`).
 /// Thread-safety: Unsafe; owned by the renderer's thread, which hands each band thread its own rows and planes for
-/// one `draw`. The worker hands its table over through a `Mutex`, and so does a thread that made a stream's first
-/// table ahead (`makeAhead`, static).
+/// one `draw`. The worker hands its table over through a `Mutex`.
 final class CPUToneMapper {
   /// The encoded SDR signal at each point of a `size`³ grid, r fastest, then g, then b: one 32-bit word a point
   /// (`orb_table_point`: R and G in eighths of an 8-bit code, B in quarters); 1 MB for the full table (16-bit values
@@ -175,13 +174,7 @@ final class CPUToneMapper {
       build(key, params: params)
       return grid
     }
-    // A stream's first table may have been made ahead, from this very picture (`makeAhead`).
-    let quick: Grid
-    if let ahead = Self.madeAhead.withLock({ $0.take() }), ahead.key.serves(key) {
-      quick = ahead
-    } else {
-      quick = Self.makeGrid(size: Self.quickSize, params: params, key: key)
-    }
+    let quick = Self.makeGrid(size: Self.quickSize, params: params, key: key)
     grid = quick
     build(key, params: params)
     return quick
@@ -193,19 +186,9 @@ final class CPUToneMapper {
       hdr: [params.sourcePeak, params.targetPeak, params.contentPeak, params.sourceBlack].map(Float.init))
   }
 
-  /// A stream's first quick table, made ahead on another thread (`makeAhead`); the next `table` takes it, and draws
-  /// with it when it serves that picture.
-  private static let madeAhead = Mutex<Grid?>(nil)
-
-  /// Whether a table made ahead waits to be taken (for tests).
-  static var hasTableMadeAhead: Bool { madeAhead.withLock { $0 != nil } }
-
-  /// Makes the quick table for a picture tone-mapped with `params`, for the next stream's first picture to find made
-  /// (`FrameDrawer.prepareFirstTable`).
-  static func makeAhead(params: ToneMapParams, variant: PipelineVariant) {
-    let grid = makeGrid(size: quickSize, params: params, key: key(params: params, variant: variant))
-    madeAhead.withLock { $0 = grid }
-  }
+  /// Makes the table a picture tone-mapped with `params` is drawn with, now, so that the picture need not wait for
+  /// it (`FrameDrawer.drawAhead`, where no picture is drawn ahead).
+  func prepareTable(params: ToneMapParams, variant: PipelineVariant) { _ = table(params: params, variant: variant) }
 
   /// Has the worker make the full table for `key`, unless it is making one already (the next picture asks again).
   private func build(_ key: HDRTableKey, params: ToneMapParams) {

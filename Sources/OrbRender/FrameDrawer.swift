@@ -9,7 +9,8 @@ import OrbDecode
 /// - every PQ and HLG picture with swscale and `CPUToneMapper` (the shader's table and dither, on the CPU);
 /// - any other (wide-gamut SDR, a rotated picture) by making the renderer on the first such picture. The renderer
 ///   draws into a scratch target of its own, whose pixels are then copied into the memory target.
-/// Thread-safety: Unsafe; owned by the render thread, like the renderer it may hold.
+/// Thread-safety: Unsafe; owned by one thread at a time, like the renderer it may hold: the render thread, and before
+/// it, where the first picture is drawn ahead, the opening thread, which hands it over through `EarlyOpen`'s lock.
 public final class FrameDrawer {
   /// Where the Vulkan device comes from.
   public enum Device: Sendable {
@@ -25,9 +26,21 @@ public final class FrameDrawer {
   private var peaks = PeakTracking()
   /// What the renderer draws into for a target of plain memory, at that target's size.
   private var scratch: RenderTarget?
-  private let memoryPixelOrder: PixelOrder
+  /// The byte order of pictures in memory targets.
+  public let memoryPixelOrder: PixelOrder
   /// The peak the last HDR picture was tone-mapped from, nits (nil for SDR).
   public private(set) var curvePeak: Double?
+  /// A stream's first picture, drawn before the ring that shows it was made (`drawAhead`); kept until the next
+  /// `render`.
+  private var ahead: Ahead?
+  private struct Ahead {
+    let frame: VideoFrame
+    let target: RenderTarget
+    let toneMapping: ToneMapping
+    let curvePeak: Double?
+    /// `makeTarget` has given the target out, to be a slot of the ring.
+    var lent = false
+  }
 
   /// - Parameters:
   ///   - cpuConversion: with a device made now, draw SDR with swscale where the device is the CPU
@@ -67,6 +80,11 @@ public final class FrameDrawer {
     if let renderer, !onDemand {
       return try renderer.makeTarget(width: width, height: height, exportable: exportable, readable: readable)
     }
+    // The picture drawn ahead is the first target of its size: the first picture is then in place already.
+    if let a = ahead, !a.lent, a.target.width == width, a.target.height == height {
+      ahead?.lent = true
+      return a.target
+    }
     return RenderTarget(memoryWidth: min(maxImageSize, width), height: min(maxImageSize, height))
   }
 
@@ -74,6 +92,18 @@ public final class FrameDrawer {
   /// - Throws: `VulkanError` when the renderer cannot be made or fails to draw.
   public func render(_ frame: VideoFrame?, into target: RenderTarget, toneMapping: ToneMapping) throws {
     precondition(frame?.hasPicture ?? true, "a frame drawn after its picture was let go")
+    if let a = ahead {
+      ahead = nil  // only ever the first picture drawn
+      if a.frame === frame, a.toneMapping == toneMapping, a.target.width == target.width,
+        a.target.height == target.height, let memory = target.mutablePixels, let drawn = a.target.pixels?.baseAddress
+      {
+        if a.target !== target { memory.copyMemory(from: drawn, byteCount: target.width * target.height * 4) }
+        curvePeak = a.curvePeak
+        return
+      }
+      // Another picture first (a seek, another source): the light measured of that one is not this stream's.
+      if a.frame !== frame { peaks = PeakTracking() }
+    }
     guard target.isMemoryOnly, let memory = target.mutablePixels else {
       guard let renderer else { preconditionFailure("a Vulkan target without a renderer") }
       try renderer.render(frame, into: target, toneMapping: toneMapping)
@@ -106,17 +136,31 @@ public final class FrameDrawer {
     }
   }
 
-  /// Makes, on the calling thread, the quick table that the first picture of a PQ or HLG stream waits for when it is
-  /// tone-mapped on the CPU (a drawer made `.whenNeeded`), from that picture, `frame`: the drawer that draws it then
-  /// finds the table made (`CPUToneMapper`). For a local file opened while the window starts (`EarlyOpen`), whose
-  /// first picture is decoded before the window is shown in most launches. Does nothing for other pictures.
-  public static func prepareFirstTable(for frame: VideoFrame, toneMapping: ToneMapping) {
-    let variant = PipelineVariant(frame: frame, toneMapping: toneMapping)
-    guard CPUToneMapper.accepts(variant), CPUConverter.accepts(frame, variant: variant, hdr: true) else { return }
-    var peaks = PeakTracking()  // as a drawer's, for its first picture
-    guard let params = peaks.params(for: frame, toneMapping: toneMapping) else { return }
-    CPUToneMapper.makeAhead(params: params, variant: variant)
+  /// Draws `frame`, a stream's first picture, before there is a ring to show it in, on the calling thread: for a
+  /// local file opened while the window starts (`EarlyOpen`), whose first picture is decoded before the window is
+  /// shown in most launches. With `size` (in pixels: the size the window will first show the video at), into a target
+  /// of plain memory of that size, which `makeTarget` gives out as the first target of that size, and which the
+  /// first `render` of this same picture at that size then finds drawn (or copies from, into another target); a
+  /// `render` of anything else lets it go. Without one (or where the prediction was wrong) it is still worth having
+  /// made the PQ or HLG table the picture is tone-mapped with (7-11 ms for HDR10 1080p here). Only for pictures drawn
+  /// on the CPU by a drawer made `.whenNeeded`; does nothing for others.
+  public func drawAhead(_ frame: VideoFrame, size: (width: Int, height: Int)?, toneMapping: ToneMapping) {
+    guard onDemand, frame.hasPicture, convertsOnCPU(frame, toneMapping: toneMapping) else { return }
+    guard let size, size.width > 0, size.height > 0, size.width <= maxImageSize, size.height <= maxImageSize else {
+      let variant = PipelineVariant(frame: frame, toneMapping: toneMapping)
+      var first = PeakTracking()  // measured as the drawer's own will measure it, at its first `render`
+      if variant != .sdr, let params = first.params(for: frame, toneMapping: toneMapping) {
+        cpu.prepareTable(params: params, variant: variant)
+      }
+      return
+    }
+    let target = RenderTarget(memoryWidth: size.width, height: size.height)
+    guard (try? render(frame, into: target, toneMapping: toneMapping)) != nil else { return }
+    ahead = Ahead(frame: frame, target: target, toneMapping: toneMapping, curvePeak: curvePeak)
   }
+
+  /// Whether a picture drawn ahead waits for its `render` (for tests).
+  var hasPictureAhead: Bool { ahead != nil }
 
   /// Makes the Vulkan device now when the video will need it (wide-gamut SDR or a rotated picture), while its first
   /// pictures decode, rather than at the first one.

@@ -90,29 +90,73 @@ final class HDRRenderTests: XCTestCase {
     }
   }
 
-  /// A stream's first quick table can be made ahead, on another thread, from its first picture (while the window
-  /// starts): the drawer that then draws that picture takes it, and draws the very picture it would have drawn with
-  /// a table of its own.
-  func testAFirstTableMadeAheadDrawsThePictureTheDrawerWouldHaveDrawn() throws {
-    let frame = try XCTUnwrap(TestPatternSource(url: "test://hdr10-bars?size=640x360").nextFrame())
+  /// A stream's first picture can be drawn ahead, on another thread, before the ring that shows it exists (while the
+  /// window starts): the ring's first target of that size then already holds the very picture the drawer would have
+  /// drawn there, and drawing that picture into it, or into another target, gives it again (copied); a picture drawn
+  /// ahead at another size, or another picture, is drawn anew. HDR10 (tone-mapped on the CPU) and SDR alike.
+  func testAPictureDrawnAheadIsThePictureTheDrawerWouldHaveDrawn() throws {
+    let hdr = try XCTUnwrap(TestPatternSource(url: "test://hdr10-bars?size=640x360").nextFrame())
+    let sdr = try XCTUnwrap(TestPatternSource(url: "test://bars?size=640x360").nextFrame())
     let toneMapping = ToneMapping()
-    func firstPicture() throws -> [UInt8] {
-      let drawer = try FrameDrawer(device: .whenNeeded, cpuConversion: true, memoryPixelOrder: .rgba)
-      let target = try drawer.makeTarget(width: 640, height: 360, exportable: false, readable: true)
-      try drawer.render(frame, into: target, toneMapping: toneMapping)
-      return Array(try XCTUnwrap(target.pixels))
+    func drawer() throws -> FrameDrawer {
+      try FrameDrawer(device: .whenNeeded, cpuConversion: true, memoryPixelOrder: .bgra)
     }
-    let own = try firstPicture()
-    XCTAssertFalse(CPUToneMapper.hasTableMadeAhead)
-    FrameDrawer.prepareFirstTable(for: frame, toneMapping: toneMapping)
-    XCTAssertTrue(CPUToneMapper.hasTableMadeAhead)
-    let drawnAhead = try firstPicture()
-    XCTAssertFalse(CPUToneMapper.hasTableMadeAhead, "the first picture's drawer took it")
-    XCTAssertEqual(drawnAhead, own)
-    // SDR needs no table.
-    let sdr = try XCTUnwrap(TestPatternSource(url: "test://bars?size=64x36").nextFrame())
-    FrameDrawer.prepareFirstTable(for: sdr, toneMapping: toneMapping)
-    XCTAssertFalse(CPUToneMapper.hasTableMadeAhead)
+    func target(_ drawer: FrameDrawer, _ width: Int = 640, _ height: Int = 360) throws -> RenderTarget {
+      try drawer.makeTarget(width: width, height: height, exportable: false, readable: true)
+    }
+    func pixels(_ target: RenderTarget) throws -> [UInt8] { Array(try XCTUnwrap(target.pixels)) }
+    func drawn(_ frame: VideoFrame) throws -> [UInt8] {
+      let own = try drawer()
+      let into = try target(own)
+      try own.render(frame, into: into, toneMapping: toneMapping)
+      return try pixels(into)
+    }
+    for frame in [hdr, sdr] {
+      let name = frame === hdr ? "HDR10" : "SDR"
+      let own = try drawn(frame)
+      XCTAssertNotEqual(Set(own).count, 1, "\(name): a picture, not a flat fill")
+
+      let ahead = try drawer()
+      ahead.drawAhead(frame, size: (640, 360), toneMapping: toneMapping)
+      XCTAssertTrue(ahead.hasPictureAhead, name)
+      let first = try target(ahead)
+      XCTAssertEqual(try pixels(first), own, "\(name): the ring's first target holds the picture before it is drawn")
+      let second = try target(ahead)
+      XCTAssertEqual(Set(try pixels(second)), [0], "\(name): a target after it is a new one")
+      try ahead.render(frame, into: first, toneMapping: toneMapping)
+      XCTAssertEqual(try pixels(first), own, name)
+      XCTAssertFalse(ahead.hasPictureAhead, "\(name): let go once drawn")
+
+      let copied = try drawer()
+      copied.drawAhead(frame, size: (640, 360), toneMapping: toneMapping)
+      let elsewhere = try target(copied, 640, 360)
+      let other = try target(copied, 640, 360)
+      try copied.render(frame, into: other, toneMapping: toneMapping)
+      XCTAssertEqual(try pixels(other), own, "\(name): copied into another target")
+      _ = elsewhere
+
+      let resized = try drawer()
+      resized.drawAhead(frame, size: (320, 180), toneMapping: toneMapping)
+      let full = try target(resized)
+      XCTAssertEqual(Set(try pixels(full)), [0], "\(name): a target of another size is a new one")
+      try resized.render(frame, into: full, toneMapping: toneMapping)
+      XCTAssertEqual(try pixels(full), own, "\(name): drawn anew at the window's size")
+
+      let unsized = try drawer()
+      unsized.drawAhead(frame, size: nil, toneMapping: toneMapping)
+      XCTAssertFalse(unsized.hasPictureAhead, "\(name): no size, no picture (only the HDR table)")
+      let plain = try target(unsized)
+      try unsized.render(frame, into: plain, toneMapping: toneMapping)
+      XCTAssertEqual(try pixels(plain), own, name)
+    }
+    // The picture drawn ahead is only ever the first one drawn: another picture in its target is that picture.
+    let ahead = try drawer()
+    ahead.drawAhead(hdr, size: (640, 360), toneMapping: toneMapping)
+    let first = try target(ahead)
+    try ahead.render(sdr, into: first, toneMapping: toneMapping)
+    XCTAssertEqual(try pixels(first), try drawn(sdr))
+    XCTAssertFalse(ahead.hasPictureAhead)
+    XCTAssertNil(ahead.curvePeak, "an SDR picture has no tone-mapping peak")
   }
 
   /// The CPU tone mapper's rows come out the same, byte for byte, whether the CPU runs them eight pixels at a time
