@@ -26,7 +26,8 @@ struct RenderLoop {
       {
         early = drawer
       }
-      renderer = try early
+      renderer =
+        try early
         ?? FrameDrawer(
           device: player.device, cpuConversion: player.cpuConversion, memoryPixelOrder: player.memoryPixelOrder)
     } catch {
