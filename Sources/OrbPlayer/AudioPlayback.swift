@@ -83,7 +83,10 @@ public final class AudioPlayback: MasterClock, Sendable {
     self.onOutputLost = onOutputLost
     self.onOutputRestored = onOutputRestored
     self.sound = sound
-    state = Locked(State(output: output))
+    // The source's generation now, not 0: a source opened at a resume point has already made its first seek, and
+    // its sound, all of that generation, was dropped as if from before a seek: nothing was heard, the clock ran on
+    // the host's, and playback never ended.
+    state = Locked(State(output: output, generation: sound.currentGeneration))
     self.processor = processor
     makeOutput = reconnect
     self.clockTime = clockTime

@@ -44,6 +44,26 @@ final class AudioAppTests: XCTestCase {
     XCTAssertTrue(r.stdout.contains("\"reason\":\"eof\""), r.stdout)
   }
 
+  /// A host's resume point in a file with sound: it plays from there, heard, to the end, and the host hears the
+  /// end. Its sound was dropped as if from before a seek, and the window played on past the end until it was killed.
+  func testAResumePointWithSoundPlaysToTheEnd() throws {
+    try Screen.requireDisplay()
+    let clip = try Self.clipWithSound()
+    let started = Date()
+    let r = Tool.run(OrbBinary.path, ["--events-fd", "1", "--resume-ms", "1500", clip], timeout: 20)
+    XCTAssertEqual(r.status, 0, r.stderr)
+    let elapsed = Date().timeIntervalSince(started)
+    XCTAssertLessThan(elapsed, 6, "the player did not end: \(r.stdout.suffix(600))")
+    let ended = try XCTUnwrap(
+      r.stdout.split(separator: "\n").last { $0.contains("\"event\":\"ended\"") }, r.stdout)
+    XCTAssertTrue(ended.contains("\"reason\":\"eof\""), String(ended))
+    let position = Int(ended.split(separator: "\"position_ms\":").last?.prefix { $0.isNumber } ?? "") ?? 0
+    XCTAssertEqual(Double(position), 3000, accuracy: 150, String(ended))
+    if ProcessInfo.processInfo.environment["PIPEWIRE_RUNTIME_DIR"] != nil {
+      XCTAssertTrue(r.stderr.contains("audio: PipeWire"), r.stderr)
+    }
+  }
+
   /// A video track that gives no picture (all its packets dropped) is dropped; the sound plays to the end.
   func testBrokenVideoTrackLeavesTheSoundPlaying() throws {
     try Screen.requireDisplay()

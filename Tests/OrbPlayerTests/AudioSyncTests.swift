@@ -51,9 +51,9 @@ final class AudioSyncTests: XCTestCase {
     }
   }
 
-  private func startPlayer(_ clip: String, speed: Double = 1) -> Player {
+  private func startPlayer(_ clip: String, start: Double = 0, speed: Double = 1) -> Player {
     let player = Player(
-      source: clip, speed: speed, presentation: .memory, width: 160, height: 90,
+      source: clip, start: start, speed: speed, presentation: .memory, width: 160, height: 90,
       audio: MediaPipeline.AudioRequest())
     player.start()
     return player
@@ -211,6 +211,34 @@ final class AudioSyncTests: XCTestCase {
     usleep(1_000_000)
     let busy = ProcessStats.cpuSeconds() - before
     XCTAssertLessThan(busy, 0.15, "\(busy) CPU-seconds spent in the second after stop()")
+  }
+
+  /// A host's resume point: the file opens there, its sound is heard from there (the sound drives the clock), and
+  /// playback ends at the end of the file, with and without pictures.
+  func testAFileStartedAtAResumePointIsHeardFromThereAndEnds() throws {
+    try requirePipeWire()
+    let sine = try TestMedia.path(
+      "sine-3s.m4a", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=3", "-c:a", "aac"])
+    for (clip, start, length) in [(try Self.avsyncClip(), 10.5, 12.0), (sine, 1.5, 3.0)] {
+      let name = (clip as NSString).lastPathComponent
+      let player = startPlayer(clip, start: start)
+      defer { player.stop() }
+      let started = Date()
+      var driven = false
+      var ended = false
+      var firstPicture: Double?
+      while !ended && Date().timeIntervalSince(started) < 8 {
+        display(player, seconds: 0.05) { shown in firstPicture = firstPicture ?? shown.time }
+        driven = driven || player.clock.isDrivenByMaster
+        ended = player.state == .ended
+      }
+      if let old = onScreen { player.release(old) }
+      onScreen = nil
+      XCTAssertTrue(driven, "\(name): the sound from the resume point never drove the clock")
+      XCTAssertTrue(ended, "\(name): never ended (clock at \(player.clock.time()) s of \(length))")
+      XCTAssertGreaterThan(Date().timeIntervalSince(started), (length - start) * 0.9, "\(name): ended early")
+      if let firstPicture { XCTAssertEqual(firstPicture, start, accuracy: 0.04, "\(name): the first picture") }
+    }
   }
 
   func testAudioOnlyFilePlaysOnTheAudioClock() throws {
