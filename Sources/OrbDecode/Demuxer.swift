@@ -113,6 +113,14 @@ struct Demuxer {
     audioIndex: Int32?
   ) -> Bool {
     var step = 1.0
+    // Where the video's first picture is, when the target lies before it (a video that starts after the sound): its
+    // first key frame is then as early as the seek can land, with no key frame before it to go back to. Going back
+    // looked for one from the file's first byte, which a Matroska file read as garbage up to a later cluster: the
+    // key frame and the sound before it were lost, and a resume point there said no picture could be decoded.
+    let video = core.media.stream(Int(videoIndex)).pointee
+    let videoStart =
+      video.start_time == orb_nopts_value() ? nil : Double(video.start_time) * av_q2d(video.time_base) - core.startTime
+    let beforeVideo = videoStart.map { target < $0 } ?? false
     while true {
       var held: [Packet] = []
       var overshot = false
@@ -136,6 +144,7 @@ struct Demuxer {
           if p.stream_index == videoIndex {
             let key = (p.flags & AV_PKT_FLAG_KEY) != 0
             if key && time <= target + 0.001 { break reading }
+            if key && beforeVideo, let videoStart, time <= videoStart + Self.reorderMargin { break reading }
             if key || time > target + Self.reorderMargin {
               overshot = true
               break reading

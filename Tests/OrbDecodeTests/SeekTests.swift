@@ -90,6 +90,27 @@ final class SeekTests: XCTestCase {
     assertCovers(frame, 1.0, matching: reference)
   }
 
+  /// A resume point before the video's first picture, in a file whose video starts after its sound (2 s here): the
+  /// first picture is the video's first, and the sound plays from the resume point's neighbourhood, not "no picture
+  /// could be decoded" (the seek went back for a key frame before the video's first and lost both).
+  func testAResumePointBeforeTheVideoStartsShowsItsFirstPicture() throws {
+    let path = try TestMedia.path(
+      "video-after-sound.mkv",
+      [
+        "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=4", "-itsoffset", "2", "-f", "lavfi",
+        "-i", "testsrc2=size=320x240:rate=25:duration=2", "-map", "0:a", "-map", "1:v", "-c:v", "libx264",
+        "-pix_fmt", "yuv420p", "-c:a", "libopus",
+      ])
+    for start in [1.5, 0.5] {
+      let pipeline = try MediaPipeline(source: path, start: start, audio: MediaPipeline.AudioRequest())
+      defer { pipeline.close() }
+      let frame = try XCTUnwrap(firstFrame(pipeline), "no picture from a start at \(start) s")
+      XCTAssertEqual(frame.time, 2.0, accuracy: 0.03, "from \(start) s: the video's first picture")
+      let sound = try XCTUnwrap(pipeline.nextAudio(timeout: 5), "no sound from a start at \(start) s")
+      XCTAssertLessThanOrEqual(sound.time, 2.0, "from \(start) s: the sound from before the first picture on")
+    }
+  }
+
   func testSeekInHEVC() throws {
     let path = try Clips.hevcHDR10()
     let reference = try straightThrough(path)
