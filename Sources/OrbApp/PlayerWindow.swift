@@ -19,6 +19,8 @@ final class PlayerWindow {
   var source: String
   /// Counts the entries started, so the timers of an entry that has gone stop.
   var entrySerial = 0
+  /// A player was made: what a later one plays was not what the launch waited for (`Player.timedFromLaunch`).
+  var madePlayer = false
   /// The host's launch (the entries as given) is what markers and the resume point belong to; a drop or an Open
   /// is a person's own choice.
   var playingLaunch = true
@@ -466,12 +468,13 @@ final class PlayerWindow {
       toneMapping: options.toneMapping, subtitleFiles: options.subtitleFiles, subtitles: options.subtitles,
       subtitleDelay: options.subtitleDelay, retryFor: options.retryFor, variant: request.variant,
       cpuConversion: options.videoOutput == .auto, memoryPixelOrder: memoryPixelOrder,
-      earlyOpen: takeEarlyOpen(),
+      earlyOpen: takeEarlyOpen(), timedFromLaunch: playingLaunch && !madePlayer,
       onEvent: { [unowned self] event in
         // An entry that has gone may still speak (a failure as the next one starts): only the current one is heard.
         MainLoop.post { [unowned self] in if self.entrySerial == entry { self.handle(event) } }
       })
     self.player = player
+    madePlayer = true
     video.attach(player)
     player.start()
     report.file(index: playlist.index ?? 0, count: playlist.count, title: windowTitle)

@@ -85,6 +85,8 @@ public final class Player: Sendable {
   /// - Parameters:
   ///   - start: seconds into the media to begin at (`--resume-ms`).
   ///   - width, height: the first target size in pixels; the display updates it with `setTargetSize`.
+  ///   - timedFromLaunch: the first picture is timed from the process's launch (`stats.firstFrameMs`); false: from
+  ///     now (a later entry of a playlist, a file dropped on the window).
   ///   - onEvent: receives the player's events, on the render thread (post them on).
   public init(
     source: String, credentials: Credentials = .none, start: Double = 0, paused: Bool = false, speed: Double = 1,
@@ -94,7 +96,7 @@ public final class Player: Sendable {
     toneMapping: ToneMapping = ToneMapping(), subtitleFiles: [String] = [],
     subtitles subtitleRequest: SubtitleRequest = .automatic, subtitleDelay: Double = 0,
     retryFor: Double = RetrySchedule.fiveMinutes, variant: VariantChoice = .highest, cpuConversion: Bool = false,
-    memoryPixelOrder: PixelOrder = .rgba, earlyOpen: EarlyOpen? = nil,
+    memoryPixelOrder: PixelOrder = .rgba, earlyOpen: EarlyOpen? = nil, timedFromLaunch: Bool = true,
     onEvent: (@Sendable (Event) -> Void)? = nil
   ) {
     self.earlyOpen = earlyOpen
@@ -120,6 +122,7 @@ public final class Player: Sendable {
       PlayerState(
         presentation: presentation, ring: SlotRing(width: width, height: height),
         schedule: PresentationState(paused: paused), startsAt: start))
+    if !timedFromLaunch { shared.withLock { $0.openingFrom = HostTime.now() } }
     self.clock = clock
     clock.setSpeed(speed)
     clock.set(start)  // while opening, the position is where playback will begin (the host's resume point)

@@ -116,7 +116,7 @@ extension PlayerState {
   /// again should the display say when it was painted (`paintedLatency`).
   private mutating func noteLatency(shownAt host: UInt64, opening: Bool) {
     if opening && stats.firstFrameMs == nil {
-      latencyStart = (HostTime.launch, true)
+      latencyStart = (openingFrom, true)
     } else if !opening, let asked = seekAskedAt {
       latencyStart = (asked, false)
       seekLatencies.append(0)

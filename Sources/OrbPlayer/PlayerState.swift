@@ -45,6 +45,9 @@ struct PlayerState {
   /// What the latency of the last first picture (after opening or a seek) is measured from (CLOCK_MONOTONIC ns),
   /// until the display says when it painted it (`Player.picturePainted`).
   var latencyStart: (host: UInt64, opening: Bool)?
+  /// What the first picture after opening is timed from (`stats.firstFrameMs`): the process's launch for what the
+  /// launch asked for, else when the player was made (the next entry of a playlist, a file dropped on the window).
+  var openingFrom = HostTime.launch
   /// The peak the last HDR picture drawn was tone-mapped from, nits (the metadata's, or the one measured).
   var curvePeak: Double?
   /// Where the first picture after opening or a seek is on its way to the screen; the render thread takes no further

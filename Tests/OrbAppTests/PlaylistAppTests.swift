@@ -26,6 +26,9 @@ final class PlaylistAppTests: XCTestCase {
     let ended = player.events.filter { $0["event"] as? String == "ended" }
     XCTAssertEqual(ended.count, 1, "one end, after the last entry: \(player.stdout)")
     XCTAssertEqual(ended.first?["reason"] as? String, "eof")
+    // The last entry's first picture is timed from when it started, not from the launch, 3 s of playing before.
+    let first = try XCTUnwrap((ended.first?["stats"] as? [String: Any])?["first_frame_ms"] as? Int, player.stdout)
+    XCTAssertLessThan(first, 1500, "timed from the launch? \(player.stdout)")
   }
 
   func testThreeFailuresInARowStop() throws {
