@@ -53,6 +53,8 @@ public final class EarlyOpen: Sendable {
       if case .opening = outcome { return true }
       return false
     }
+    /// The open, and the drawing after it, are done (or everything was let go): what they leave can be taken.
+    var settled: Bool { discarded || (!isOpening && !drawingAhead) }
   }
 
   /// Where pictures are drawn on the CPU (no GPU, a window cairo draws), how the first picture is drawn while the
@@ -156,7 +158,7 @@ public final class EarlyOpen: Sendable {
   /// `limit` would let its picture through too; nil otherwise, and then it is closed. Taken once.
   public func take(as wanted: Request, limit: PictureLimit) -> FrameSource? {
     let source = state.wait(
-      until: { $0.discarded || (!$0.isOpening && !$0.drawingAhead) },
+      until: { $0.settled },
       then: { s, _ -> FrameSource? in
         guard case .opened(let source) = s.outcome else { return nil }
         s.outcome = .taken
@@ -176,7 +178,7 @@ public final class EarlyOpen: Sendable {
   /// once let go. Taken once.
   public func takeDrawer() -> FrameDrawer? {
     state.wait(
-      until: { $0.discarded || (!$0.isOpening && !$0.drawingAhead) },
+      until: { $0.settled },
       then: { s, _ -> FrameDrawer? in
         defer { s.drawer = nil }
         return s.drawer?.value
@@ -186,7 +188,7 @@ public final class EarlyOpen: Sendable {
   /// Whether a drawer that drew the first picture ahead waits to be taken, once the open and the drawing are done
   /// (for tests).
   var hasDrawnAhead: Bool {
-    state.wait(until: { $0.discarded || (!$0.isOpening && !$0.drawingAhead) }, then: { s, _ in s.drawer != nil })
+    state.wait(until: { $0.settled }, then: { s, _ in s.drawer != nil })
   }
 
   /// The PipeWire stream connected beside the open (waiting for it), for the player's sound whatever source it

@@ -118,11 +118,11 @@ public final class Player: Sendable {
     self.source = source
     self.credentials = credentials
     startPosition = start
-    shared = Locked(
-      PlayerState(
-        presentation: presentation, ring: SlotRing(width: width, height: height),
-        schedule: PresentationState(paused: paused), startsAt: start))
-    if !timedFromLaunch { shared.withLock { $0.openingFrom = HostTime.now() } }
+    var initial = PlayerState(
+      presentation: presentation, ring: SlotRing(width: width, height: height),
+      schedule: PresentationState(paused: paused), startsAt: start)
+    if !timedFromLaunch { initial.openingFrom = HostTime.now() }
+    shared = Locked(initial)
     self.clock = clock
     clock.setSpeed(speed)
     clock.set(start)  // while opening, the position is where playback will begin (the host's resume point)
