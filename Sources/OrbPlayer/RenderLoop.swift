@@ -190,6 +190,7 @@ struct RenderLoop {
         return
       case .seek(let target, let exact, let track, let resumeSound):
         pending = nil
+        firstPictureWait = 0  // each seek waits for its own first picture
         seek(opened, to: target, exact: exact, track: track, resumeSound: resumeSound)
       case .soundBrokeOff:
         let position = player.clock.time()
@@ -303,7 +304,10 @@ struct RenderLoop {
 
   /// The next decoded frame. Waiting for the first picture holds the sound back too, so a video track that never
   /// gives one must not hold it forever (the audio queue fills, the demuxer stops, nothing plays): after
-  /// `firstPictureLimit` seconds the video is given up.
+  /// `firstPictureLimit` seconds the video is given up. A wait for data does not count (a stalled network, a
+  /// reconnect's new connection: the queues are empty, and the picture comes with the data), unless the source reads
+  /// no further all the same (a full queue, or its end: a video track without packets). Counting those gave a stream
+  /// that broke off mid-way up for sound alone during its tries, which then never ended.
   private func nextFrame(_ opened: FrameSource, firstPictureWait: inout Double) -> FrameWait {
     guard shared.withLock({ $0.audio != nil && $0.schedule.awaitsPicture && $0.hasVideo }) else {
       return opened.nextFrame().map(FrameWait.frame) ?? .end
@@ -313,6 +317,7 @@ struct RenderLoop {
     case .frame: firstPictureWait = 0
     case .end: break
     case .timedOut:
+      guard !opened.isStarved || opened.buffered(after: 0).atEnd else { break }
       firstPictureWait += 0.25
       if firstPictureWait >= Self.firstPictureLimit { SoundAttachment(player: player).abandonVideo(opened) }
     }

@@ -64,6 +64,9 @@ struct SoundAttachment {
     let clock = player.clock
     let (playback, paused) = player.shared.withLock { s -> (AudioPlayback?, Bool) in
       s.hasVideo = false
+      // From here the rules of sound alone decide whether a broken stream is tried again: its sound running out
+      // asks for the next try, which a try said to be under way would hold back for ever.
+      s.retrying = false
       let runs = s.schedule.soundAlone(videoGivenUp: true)
       if runs { clock.play() }
       return (s.audio, !runs)

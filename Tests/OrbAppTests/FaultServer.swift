@@ -75,7 +75,9 @@ final class LoopbackServer {
 ///   after (the test says when the server is back);
 /// - `stall`: the first answer that covers the byte at `--cut` (a fraction of the file) stops there for `--stall`
 ///   seconds, then sends the rest; `disconnect`: that answer ends there and closes the connection (and the path
-///   answers 503 for `--down` seconds after, -1: for good); `reset`: the same, closed with a TCP reset (SO_LINGER 0).
+///   answers 503 for `--down` seconds after, -1: for good; each of those answers `--slow` seconds late; with
+///   `--moved`, every later answer is a redirect to `--other` + `/file/NAME`); `reset`: the same, closed with a TCP
+///   reset (SO_LINGER 0).
 ///   `--cut` may list fractions ("0.3,0.7"): a break at each in turn. Each break is logged with the byte (`cut`);
 /// - `trickle`: the file (or playlist) at `--rate` bytes a second;
 /// - `silent`: no answer at all for a minute (a server that accepted the connection and hangs);
@@ -104,6 +106,8 @@ final class FaultServer {
     p.add_argument("--cut", default="0.5")
     p.add_argument("--stall", type=float, default=6)
     p.add_argument("--down", type=float, default=0)
+    p.add_argument("--slow", type=float, default=0)
+    p.add_argument("--moved", action="store_true")
     p.add_argument("--rate", type=int, default=10000)
     p.add_argument("--token", default="orb-test")
     p.add_argument("--live-window", type=int, default=5)
@@ -217,6 +221,10 @@ final class FaultServer {
 
         def media(self, mode, path, state, key):
             since = state["down_since"]
+            if since is not None and a.slow > 0:
+                time.sleep(a.slow)
+            if since is not None and a.moved:
+                return self.redirect(other + "/file/" + os.path.basename(path))
             if since is not None and (a.down < 0 or time.time() - since < a.down):
                 return self.plain(503)
             data = open(path, "rb").read()

@@ -32,6 +32,16 @@ final class RetryTests: XCTestCase {
       "moving-6s-faststart.mp4", ["-i", try Clips.moving(seconds: 6), "-c", "copy", "-movflags", "+faststart"])
   }
 
+  /// `longerClip` with a tone beside the picture: the sound waits for the first picture after each seek.
+  static func longerClipWithSound() throws -> String {
+    try TestMedia.path(
+      "moving-6s-sine-faststart.mp4",
+      [
+        "-i", try Clips.moving(seconds: 6), "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=6",
+        "-c:v", "copy", "-c:a", "aac", "-movflags", "+faststart",
+      ])
+  }
+
   private func retries(_ player: BackgroundPlayer) -> [[String: Any]] {
     player.events.filter { $0["event"] as? String == "retry" }
   }
@@ -124,6 +134,25 @@ final class RetryTests: XCTestCase {
       ["--events-fd", "1", "--retry-for", "3", "--error-linger-ms", "0", server.url("disconnect", "clip.mp4")])
     XCTAssertEqual(player.wait(timeout: 60), 1, player.stderr)
     XCTAssertEqual(retries(player).compactMap { $0["attempt"] as? Int }, [1, 2], player.stdout)
+    let error = player.events.first { $0["event"] as? String == "error" }
+    XCTAssertEqual(error?["kind"] as? String, "network", player.stdout)
+    XCTAssertGreaterThan(error?["position_ms"] as? Int ?? 0, 1000, "where it stopped: \(player.stdout)")
+  }
+
+  /// A stream with sound that breaks off and whose server then answers slowly (each answer a 503, 2.5 s late): the
+  /// try, a seek, waits longer for its first picture than a video track that gives none is given, and that must not
+  /// count, the network being the reason. The tries run out as a network error with the position; the video was
+  /// given up during them (playing the sound alone, buffering for ever, the clock past the end) until this was fixed.
+  func testSlowTriesOfABrokenStreamEndInAnErrorWithTheVideoKept() throws {
+    try Screen.requireDisplay()
+    let server = try Self.server(try Self.longerClipWithSound(), ["--cut", "0.3", "--down", "-1", "--slow", "2.5"])
+    defer { server.stop() }
+    let player = try BackgroundPlayer(
+      ["--events-fd", "1", "--retry-for", "1", "--error-linger-ms", "0", server.url("disconnect", "clip.mp4")])
+    XCTAssertEqual(player.wait(timeout: 90), 1, "\(player.stdout)\n\(player.stderr)")
+    XCTAssertEqual(retries(player).compactMap { $0["attempt"] as? Int }, [1], player.stdout)
+    XCTAssertFalse(player.stdout.contains("playing the sound only"), "the video was given up: \(player.stdout)")
+    XCTAssertFalse(player.events.contains { $0["event"] as? String == "ended" }, player.stdout)
     let error = player.events.first { $0["event"] as? String == "error" }
     XCTAssertEqual(error?["kind"] as? String, "network", player.stdout)
     XCTAssertGreaterThan(error?["position_ms"] as? Int ?? 0, 1000, "where it stopped: \(player.stdout)")
