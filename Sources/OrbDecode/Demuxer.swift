@@ -201,6 +201,8 @@ struct Demuxer {
     // Interrupted by a seek or by close (demuxers turn the interrupt into codes of their own): the loop takes
     // whichever it was, and the read's failure is not the stream's.
     if code < 0 && core.state.withLock({ $0.stopped || $0.pendingSeek != nil }) { return .interrupted }
+    // An end where the server answered a reconnect with something else than the rest of the file is a failure.
+    if code == FFmpegError.eof && core.media.answerChanged { return .ended(orb_averror(EIO)) }
     if code < 0 { return .ended(code) }
     guard let owned else { return .ended(orb_averror(ENOMEM)) }
     // The compiler puts the packet in the format context's region because both went into av_read_frame; FFmpeg

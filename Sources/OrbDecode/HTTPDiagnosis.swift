@@ -43,6 +43,10 @@ enum HTTPDiagnosis {
       case 301, 302, 303, 307, 308:
         guard let location = answer.headers["location"], let next = URL(string: location, relativeTo: target)
         else { return (.unplayable, "the server redirects without saying where") }
+        // The rule of the open (`RedirectCheck`): with a token, another origin is a sign-in service turning it away.
+        if credentials.hasToken && Self.origin(next.absoluteURL) != origin {
+          return (.signIn, Self.sentOnReason(next.absoluteURL))
+        }
         current = next.absoluteString
       case 200:
         if answer.headers["content-type"]?.lowercased().hasPrefix("text/html") == true {
@@ -58,6 +62,13 @@ enum HTTPDiagnosis {
       }
     }
     return (.unplayable, "too many redirects (more than \(maxRedirects))")
+  }
+
+  /// Why a redirect to `next`, another origin, is not followed with a token: the host, and the port when the address
+  /// names one (127.0.0.1:8080 is another origin than 127.0.0.1).
+  static func sentOnReason(_ next: URL) -> String {
+    let host = next.host.map { h in next.port.map { "\(h):\($0)" } ?? h } ?? "another host"
+    return "the server sent the request on to \(host), as a sign-in page does; it is not followed with the credentials"
   }
 
   /// "scheme://host:port", what credentials belong to.

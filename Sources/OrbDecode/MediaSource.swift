@@ -49,6 +49,17 @@ public final class MediaSource: @unchecked Sendable {
   /// token, and was turned away as a sign-in (the origin guard). Read after the reading has failed.
   var refusedRedirect: Bool { orb_origin_guard_refused(format.pointer.pointee.opaque) != 0 }
 
+  /// The size of the resource the server sent at the open (HTTP's length), nil when it did not say or is not a server.
+  private let servedSize: Int64?
+  /// Whether the server's resource is no longer the one opened: FFmpeg's reconnect in the middle of a stream takes
+  /// an answer that is not the rest of the file (a redirect it may not follow, which carries credentials) for an
+  /// empty body, and the demuxer then reports a clean end half way through. Its length changed; read on the
+  /// demuxer's thread at an end.
+  var answerChanged: Bool {
+    guard let servedSize, let pb = context.pointee.pb else { return false }
+    return avio_size(pb) != servedSize
+  }
+
   /// Opens `source` (a path or URL) and reads enough to describe its streams.
   /// - Throws: `MediaError` naming the source and the reason.
   /// - Parameters:
@@ -178,6 +189,8 @@ public final class MediaSource: @unchecked Sendable {
     info = described
     parameters = copies
     self.format = format
+    let size = isURL ? opened.pointee.pb.map { avio_size($0) } ?? -1 : -1
+    servedSize = size > 0 ? size : nil
   }
 
   /// `error` in better words where FFmpeg's code says little: an HTTP(S) "input/output error", or any read of a

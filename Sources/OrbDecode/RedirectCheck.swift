@@ -65,10 +65,7 @@ enum RedirectCheck {
           return (current.absoluteString, sameOrigin)
         }
         if hasToken && HTTPDiagnosis.origin(next) != origin {
-          throw MediaError(
-            .signIn, source: url,
-            reason: "the server sent the request on to \(next.host ?? "another host"), as a sign-in page does; "
-              + "it is not followed with the credentials")
+          throw MediaError(.signIn, source: url, reason: HTTPDiagnosis.sentOnReason(next))
         }
         current = next
       case 500...599:

@@ -236,6 +236,35 @@ final class NetworkFaultTests: XCTestCase {
     assertNoSecret(followed)
   }
 
+  /// A stream that breaks off half way, whose server then sends the rest to another host (`localhost`): with a token
+  /// that is how a sign-in service turns a request away, a `sign-in` error with the position (exit 1) and nothing
+  /// sent there; it was an end half way (`eof`, exit 0), the host told the film was over. Without credentials the
+  /// redirect is followed and it plays to its end.
+  func testARedirectElsewhereInTheMiddleIsSignInWithAToken() throws {
+    let server = try clipServer(["--moved"])
+    let url = server.url("disconnect", "clip.mp4")
+    let signIn = try play(url, credentials(), status: 1)
+    let error = events(signIn, "error").first
+    XCTAssertEqual(error?["kind"] as? String, "sign-in", signIn.stdout)
+    XCTAssertTrue(
+      (error?["message"] as? String ?? "").contains("sent the request on to localhost:\(server.port)"), signIn.stdout)
+    XCTAssertEqual(
+      Double(error?["position_ms"] as? Int ?? 0), 1500, accuracy: 700, "where it stopped: \(signIn.stdout)")
+    XCTAssertTrue(events(signIn, "ended").isEmpty, signIn.stdout)
+    XCTAssertTrue(events(signIn, "retry").isEmpty, "a sign-in is not tried again: \(signIn.stdout)")
+    XCTAssertEqual(Set(server.requests.map(\.host)), [server.originHost], "another host was asked")
+    assertCredentialsStayedHome(server.requests, home: server.originHost)
+    assertNoSecret(signIn)
+
+    let fresh = try clipServer(["--moved"])
+    let followed = try play(fresh.url("disconnect", "clip.mp4"), [], status: 0)
+    XCTAssertEqual(last(followed)["reason"] as? String, "eof", followed.stdout)
+    XCTAssertEqual(Double(last(followed)["position_ms"] as? Int ?? 0), 3000, accuracy: 150, followed.stdout)
+    XCTAssertEqual(fresh.cuts.count, 1)
+    XCTAssertTrue(
+      fresh.requests.contains { $0.host == "localhost:\(fresh.port)" }, "not followed: \(fresh.requests.map(\.host))")
+  }
+
   /// HLS whose segments are on a second origin: the playlist takes the credentials, no segment does, and it plays to
   /// its end.
   func testHLSSegmentsOnASecondOriginGetNoCredentials() throws {
