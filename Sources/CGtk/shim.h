@@ -10,6 +10,7 @@
 #include <cairo-xlib.h>
 #endif
 #include <string.h>
+#include <unistd.h>
 
 // g_signal_connect is a macro over g_signal_connect_data.
 static inline gulong orb_signal_connect(gpointer instance, const char *signal, GCallback handler, gpointer data,
@@ -25,6 +26,22 @@ static inline GdkSurface *orb_x11_surface(GtkWidget *window) {
   return surface && GDK_IS_X11_SURFACE(surface) ? surface : NULL;
 }
 #endif
+
+/// Makes `lost` Xlib's handler of a broken connection to the X server (the server went away, or a client killed
+/// ours: xkill), in place of GDK's, which exits at once saying nothing the host hears. `lost` runs on the thread whose
+/// X call failed (GDK's: the main thread) and must exit the process, not return. Returns FALSE where the display is
+/// not X11 (Wayland: GDK exits by itself there).
+static inline gboolean orb_on_display_lost(GdkDisplay *display, int (*lost)(void *xdisplay)) {
+#ifdef GDK_WINDOWING_X11
+  if (display && GDK_IS_X11_DISPLAY(display)) {
+    XSetIOErrorHandler((XIOErrorHandler)lost);
+    return TRUE;
+  }
+#endif
+  (void)display;
+  (void)lost;
+  return FALSE;
+}
 
 /// Moves a realized window to (x, y) on an X11 display (`--geometry WxH+X+Y`); GTK 4 itself cannot place windows.
 /// Returns FALSE elsewhere (Wayland leaves placement to the compositor).

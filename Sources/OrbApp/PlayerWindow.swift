@@ -101,6 +101,16 @@ final class PlayerWindow {
         Data("orb-player: cannot open a window: cannot connect to the display \(name ?? "")\n".utf8))
       return 1
     }
+    Self.current = self
+    orb_on_display_lost(gdk_display_get_default()) { _ in
+      // GTK's calls are the main thread's; should another thread's X call fail first, the words are all it can give.
+      if Thread.isMainThread {
+        MainActor.assumeIsolated { PlayerWindow.current?.displayLost() }
+      } else {
+        FileHandle.standardError.write(Data("orb-player: lost the connection to the display\n".utf8))
+      }
+      _exit(1)
+    }
     app = gtk_application_new("org.orb.Player", G_APPLICATION_NON_UNIQUE)
     Signals.plain(raw(app), "activate") { [unowned self] in self.activate() }
     var argv: [UnsafeMutablePointer<CChar>?] = [strdup("orb-player"), nil]
@@ -674,6 +684,24 @@ final class PlayerWindow {
       self.closeDown()
       g_object_unref(raw(self.window))
     }
+  }
+
+  /// The window running, for the display's loss, which comes through C with no context of its own.
+  private static weak var current: PlayerWindow?
+
+  /// The X server went away (or a client killed the connection, as xkill does): no window can be shown or closed any
+  /// more, and GTK cannot go on. The host hears where playback was (`ended`, `terminated`), the place is remembered,
+  /// standard error says why; then the process exits with status 1.
+  func displayLost() {
+    let display = ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
+    let at = player.map { "; stopped at \(StatsText.clock($0.position))" } ?? ""
+    log("lost the connection to the display \(display)\(at)")
+    if !finished {
+      finished = true
+      rememberPlace()
+      if !failed { report.ended(reason: "terminated", player: player) }
+    }
+    report.flush()
   }
 
   /// Lets go of the pictures, MPRIS and the main loop, once the window is gone. Once.

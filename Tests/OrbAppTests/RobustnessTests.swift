@@ -163,6 +163,27 @@ final class AppRobustnessTests: XCTestCase {
     XCTAssertGreaterThanOrEqual(last.json["position_ms"] as? Int ?? -1, 1000, "resume position: \(player.stdout)")
   }
 
+  /// The connection to the X server broken under the player (the server going away, or xkill, as here): the host
+  /// still hears where playback was (`ended`, `terminated`), standard error says what happened, and the exit status
+  /// is 1. It was a silent exit 1, the host left without a position.
+  func testLosingTheDisplayStillSaysWhereItWas() throws {
+    try Screen.requireDisplay()
+    let title = "display-lost-\(UUID().uuidString.prefix(6))"
+    let player = try Watched(["--events-fd", "1", "--title", title, try Self.longClip()])
+    XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
+    XCTAssertTrue(player.waitForEvent("state", timeout: 20), "never played: \(player.stderr)")
+    usleep(1_500_000)
+    let found = Tool.run("xdotool", ["search", "--name", title], timeout: 10)
+    let window = try XCTUnwrap(found.stdout.split(separator: "\n").first.map(String.init), found.stderr)
+    XCTAssertTrue(Tool.run("xdotool", ["windowkill", window], timeout: 10).succeeded)
+    XCTAssertEqual(player.wait(timeout: 10), .exited(1), player.stderr)
+    let last = try XCTUnwrap(player.events.last, "no events: \(player.stderr)")
+    XCTAssertEqual(last.json["event"] as? String, "ended", "the last event: \(player.stdout)")
+    XCTAssertEqual(last.json["reason"] as? String, "terminated", player.stdout)
+    XCTAssertGreaterThanOrEqual(last.json["position_ms"] as? Int ?? -1, 1000, "resume position: \(player.stdout)")
+    XCTAssertTrue(player.stderr.contains("lost the connection to the display"), player.stderr)
+  }
+
   // MARK: - Running the corpus
 
   enum Mode: String, CaseIterable, Sendable {
