@@ -488,20 +488,26 @@ final class PlayerWindow {
     video.attach(player)
     player.start()
     report.file(index: playlist.index ?? 0, count: playlist.count, title: windowTitle)
+    // Each stops at the end, at the next entry, or at an error (the window lingers on it; the host has heard the
+    // last of this entry: a `state` or `settings` after the error said playback went on).
     MainLoop.every(milliseconds: 1000) { [weak self] in
-      guard let self, !self.finished, self.entrySerial == entry else { return false }
+      guard let self, !self.finished, !self.failed, self.entrySerial == entry else { return false }
       if let player = self.player { self.report.progress(player) }
       return true
     }
     let opening = Date()
     // A wait for data is told within a tenth of a second, with the position where it began or ended.
     MainLoop.every(milliseconds: 100) { [weak self] in
-      guard let self, !self.finished, self.entrySerial == entry, let player = self.player else { return false }
+      guard let self, !self.finished, !self.failed, self.entrySerial == entry, let player = self.player else {
+        return false
+      }
       self.updateWaiting(player, since: opening)
       return true
     }
     MainLoop.every(milliseconds: 500) { [weak self] in
-      guard let self, !self.finished, self.entrySerial == entry, let player = self.player else { return false }
+      guard let self, !self.finished, !self.failed, self.entrySerial == entry, let player = self.player else {
+        return false
+      }
       self.updateInhibit()
       self.report.settings(self.viewerSettings(player))
       if player.stats.presented > 0 { self.playlist.played() }

@@ -161,6 +161,17 @@ final class NetworkFaultTests: XCTestCase {
     assertCredentialsStayedHome(server.requests, home: server.originHost)
   }
 
+  /// Once the error is said, nothing more is while the window shows it: no `state` (the end of the wait to try again
+  /// was read as playing again) and no `settings`, which said playback went on; the error is the host's last event.
+  func testTheErrorIsTheLastEventWhileTheWindowShowsIt() throws {
+    let server = try clipServer()
+    for (mode, extra) in [("503", ["--retry-for", "1"]), ("401", [])] {
+      let player = try play(server.url(mode, "clip.mp4"), extra + ["--error-linger-ms", "1500"], status: 1)
+      XCTAssertEqual(last(player)["event"] as? String, "error", "\(mode): \(player.stdout)")
+      XCTAssertEqual(events(player, "error").count, 1, "\(mode): \(player.stdout)")
+    }
+  }
+
   /// A web page where media was expected: with credentials it is a sign-in service's answer (`sign-in`), without
   /// them a page that is not a video (`unplayable`); the message says so, the token went to the origin only.
   func testAWebPageIsSignInWithCredentialsAndUnplayableWithout() throws {
