@@ -137,9 +137,12 @@ struct RenderLoop {
   private func drawLoop(_ renderer: FrameDrawer, _ opened: FrameSource) {
     var pending: VideoFrame?
     var firstPictureWait = 0.0
-    // The tries of a stream that broke off in the middle; a picture after one starts the count again, and so, for
-    // sound alone, does playing on for a second past where the last break resumed.
+    // The tries of a stream that broke off in the middle; a picture a second past where it broke starts the count
+    // again, and so, for sound alone, does playing on for a second past where the last break resumed. (Any picture
+    // after a try did: a server that breaks at the same byte every time was tried for ever, each try's seek showing
+    // the picture it had stopped at.)
     var reconnects = RetrySchedule(budget: player.retryFor)
+    var pictureBrokeAt: Double?
     var soundBrokeAt: Double?
     while true {
       let nothingInHand = pending == nil
@@ -208,17 +211,18 @@ struct RenderLoop {
         switch nextFrame(opened, firstPictureWait: &firstPictureWait) {
         case .frame(let frame):
           pending = frame
-          if reconnects.made > 0
-            && shared.change({ s in
-              defer { s.retrying = false }
-              return s.retrying
-            })
-          {
-            reconnects = RetrySchedule(budget: player.retryFor)
+          if reconnects.made > 0 {
+            shared.change { $0.retrying = false }  // the try worked
+            if let at = pictureBrokeAt, frame.time > at + 1 {
+              reconnects = RetrySchedule(budget: player.retryFor)
+              pictureBrokeAt = nil
+            }
           }
         case .timedOut: continue
         case .end:
+          let made = reconnects.made
           if !sourceEnded(opened, reconnects: &reconnects) { return }
+          if reconnects.made > made && pictureBrokeAt == nil { pictureBrokeAt = player.clock.time() }
         }
       case .draw(let frame):
         // A frame whose whole display interval has passed is not worth drawing.

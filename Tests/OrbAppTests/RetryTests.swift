@@ -158,6 +158,25 @@ final class RetryTests: XCTestCase {
     XCTAssertGreaterThan(error?["position_ms"] as? Int ?? 0, 1000, "where it stopped: \(player.stdout)")
   }
 
+  /// A server that breaks off at the same byte each time it is asked, down a moment after each break: each try's seek
+  /// shows the picture where playback stopped and breaks again. The count goes on from try to try and ends in a
+  /// network error with the position; it started again at every try's picture, trying for as long as the server
+  /// broke (for ever, had it never stopped).
+  func testAStreamThatBreaksAtTheSamePlaceEachTimeRunsOutOfTries() throws {
+    try Screen.requireDisplay()
+    let cuts = Array(repeating: "0.5", count: 3).joined(separator: ",")
+    let server = try Self.server(try Self.longerClip(), ["--cut", cuts, "--down", "6"])
+    defer { server.stop() }
+    let player = try BackgroundPlayer(
+      ["--events-fd", "1", "--retry-for", "3", "--error-linger-ms", "0", server.url("disconnect", "clip.mp4")])
+    XCTAssertEqual(player.wait(timeout: 90), 1, "\(player.stdout)\n\(player.stderr)")
+    XCTAssertEqual(retries(player).compactMap { $0["attempt"] as? Int }, [1, 2], player.stdout)
+    XCTAssertEqual(server.cuts.count, 2, "the try that got through broke again: \(server.cuts)")
+    let error = player.events.first { $0["event"] as? String == "error" }
+    XCTAssertEqual(error?["kind"] as? String, "network", player.stdout)
+    XCTAssertGreaterThan(error?["position_ms"] as? Int ?? 0, 1000, "where it stopped: \(player.stdout)")
+  }
+
   /// A stream of sound alone that breaks off is tried again too (it has no pictures to run out: its sound does),
   /// and once the tries are spent the host learns where it stopped.
   func testASoundStreamThatBreaksIsTriedAgainAndEndsWithItsPosition() throws {
