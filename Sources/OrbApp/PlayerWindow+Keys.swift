@@ -12,6 +12,12 @@ extension PlayerWindow {
       offer.accept()
       return true
     }
+    // Enter takes the skip button on screen, as its tooltip says (a focused control has taken Enter before the window
+    // hears it).
+    if keyval == GDK_KEY_Return || keyval == GDK_KEY_KP_Enter, let marker = skipButton.markerOnScreen {
+      skip(marker)
+      return true
+    }
     // Tab reaches the controls even while they are hidden: it shows them with the first one focused; once they are
     // up, GTK moves the focus along them (and they stay up while one has it).
     if keyval == GDK_KEY_Tab || keyval == GDK_KEY_ISO_Left_Tab || keyval == GDK_KEY_KP_Tab, !transport.isVisible {

@@ -4,7 +4,8 @@ import OrbPlayer
 
 /// "Skip Intro" / "Skip Credits" at the bottom right of the picture, above the controls: shown while the play head is
 /// in a marker's window, on its own for the first `aloneSeconds` of it (a viewer need not move the pointer), then
-/// only with the controls. Focusable, so Tab and Enter reach it.
+/// only with the controls. Enter skips while it is on screen (the window's key handler), as its tooltip says;
+/// focusable, so Tab reaches it too.
 /// Thread-safety: main actor (compiler-checked).
 final class SkipButton {
   private let button: UnsafeMutablePointer<GtkWidget>
@@ -18,6 +19,8 @@ final class SkipButton {
   init(over overlay: UnsafeMutablePointer<GtkWidget>) {
     button = gtk_button_new_with_label("Skip Intro")
     gtk_widget_add_css_class(button, "orb-skip")
+    // A click leaves the keys where they were (Space pauses, not clicks it again), as the controls do.
+    gtk_widget_set_focus_on_click(button, 0)
     gtk_widget_set_halign(button, GTK_ALIGN_END)
     gtk_widget_set_valign(button, GTK_ALIGN_END)
     gtk_widget_set_visible(button, 0)
@@ -42,6 +45,9 @@ final class SkipButton {
 
   /// Whether it is on screen now.
   var isVisible: Bool { gtk_widget_get_visible(button) != 0 }
+
+  /// The marker whose button is on screen now (what Enter skips), nil while none is.
+  var markerOnScreen: Marker? { isVisible ? shown?.marker : nil }
 
   /// On screen alone only at first, then with the controls (`controlsShown`); always just above where the controls
   /// are (`barHeight`, the room they take when shown, their margins included), so it never moves under a pointer
