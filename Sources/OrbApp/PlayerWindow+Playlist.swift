@@ -21,6 +21,7 @@ extension PlayerWindow {
     video.detach()
     subtitleView.clear()
     skipButton.show(nil)
+    hideCover()
     markers = nil
     source = next
     gtk_window_set_title(cast(raw(window)), windowTitle)

@@ -38,6 +38,8 @@ final class PlayerWindow {
   var overlay: UnsafeMutablePointer<GtkWidget>!
   /// The picture and its subtitles, under the controls: what a screenshot shows.
   var pictureLayer: UnsafeMutablePointer<GtkWidget>!
+  /// The cover of a file of sound alone, shown over the video view (`showCover`); nil for video.
+  var cover: UnsafeMutablePointer<GtkWidget>?
   var overlays: Overlays!
   var presentationText = "starting"
   var audioText: String?
@@ -267,7 +269,7 @@ final class PlayerWindow {
       offMainThread(
         "orb-probe", { early.map { $0.info() } ?? (try? MediaOpener.probe(source)) },
         done: { [unowned self] info in
-          if !self.presented, !self.sizedToVideo, let v = info?.video.first { self.size(to: v) }
+          if !self.presented, !self.sizedToVideo, let info { self.size(to: info) }
           self.present()
         })
       MainLoop.after(milliseconds: Self.presentWaitMs) { [weak self] in self?.present() }
@@ -563,7 +565,8 @@ final class PlayerWindow {
       if let player { report.buffering(true, at: player.position) }
       report.retry(attempt: attempt, of: of, delay: delay, reason: reason)
     case .opened(let info, _):
-      if !sizedToVideo, !options.fullscreen, let v = info.video.first { size(to: v) }
+      if !sizedToVideo, !options.fullscreen { size(to: info) }
+      if info.video.isEmpty, let art = player?.coverArt { showCover(art) }
       report.opened(paused: player?.isPaused ?? false, at: player?.startsAt ?? 0)
       if let player { applyRemembered(player) }
       let asked = playingLaunch && playlist.index == 0 ? [options.intro, options.credits].compactMap { $0 } : []
@@ -587,6 +590,30 @@ final class PlayerWindow {
       overlays.showMessage(message)
       if message.hasPrefix("no audio output") { audioText = "none (\(message))" }
     }
+  }
+
+  /// Shows the cover of a file of sound alone where the video would be (it is black), at its shape, under the
+  /// subtitles and controls (the window took the cover's shape as a video's, `size(to:)`).
+  func showCover(_ art: CoverArt) {
+    hideCover()
+    let bytes = art.rgba.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
+    let texture = gdk_memory_texture_new(
+      Int32(art.width), Int32(art.height), GDK_MEMORY_R8G8B8A8, bytes, gsize(art.width * 4))
+    g_bytes_unref(bytes)
+    guard let texture, let picture = gtk_picture_new_for_paintable(texture) else { return }
+    g_object_unref(raw(texture))
+    gtk_picture_set_content_fit(opaque(picture), GTK_CONTENT_FIT_CONTAIN)
+    gtk_widget_set_can_target(picture, 0)  // clicks and drops go to the window as over a video
+    gtk_overlay_add_overlay(opaque(pictureLayer), picture)
+    gtk_widget_insert_after(picture, pictureLayer, video.picture)  // drawn over the view, under the subtitles
+    cover = picture
+  }
+
+  /// Takes the cover away (the next entry of a playlist).
+  func hideCover() {
+    guard let cover else { return }
+    gtk_overlay_remove_overlay(opaque(pictureLayer), cover)
+    self.cover = nil
   }
 
   /// The window's default size in device pixels: what its content is about to be.
@@ -616,9 +643,13 @@ final class PlayerWindow {
   /// The byte order of pictures drawn into memory: cairo's where cairo draws the window.
   private var memoryPixelOrder: PixelOrder { WindowRenderer.isCairo ? .bgra : .rgba }
 
-  /// Opens the window at the video's own size (see `initialWindowSize`).
-  func size(to video: VideoStreamInfo) {
-    let (w, h) = Self.initialWindowSize(displayWidth: video.displayWidth, displayHeight: video.displayHeight)
+  /// Opens the window at the video's own size (see `initialWindowSize`), or a sound file's cover's; neither: as it is.
+  func size(to info: MediaInfo) {
+    guard
+      let (width, height) = info.video.first.map({ ($0.displayWidth, $0.displayHeight) })
+        ?? info.cover.map({ ($0.width, $0.height) })
+    else { return }
+    let (w, h) = Self.initialWindowSize(displayWidth: width, displayHeight: height)
     gtk_window_set_default_size(cast(raw(window)), Int32(w), Int32(h))
     sizedToVideo = true
   }

@@ -38,6 +38,8 @@ public protocol FrameSource: AnyObject, Sendable {
   var isStarved: Bool { get }
   /// Media seconds read ahead of `position` (nil: unknown), and whether it can read no further now.
   func buffered(after position: Double) -> (seconds: Double?, atEnd: Bool)
+  /// The picture a source of sound alone carries (a cover), to show while it plays; nil without one.
+  var coverArt: CoverArt? { get }
 }
 
 /// What waiting for a frame came to.
@@ -113,5 +115,6 @@ extension FrameSource {
   public var health: SourceHealth { SourceHealth() }
   public func failureExplanation() -> MediaError? { nil }
   public var isStarved: Bool { false }
+  public var coverArt: CoverArt? { nil }
   public func buffered(after position: Double) -> (seconds: Double?, atEnd: Bool) { (nil, true) }
 }

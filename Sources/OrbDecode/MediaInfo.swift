@@ -16,6 +16,8 @@ public struct MediaInfo: Sendable, Encodable {
   public var throughput: Int64?
   /// What could not be loaded and is left out, in words for the user (an HLS rendition whose playlist is missing).
   public var warnings: [String] = []
+  /// The size of the picture a file of sound alone carries (`CoverArt`, as shown), nil without one.
+  public var cover: PictureSize?
 
   public init(source: String, container: String, durationMs: Int64? = nil, bitRate: Int64? = nil) {
     self.source = source
@@ -168,5 +170,17 @@ public enum VariantChoice: Sendable, Equatable {
       guard let value = Double(digits), value > 0 else { return nil }
       self = .atMost(Int64(value * scale))
     }
+  }
+}
+
+/// A picture's width and height in pixels.
+/// Thread-safety: a value.
+public struct PictureSize: Sendable, Encodable, Equatable {
+  public var width: Int
+  public var height: Int
+
+  public init(width: Int, height: Int) {
+    self.width = width
+    self.height = height
   }
 }

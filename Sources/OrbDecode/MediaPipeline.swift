@@ -150,6 +150,8 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
   /// Whether `close` was called.
   public var isClosed: Bool { core.isClosed }
 
+  public var coverArt: CoverArt? { media.coverArt }
+
   /// Whether the pipeline decodes video (it has a video stream, not given up).
   public var hasVideo: Bool { videoStream != nil && !state.withLock { $0.videoStopped } }
 

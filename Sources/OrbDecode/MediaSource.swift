@@ -49,6 +49,8 @@ public final class MediaSource: @unchecked Sendable {
   /// token, and was turned away as a sign-in (the origin guard). Read after the reading has failed.
   var refusedRedirect: Bool { orb_origin_guard_refused(format.pointer.pointee.opaque) != 0 }
 
+  /// The picture a file of sound alone carries (its cover), decoded; nil for video, or without one.
+  public let coverArt: CoverArt?
   /// The size of the resource the server sent at the open (HTTP's length), nil when it did not say or is not a server.
   private let servedSize: Int64?
   /// Whether the server's resource is no longer the one opened: FFmpeg's reconnect in the middle of a stream takes
@@ -186,6 +188,9 @@ public final class MediaSource: @unchecked Sendable {
         .unplayable, source: source,
         reason: described.subtitles.isEmpty ? "no video or audio stream in it" : "it holds only subtitles")
     }
+    // Sound alone: the picture it carries, if any, for the window (decoded here, before the demuxer reads on).
+    coverArt = described.video.isEmpty ? CoverArt.first(in: opened, parameters: copies, limit: limit) : nil
+    described.cover = coverArt.map { PictureSize(width: $0.width, height: $0.height) }
     info = described
     parameters = copies
     self.format = format

@@ -191,6 +191,8 @@ public final class Player: Sendable {
   /// Media seconds now.
   public var position: Double { clock.time() }
   public var duration: Double? { shared.withLock { $0.media?.duration } }
+  /// The picture of a source of sound alone (its cover), once it is open; nil without one.
+  public var coverArt: CoverArt? { shared.withLock { $0.media?.coverArt } }
 
   public func togglePause() {
     // PipeWire is told after the lock is let go: its loop lock is not one to wait on while holding ours.

@@ -84,6 +84,29 @@ final class AudioAppTests: XCTestCase {
     XCTAssertTrue(r.stdout.contains("\"reason\":\"eof\""), r.stdout)
   }
 
+  /// A sound file's cover shows in the window, which takes its shape, while the sound plays to its end (it was a black
+  /// 1280x720 window, where mpv, VLC and Celluloid show the cover).
+  func testASoundFileShowsItsCover() throws {
+    try Screen.requireDisplay()
+    let song = try Clips.song("song-cover-3s.m4a", cover: (400, 300), picture: "png", audio: "aac", seconds: 3)
+    let title = "cover-\(UUID().uuidString.prefix(6))"
+    let player = try BackgroundPlayer(["--events-fd", "1", "--title", title, song])
+    defer { _ = player.wait(timeout: 1) }
+    let window = try XCTUnwrap(Screen.waitForWindow(title: title), player.stderr)
+    XCTAssertEqual(Double(window.width) / Double(window.height), 4.0 / 3.0, accuracy: 0.02, "\(window)")
+    usleep(500_000)
+    let shot = try Screen.grab(title: title)
+    Screen.keep(title: title, as: "sound-file-cover")
+    let (left, right) = (
+      shot.pixel(x: shot.width / 4, y: shot.height / 2), shot.pixel(x: shot.width * 3 / 4, y: shot.height / 2)
+    )
+    XCTAssertTrue(left.r > 200 && left.g < 60 && left.b < 60, "the cover's red half: \(left)")
+    XCTAssertTrue(right.r < 60 && right.g < 60 && right.b > 200, "the cover's blue half: \(right)")
+    XCTAssertEqual(player.wait(timeout: 20), 0, player.stderr)
+    let ended = player.events.last { $0["event"] as? String == "ended" }
+    XCTAssertEqual(ended?["reason"] as? String, "eof", player.stdout)
+  }
+
   func testNoAudioOptionStaysSilent() throws {
     try Screen.requireDisplay()
     let r = Tool.run(OrbBinary.path, ["--no-audio", try Self.clipWithSound()], timeout: 30)

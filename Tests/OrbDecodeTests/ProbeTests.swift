@@ -5,6 +5,33 @@ import XCTest
 
 /// What `--probe` and the stats overlay show about a file, checked against how it was made and against ffprobe.
 final class ProbeTests: XCTestCase {
+  /// A sound file's cover (an attached picture: PNG in MP4, JPEG in MP3) is decoded for the window at its shape, and
+  /// the probe says its size; one larger than 1600 pixels is shrunk to fit; a video file has none (its attached
+  /// picture, if any, is not its video), nor has sound without one.
+  func testTheCoverOfASoundFileIsDecodedAtItsShape() throws {
+    for (name, picture, audio, size, shown) in [
+      ("song-png.m4a", "png", "aac", (400, 300), (400, 300)),
+      ("song-jpeg.mp3", "mjpeg", "libmp3lame", (320, 320), (320, 320)),
+      ("song-large.m4a", "png", "aac", (3200, 1800), (1600, 900)),
+    ] {
+      let source = try MediaSource(try Clips.song(name, cover: size, picture: picture, audio: audio))
+      XCTAssertTrue(source.info.video.isEmpty, "\(name): the cover is not a video stream")
+      let art = try XCTUnwrap(source.coverArt, name)
+      XCTAssertEqual([art.width, art.height], [shown.0, shown.1], name)
+      XCTAssertEqual(source.info.cover, PictureSize(width: shown.0, height: shown.1), name)
+      XCTAssertTrue(source.info.json().contains("\"cover\""), name)
+      func pixel(_ x: Int, _ y: Int) -> [Int] { (0..<4).map { Int(art.rgba[(y * art.width + x) * 4 + $0]) } }
+      let (left, right) = (pixel(art.width / 4, art.height / 2), pixel(art.width * 3 / 4, art.height / 2))
+      XCTAssertTrue(left[0] > 200 && left[1] < 60 && left[2] < 60 && left[3] == 255, "\(name): left \(left)")
+      XCTAssertTrue(right[0] < 60 && right[1] < 60 && right[2] > 200, "\(name): right \(right)")
+    }
+    XCTAssertNil(try MediaSource(try Media.h264()).coverArt)
+    let tone = try TestMedia.path(
+      "tone-1s.m4a", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1", "-c:a", "aac"])
+    XCTAssertNil(try MediaSource(tone).coverArt)
+    XCTAssertNil(try MediaSource(tone).info.cover)
+  }
+
   func testH264InMP4WithAACAudio() throws {
     let path = try Media.h264()
     let info = try MediaSource(path).info

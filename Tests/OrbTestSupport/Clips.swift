@@ -40,6 +40,21 @@ public enum Clips {
       ])
   }
 
+  /// `seconds` of a tone in `name`'s container with an attached picture of `size` (WxH: red on the left half, blue on
+  /// the right) coded by `picture` (png, mjpeg) as its cover; `audio` codes the tone.
+  public static func song(
+    _ name: String, cover size: (Int, Int), picture: String, audio: String, seconds: Int = 1
+  ) throws -> String {
+    let (w, h) = size
+    return try TestMedia.path(
+      name,
+      [
+        "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)", "-f", "lavfi", "-i",
+        "color=c=red:size=\(w)x\(h):duration=1,drawbox=x=\(w / 2):y=0:w=\(w / 2):h=\(h):color=blue:t=fill",
+        "-map", "0", "-map", "1", "-frames:v", "1", "-c:a", audio, "-c:v", picture, "-disposition:v", "attached_pic",
+      ])
+  }
+
   /// A 640x360 H.264 clip of testsrc2 (moving, with a frame counter) of `seconds`, 30 fps.
   public static func moving(seconds: Int = 3) throws -> String {
     try TestMedia.path(
