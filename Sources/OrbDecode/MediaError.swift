@@ -27,8 +27,20 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
     self.reason = reason
   }
 
-  /// "cannot open 'x.mkv': no such file"
-  public var description: String { "cannot open '\(source)': \(reason)" }
+  /// It came after playback had begun (a stream that broke off and could not be taken up again), not at the open.
+  public var whilePlaying = false
+
+  /// "cannot open 'x.mkv': no such file"; after playback began, "stopped playing 'x.mkv': …".
+  public var description: String {
+    "\(whilePlaying ? "stopped playing" : "cannot open") '\(source)': \(reason)"
+  }
+
+  /// The same failure, come after playback had begun.
+  public func afterPlaybackBegan() -> MediaError {
+    var error = self
+    error.whilePlaying = true
+    return error
+  }
 
   /// Checks a local path before FFmpeg sees it, so the common mistakes get plain words.
   static func checkLocalFile(_ path: String) -> MediaError? {

@@ -358,7 +358,7 @@ struct RenderLoop {
       if !s.hasVideo && broken == nil { s.retrying = false }
       if let broken {
         s.schedule.fail()
-        return .broken(broken)
+        return .broken(none ? broken : broken.afterPlaybackBegan())
       }
       if none {
         s.schedule.fail()

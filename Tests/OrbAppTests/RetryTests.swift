@@ -137,6 +137,9 @@ final class RetryTests: XCTestCase {
     let error = player.events.first { $0["event"] as? String == "error" }
     XCTAssertEqual(error?["kind"] as? String, "network", player.stdout)
     XCTAssertGreaterThan(error?["position_ms"] as? Int ?? 0, 1000, "where it stopped: \(player.stdout)")
+    // Not "cannot open": it played for a while.
+    let url = server.url("disconnect", "clip.mp4")
+    XCTAssertEqual(error?["message"] as? String, "stopped playing '\(url)': server returned 503", player.stdout)
   }
 
   /// A stream with sound that breaks off and whose server then answers slowly (each answer a 503, 2.5 s late): the
