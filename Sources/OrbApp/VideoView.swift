@@ -96,7 +96,20 @@ final class VideoView {
       return
     }
     cairo_save(cr)
-    cairo_scale(cr, Double(width) / Double(target.width), Double(height) / Double(target.height))
+    let (sx, sy) = (Double(width) / Double(target.width), Double(height) / Double(target.height))
+    if abs(sx - sy) > 0.005 {
+      // Drawn for a view of another shape (the window manager gave the window another size than the one asked for,
+      // until the ring is drawn again at the new one): the picture and its bars keep their shape, centred, the
+      // rest black, instead of stretched out of shape.
+      cairo_set_source_rgb(cr, 0, 0, 0)
+      cairo_paint(cr)
+      let scale = min(sx, sy)
+      cairo_translate(
+        cr, (Double(width) - Double(target.width) * scale) / 2, (Double(height) - Double(target.height) * scale) / 2)
+      cairo_scale(cr, scale, scale)
+    } else {
+      cairo_scale(cr, sx, sy)
+    }
     cairo_set_source_surface(cr, surface, 0, 0)
     cairo_paint(cr)
     cairo_restore(cr)
