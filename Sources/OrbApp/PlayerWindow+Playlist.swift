@@ -24,6 +24,7 @@ extension PlayerWindow {
     hideCover()
     markers = nil
     source = next
+    mediaTitle = nil
     gtk_window_set_title(cast(raw(window)), windowTitle)
     mpris?.changed()
     let start = { [weak self] in

@@ -40,6 +40,9 @@ final class PlayerWindow {
   var pictureLayer: UnsafeMutablePointer<GtkWidget>!
   /// The cover of a file of sound alone, shown over the video view (`showCover`); nil for video.
   var cover: UnsafeMutablePointer<GtkWidget>?
+  /// The entry's own title and artist tags, once it is open ("Title — Artist"), as mpv and Celluloid name a window;
+  /// nil without a title tag (the file's name then).
+  var mediaTitle: String?
   var overlays: Overlays!
   var presentationText = "starting"
   var audioText: String?
@@ -409,6 +412,7 @@ final class PlayerWindow {
   /// The host's `--title` for what it launched; a file a person dropped or opened is named by itself.
   var windowTitle: String {
     if playingLaunch, let title = options.title, !title.isEmpty { return title }
+    if let mediaTitle { return mediaTitle }
     if source.isEmpty { return "Orb Player" }
     if TestPatternSource.isTestURL(source) { return "Orb Player — \(source)" }
     // A URL's last component comes decoded once; a path is its own name.
@@ -567,6 +571,11 @@ final class PlayerWindow {
     case .opened(let info, _):
       if !sizedToVideo, !options.fullscreen { size(to: info) }
       if info.video.isEmpty, let art = player?.coverArt { showCover(art) }
+      if let named = info.displayTitle, named != mediaTitle {
+        mediaTitle = named
+        gtk_window_set_title(cast(raw(window)), windowTitle)
+        mpris?.changed()
+      }
       report.opened(paused: player?.isPaused ?? false, at: player?.startsAt ?? 0)
       if let player { applyRemembered(player) }
       let asked = playingLaunch && playlist.index == 0 ? [options.intro, options.credits].compactMap { $0 } : []

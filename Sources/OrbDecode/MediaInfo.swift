@@ -18,6 +18,15 @@ public struct MediaInfo: Sendable, Encodable {
   public var warnings: [String] = []
   /// The size of the picture a file of sound alone carries (`CoverArt`, as shown), nil without one.
   public var cover: PictureSize?
+  /// The container's own title and artist tags (a song's, a film's), nil where it has none.
+  public var title: String?
+  public var artist: String?
+
+  /// What to call it in a title bar: "Title — Artist", the title alone, or nil without a title tag.
+  public var displayTitle: String? {
+    guard let title else { return nil }
+    return artist.map { "\(title) — \($0)" } ?? title
+  }
 
   public init(source: String, container: String, durationMs: Int64? = nil, bitRate: Int64? = nil) {
     self.source = source

@@ -245,6 +245,8 @@ public final class MediaSource: @unchecked Sendable {
     var result = MediaInfo(source: source, container: String(cString: ctx.iformat.pointee.name))
     if ctx.duration > 0 && ctx.duration != orb_nopts_value() { result.durationMs = ctx.duration / 1000 }
     if ctx.bit_rate > 0 { result.bitRate = ctx.bit_rate }
+    result.title = tag(ctx.metadata, "title")
+    result.artist = tag(ctx.metadata, "artist")
     for i in 0..<Int(ctx.nb_streams) {
       let st = ctx.streams[i]!
       let par = st.pointee.codecpar.pointee
@@ -284,8 +286,13 @@ public final class MediaSource: @unchecked Sendable {
   }
 
   private static func tag(_ st: UnsafeMutablePointer<AVStream>, _ key: String) -> String? {
-    guard let entry = av_dict_get(st.pointee.metadata, key, nil, 0) else { return nil }
-    let value = String(cString: entry.pointee.value)
+    tag(st.pointee.metadata, key)
+  }
+
+  /// The tag `key` of `metadata` (any case), nil when missing, empty, blank or "und".
+  private static func tag(_ metadata: OpaquePointer?, _ key: String) -> String? {
+    guard let entry = av_dict_get(metadata, key, nil, 0) else { return nil }
+    let value = String(cString: entry.pointee.value).trimmingCharacters(in: .whitespacesAndNewlines)
     return value.isEmpty || value == "und" ? nil : value
   }
 

@@ -84,13 +84,15 @@ final class AudioAppTests: XCTestCase {
     XCTAssertTrue(r.stdout.contains("\"reason\":\"eof\""), r.stdout)
   }
 
-  /// A sound file's cover shows in the window, which takes its shape, while the sound plays to its end (it was a black
-  /// 1280x720 window, where mpv, VLC and Celluloid show the cover).
+  /// A sound file's cover shows in the window, which takes its shape and the song's title and artist, while the sound
+  /// plays to its end (it was a black 1280x720 window named after the file, where mpv, VLC and Celluloid show the
+  /// cover).
   func testASoundFileShowsItsCover() throws {
     try Screen.requireDisplay()
     let song = try Clips.song("song-cover-3s.m4a", cover: (400, 300), picture: "png", audio: "aac", seconds: 3)
-    let title = "cover-\(UUID().uuidString.prefix(6))"
-    let player = try BackgroundPlayer(["--events-fd", "1", "--title", title, song])
+    // Named by its tags, as mpv and Celluloid name it.
+    let title = "Orb Song — The Testers"
+    let player = try BackgroundPlayer(["--events-fd", "1", song])
     defer { _ = player.wait(timeout: 1) }
     let window = try XCTUnwrap(Screen.waitForWindow(title: title), player.stderr)
     XCTAssertEqual(Double(window.width) / Double(window.height), 4.0 / 3.0, accuracy: 0.02, "\(window)")

@@ -7,7 +7,7 @@ import XCTest
 final class ProbeTests: XCTestCase {
   /// A sound file's cover (an attached picture: PNG in MP4, JPEG in MP3) is decoded for the window at its shape, and
   /// the probe says its size; one larger than 1600 pixels is shrunk to fit; a video file has none (its attached
-  /// picture, if any, is not its video), nor has sound without one.
+  /// picture, if any, is not its video), nor has sound without one. The title and artist tags make its name.
   func testTheCoverOfASoundFileIsDecodedAtItsShape() throws {
     for (name, picture, audio, size, shown) in [
       ("song-png.m4a", "png", "aac", (400, 300), (400, 300)),
@@ -20,6 +20,7 @@ final class ProbeTests: XCTestCase {
       XCTAssertEqual([art.width, art.height], [shown.0, shown.1], name)
       XCTAssertEqual(source.info.cover, PictureSize(width: shown.0, height: shown.1), name)
       XCTAssertTrue(source.info.json().contains("\"cover\""), name)
+      XCTAssertEqual(source.info.displayTitle, "Orb Song — The Testers", name)
       func pixel(_ x: Int, _ y: Int) -> [Int] { (0..<4).map { Int(art.rgba[(y * art.width + x) * 4 + $0]) } }
       let (left, right) = (pixel(art.width / 4, art.height / 2), pixel(art.width * 3 / 4, art.height / 2))
       XCTAssertTrue(left[0] > 200 && left[1] < 60 && left[2] < 60 && left[3] == 255, "\(name): left \(left)")
@@ -30,6 +31,7 @@ final class ProbeTests: XCTestCase {
       "tone-1s.m4a", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=1", "-c:a", "aac"])
     XCTAssertNil(try MediaSource(tone).coverArt)
     XCTAssertNil(try MediaSource(tone).info.cover)
+    XCTAssertNil(try MediaSource(tone).info.displayTitle, "no title tag: the file's name is used")
   }
 
   func testH264InMP4WithAACAudio() throws {

@@ -41,7 +41,8 @@ public enum Clips {
   }
 
   /// `seconds` of a tone in `name`'s container with an attached picture of `size` (WxH: red on the left half, blue on
-  /// the right) coded by `picture` (png, mjpeg) as its cover; `audio` codes the tone.
+  /// the right) coded by `picture` (png, mjpeg) as its cover; `audio` codes the tone. Tagged "Orb Song" by "The
+  /// Testers".
   public static func song(
     _ name: String, cover size: (Int, Int), picture: String, audio: String, seconds: Int = 1
   ) throws -> String {
@@ -52,6 +53,7 @@ public enum Clips {
         "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=\(seconds)", "-f", "lavfi", "-i",
         "color=c=red:size=\(w)x\(h):duration=1,drawbox=x=\(w / 2):y=0:w=\(w / 2):h=\(h):color=blue:t=fill",
         "-map", "0", "-map", "1", "-frames:v", "1", "-c:a", audio, "-c:v", picture, "-disposition:v", "attached_pic",
+        "-metadata", "title=Orb Song", "-metadata", "artist=The Testers",
       ])
   }
 
