@@ -60,6 +60,8 @@ final class MPRIS {
   struct Hooks {
     var player: () -> Player?
     var title: () -> String
+    /// A file:// URL of the entry's cover as a picture file (`mpris:artUrl`), nil without one.
+    var art: () -> String?
     var quit: () -> Void
     var raise: () -> Void
     var playPause: (_ wantPlaying: Bool?) -> Void
@@ -312,6 +314,14 @@ final class MPRIS {
     }
     add("mpris:trackid", g_variant_new_object_path(Self.trackID))
     add("xesam:title", g_variant_new_string(hooks.title()))
+    if let artist = player?.info?.artist {
+      var one: [UnsafePointer<CChar>?] = []
+      artist.withCString { name in
+        one = [name, nil]
+        add("xesam:artist", g_variant_new_strv(&one, 1))
+      }
+    }
+    if let art = hooks.art() { add("mpris:artUrl", g_variant_new_string(art)) }
     if let source = player?.source, let url = Self.url(of: source) { add("xesam:url", g_variant_new_string(url)) }
     if let duration = player?.duration { add("mpris:length", g_variant_new_int64(gint64(duration * 1e6))) }
     return g_variant_builder_end(builder)

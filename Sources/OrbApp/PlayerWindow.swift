@@ -40,6 +40,8 @@ final class PlayerWindow {
   var pictureLayer: UnsafeMutablePointer<GtkWidget>!
   /// The cover of a file of sound alone, shown over the video view (`showCover`); nil for video.
   var cover: UnsafeMutablePointer<GtkWidget>?
+  /// The cover as a picture file, for MPRIS, once written; removed with the cover.
+  var coverFile: String?
   /// The entry's own title and artist tags, once it is open ("Title — Artist"), as mpv and Celluloid name a window;
   /// nil without a title tag (the file's name then).
   var mediaTitle: String?
@@ -369,6 +371,7 @@ final class PlayerWindow {
       hooks: MPRIS.Hooks(
         player: { [unowned self] in self.player },
         title: { [unowned self] in self.windowTitle },
+        art: { [unowned self] in self.coverFile.map { URL(fileURLWithPath: $0).absoluteString } },
         quit: { [unowned self] in self.finish(reason: "user-quit", status: self.exitStatus) },
         raise: { [unowned self] in gtk_window_present(cast(raw(self.window))) },
         playPause: { [unowned self] wantPlaying in
@@ -616,13 +619,45 @@ final class PlayerWindow {
     gtk_overlay_add_overlay(opaque(pictureLayer), picture)
     gtk_widget_insert_after(picture, pictureLayer, video.picture)  // drawn over the view, under the subtitles
     cover = picture
+    // Desktop media controls show it too (MPRIS's artUrl names a picture file): written off the main thread.
+    let entry = entrySerial
+    let path = Self.coverPath(entry)
+    offMainThread(
+      "orb-cover",
+      {
+        (try? art.rgba.withUnsafeBytes {
+          try PNGWriter.write(rgba: $0, width: art.width, height: art.height, to: path)
+        }) != nil
+      },
+      done: { [weak self] written in
+        guard written else { return }
+        guard let self, !self.closedDown, self.entrySerial == entry, self.cover != nil else {
+          unlink(path)  // the entry or the window went while it was written
+          return
+        }
+        self.coverFile = path
+        self.mpris?.changed()
+      })
   }
 
-  /// Takes the cover away (the next entry of a playlist).
+  /// Takes the cover away (the next entry of a playlist, the end), with its file.
   func hideCover() {
+    removeCoverFile()
     guard let cover else { return }
     gtk_overlay_remove_overlay(opaque(pictureLayer), cover)
     self.cover = nil
+  }
+
+  func removeCoverFile() {
+    if let coverFile { unlink(coverFile) }
+    coverFile = nil
+  }
+
+  /// Where entry `entry`'s cover is written for MPRIS: the session's runtime folder (private to the user, emptied at
+  /// log-out), else the temporary one.
+  static func coverPath(_ entry: Int) -> String {
+    let folder = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"] ?? NSTemporaryDirectory()
+    return "\(folder)/orb-player-cover-\(getpid())-\(entry).png"
   }
 
   /// The window's default size in device pixels: what its content is about to be.
@@ -742,6 +777,7 @@ final class PlayerWindow {
     let display = ProcessInfo.processInfo.environment["DISPLAY"] ?? ""
     let at = player.map { "; stopped at \(StatsText.clock($0.position))" } ?? ""
     log("lost the connection to the display \(display)\(at)")
+    removeCoverFile()
     if !finished {
       finished = true
       rememberPlace()
@@ -755,6 +791,7 @@ final class PlayerWindow {
     guard !closedDown else { return }
     closedDown = true
     video.detach()
+    removeCoverFile()  // the widgets may be gone by now (a window the window manager closed)
     mpris?.stop()
     g_application_quit(cast(raw(app)))
   }

@@ -172,6 +172,35 @@ final class MPRISTests: XCTestCase {
     XCTAssertEqual(player.wait(timeout: 15), 0, player.stderr)
   }
 
+  /// A song's metadata carries its artist and its cover as a picture file (`mpris:artUrl`), which desktop media
+  /// controls show; the file is the cover and goes when the player does.
+  func testMetadataGivesASongsArtistAndCover() throws {
+    try requireSession()
+    let song = try Clips.song("mpris-song-4s.m4a", cover: (400, 300), picture: "png", audio: "aac", seconds: 4)
+    let player = try BackgroundPlayer([song])
+    XCTAssertNotNil(Screen.waitForWindow(title: "Orb Song — The Testers"), player.stderr)
+    let pid = player.process.processIdentifier
+    var metadata = ""
+    XCTAssertTrue(
+      eventually {
+        metadata = property(pid, "Metadata")
+        return metadata.contains("mpris:artUrl")
+      }, metadata)
+    XCTAssertTrue(metadata.contains("'xesam:artist': <['The Testers']>"), metadata)
+    XCTAssertTrue(metadata.contains("'xesam:title': <'Orb Song — The Testers'>"), metadata)
+    let art = try XCTUnwrap(
+      metadata.components(separatedBy: "'mpris:artUrl': <'").dropFirst().first?.prefix { $0 != "'" }, metadata)
+    XCTAssertTrue(art.hasPrefix("file:///"), String(art))
+    let path = try XCTUnwrap(URL(string: String(art))?.path, String(art))
+    let picture = try RGBImage(png: path)
+    XCTAssertEqual([picture.width, picture.height], [400, 300])
+    let left = picture.pixel(x: 100, y: 150)
+    XCTAssertTrue(left.r > 200 && left.b < 60, "the cover's red half: \(left)")
+    _ = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Quit"])
+    XCTAssertEqual(player.wait(timeout: 15), 0, player.stderr)
+    XCTAssertFalse(FileManager.default.fileExists(atPath: path), "the cover's file was left behind")
+  }
+
   /// A local file's xesam:url is its file:// URL, percent-escaped (here a space in the name).
   func testMetadataNamesALocalFileByItsURL() throws {
     try requireSession()
