@@ -28,6 +28,8 @@ enum KeyCommand: Equatable {
   case nextSubtitleTrack
   /// `z` / `x`: show subtitles this many seconds later (negative: earlier).
   case subtitleDelay(Double)
+  /// Page Down / Page Up: the next chapter, or back to this one's start or the one before (`ChapterStep`).
+  case chapter(forward: Bool)
 
   /// - Parameter shift: whether Shift is held (Shift+Left/Right seek one second).
   init?(keyval: guint, shift: Bool = false) {
@@ -59,6 +61,8 @@ enum KeyCommand: Equatable {
     case GDK_KEY_j: self = .nextSubtitleTrack
     case GDK_KEY_z: self = .subtitleDelay(-0.1)
     case GDK_KEY_x: self = .subtitleDelay(0.1)
+    case GDK_KEY_Page_Down, GDK_KEY_KP_Page_Down: self = .chapter(forward: true)
+    case GDK_KEY_Page_Up, GDK_KEY_KP_Page_Up: self = .chapter(forward: false)
     default: return nil
     }
   }

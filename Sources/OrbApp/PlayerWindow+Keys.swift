@@ -45,7 +45,7 @@ extension PlayerWindow {
     case .showShortcuts: ShortcutsWindow.present(over: window)
     case .screenshot: takeScreenshot()
     case .nextAudioTrack, .frameStep, .slower, .faster, .normalSpeed, .toggleMute, .volume, .seek, .nextSubtitleTrack,
-      .subtitleDelay:
+      .subtitleDelay, .chapter:
       guard let player else { return }
       performOnPlayer(command, player)
     }
@@ -95,6 +95,14 @@ extension PlayerWindow {
       guard let subtitles = player.subtitles else { return }
       subtitles.delay = ((subtitles.delay + step) * 1000).rounded() / 1000
       overlays.showMessage(String(format: "Subtitle delay %+.0f ms", subtitles.delay * 1000))
+    case .chapter(let forward):
+      let chapters = player.info?.chapters ?? []
+      guard !chapters.isEmpty else { return overlays.showMessage("No chapters") }
+      guard let index = ChapterStep.target(chapters, from: player.position, forward: forward) else {
+        return overlays.showMessage(forward ? "This is the last chapter" : "This is the first chapter")
+      }
+      player.seek(to: chapters[index].start)
+      overlays.showMessage("Chapter \(index + 1)/\(chapters.count)" + (chapters[index].title.map { ": \($0)" } ?? ""))
     default:
       break
     }

@@ -585,7 +585,8 @@ final class PlayerWindow {
       if !asked.isEmpty {
         markers = MarkerTimeline(asked, duration: player?.duration, warn: { [unowned self] in self.log($0) })
       }
-      transport.mark(markers.map { timeline in timeline.markers.map { ($0, timeline.end(of: $0)) } } ?? [])
+      transport.mark(
+        markers.map { timeline in timeline.markers.map { ($0, timeline.end(of: $0)) } } ?? [], chapters: info.chapters)
       transport.showAudio(tracks: info.audio.count)
       if let subtitles = player?.subtitles {
         transport.showSubtitles(tracks: subtitles.tracks.count, on: subtitles.current != nil)

@@ -13,7 +13,8 @@ enum ShortcutsWindow {
         ("Pause or play", "space k p"), ("Seek 5 s back or forward", "Left Right"),
         ("Seek 1 s back or forward", "<Shift>Left <Shift>Right"), ("Seek 60 s back or forward", "Down Up"),
         ("One frame forward or back (pauses)", "period comma"), ("Slower, faster", "bracketleft bracketright"),
-        ("Normal speed", "BackSpace"), ("Next, previous file", "greater less"),
+        ("Normal speed", "BackSpace"), ("Next chapter, this one's start or the one before", "Page_Down Page_Up"),
+        ("Next, previous file", "greater less"),
       ]
     ),
     (

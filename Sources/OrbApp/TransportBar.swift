@@ -1,5 +1,6 @@
 import CGtk
 import Foundation
+import OrbDecode
 import OrbPlayer
 
 /// The controls over the video, in two rows: the position, a seek slider across the whole width and the length; then
@@ -151,14 +152,22 @@ final class TransportBar {
 
   /// Marks the marker windows on the slider (their start and end, named), as a viewer sees where the intro and the
   /// credits are.
-  func mark(_ windows: [(Marker, end: Double)]) {
+  func mark(_ windows: [(Marker, end: Double)], chapters: [ChapterInfo] = []) {
     gtk_scale_clear_marks(cast(raw(slider)))
     for (marker, end) in windows {
       let name = marker.kind == .intro ? "Intro" : "Credits"
       gtk_scale_add_mark(cast(raw(slider)), marker.start, GTK_POS_TOP, name)
       if end.isFinite { gtk_scale_add_mark(cast(raw(slider)), end, GTK_POS_TOP, nil) }
     }
+    // Each chapter's start, a tick under the slider; the pointer over it names the chapter (`hover`).
+    for chapter in chapters where chapter.start > 0 {
+      gtk_scale_add_mark(cast(raw(slider)), chapter.start, GTK_POS_BOTTOM, nil)
+    }
+    self.chapters = chapters
   }
+
+  /// The media's chapters, for the slider's tooltip.
+  private var chapters: [ChapterInfo] = []
 
   /// The time under the pointer over the slider, as its tooltip.
   private func hover(at x: Double) {
@@ -166,7 +175,11 @@ final class TransportBar {
     let width = Double(gtk_widget_get_width(slider))
     guard width > 0 else { return }
     let time = min(max(0, x / width), 1) * length
-    gtk_widget_set_tooltip_text(slider, "\(StatsText.clock(time)) (Left/Right 5 s, Up/Down 60 s)")
+    let index = chapters.lastIndex { $0.start <= time }
+    let chapter = index.map { i in
+      "\nChapter \(i + 1)/\(chapters.count)" + (chapters[i].title.map { ": \($0)" } ?? "") + " (Page Up/Down)"
+    }
+    gtk_widget_set_tooltip_text(slider, "\(StatsText.clock(time)) (Left/Right 5 s, Up/Down 60 s)\(chapter ?? "")")
   }
 
   /// The slider moved to `value`. Keys seek exactly; the pointer previews at once with key-frame seeks and, once it

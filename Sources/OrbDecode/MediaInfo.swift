@@ -21,6 +21,8 @@ public struct MediaInfo: Sendable, Encodable {
   /// The container's own title and artist tags (a song's, a film's), nil where it has none.
   public var title: String?
   public var artist: String?
+  /// The chapters of a film (Matroska's, MP4's), in order of their start; empty without any.
+  public var chapters: [ChapterInfo] = []
 
   /// What to call it in a title bar: "Title — Artist", the title alone, or nil without a title tag.
   public var displayTitle: String? {
@@ -192,4 +194,21 @@ public struct PictureSize: Sendable, Encodable, Equatable {
     self.width = width
     self.height = height
   }
+}
+
+/// One chapter: where it starts and ends, and its title if it has one.
+/// Thread-safety: a value.
+public struct ChapterInfo: Sendable, Encodable, Equatable {
+  public var startMs: Int64
+  public var endMs: Int64
+  public var title: String?
+
+  public init(startMs: Int64, endMs: Int64, title: String?) {
+    self.startMs = startMs
+    self.endMs = endMs
+    self.title = title
+  }
+
+  /// Where it starts, in seconds of the media.
+  public var start: Double { Double(startMs) / 1000 }
 }

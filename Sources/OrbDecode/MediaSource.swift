@@ -247,6 +247,7 @@ public final class MediaSource: @unchecked Sendable {
     if ctx.bit_rate > 0 { result.bitRate = ctx.bit_rate }
     result.title = tag(ctx.metadata, "title")
     result.artist = tag(ctx.metadata, "artist")
+    result.chapters = chapters(context)
     for i in 0..<Int(ctx.nb_streams) {
       let st = ctx.streams[i]!
       let par = st.pointee.codecpar.pointee
@@ -283,6 +284,28 @@ public final class MediaSource: @unchecked Sendable {
       }
     }
     return result
+  }
+
+  /// The container's chapters, times from the media's start (the container's start time taken off, as for every
+  /// other time), in order; chapters that start past the end or are empty are left out.
+  private static func chapters(_ context: UnsafeMutablePointer<AVFormatContext>) -> [ChapterInfo] {
+    let ctx = context.pointee
+    let origin = ctx.start_time == orb_nopts_value() ? 0 : Double(ctx.start_time) / Double(AV_TIME_BASE)
+    let length =
+      ctx.duration > 0 && ctx.duration != orb_nopts_value() ? Double(ctx.duration) / Double(AV_TIME_BASE) : nil
+    var found: [ChapterInfo] = []
+    for i in 0..<Int(ctx.nb_chapters) {
+      guard let chapter = ctx.chapters[i]?.pointee else { continue }
+      let base = av_q2d(chapter.time_base)
+      let start = max(0, Double(chapter.start) * base - origin)
+      let end = Double(chapter.end) * base - origin
+      guard end > start, length.map({ start < $0 }) ?? true else { continue }
+      found.append(
+        ChapterInfo(
+          startMs: Int64((start * 1000).rounded()), endMs: Int64((end * 1000).rounded()),
+          title: tag(chapter.metadata, "title")))
+    }
+    return found.sorted { $0.startMs < $1.startMs }
   }
 
   private static func tag(_ st: UnsafeMutablePointer<AVStream>, _ key: String) -> String? {

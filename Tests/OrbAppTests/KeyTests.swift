@@ -62,6 +62,24 @@ final class KeyTests: XCTestCase {
     XCTAssertTrue((0..<10_000).contains(seek), "seek_ms_median \(seek)")
   }
 
+  /// Page Down goes to the next chapter and no further than the last; Page Up to the one before (each lands on the
+  /// chapter's start, exactly), paused throughout.
+  func testPageDownAndUpGoThroughTheChapters() throws {
+    let title = "chapters-\(UUID().uuidString.prefix(6))"
+    let player = try start(["--paused", "--resume-ms", "1000", try Clips.chaptered()], title: title)
+    defer { _ = player.wait(timeout: 1) }
+    usleep(800_000)
+    for (key, expected) in [
+      ("Page_Down", 4000), ("Page_Down", 8000), ("Page_Down", 8000), ("Page_Up", 4000), ("Page_Up", 0), ("Page_Up", 0),
+    ] {
+      Screen.press(key, title: title)
+      usleep(300_000)
+      XCTAssertEqual(Double(nextPosition(player) ?? -1), Double(expected), accuracy: 5, "\(key): \(player.stdout)")
+    }
+    Screen.press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 10), 0)
+  }
+
   /// Times the threads of process `pid` were switched out of their core, all together: every wake-up of a thread
   /// that goes back to sleep counts one.
   private func contextSwitches(_ pid: Int32) -> Int {

@@ -34,6 +34,20 @@ final class ProbeTests: XCTestCase {
     XCTAssertNil(try MediaSource(tone).info.displayTitle, "no title tag: the file's name is used")
   }
 
+  /// A film's chapters, in order, with their titles and times (what Page Up and Down and the slider's ticks use).
+  func testChaptersAreRead() throws {
+    let info = try MediaSource(try Clips.chaptered()).info
+    XCTAssertEqual(
+      info.chapters,
+      [
+        ChapterInfo(startMs: 0, endMs: 4000, title: "Opening"),
+        ChapterInfo(startMs: 4000, endMs: 8000, title: "Middle"),
+        ChapterInfo(startMs: 8000, endMs: 12000, title: "End"),
+      ])
+    XCTAssertTrue(info.json().contains("\"chapters\""))
+    XCTAssertEqual(try MediaSource(try Media.h264()).info.chapters, [])
+  }
+
   func testH264InMP4WithAACAudio() throws {
     let path = try Media.h264()
     let info = try MediaSource(path).info

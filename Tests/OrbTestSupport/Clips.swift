@@ -57,6 +57,18 @@ public enum Clips {
       ])
   }
 
+  /// `moving(seconds: 12)` in Matroska with three chapters: "Opening" from 0, "Middle" from 4 s, "End" from 8 s.
+  public static func chaptered() throws -> String {
+    var metadata = ";FFMETADATA1\n"
+    for (start, title) in [(0, "Opening"), (4000, "Middle"), (8000, "End")] {
+      metadata += "[CHAPTER]\nTIMEBASE=1/1000\nSTART=\(start)\nEND=\(start + 4000)\ntitle=\(title)\n"
+    }
+    let chapters = try TestMedia.file(named: "chapters-3.txt", contents: metadata)
+    return try TestMedia.path(
+      "chaptered-12s.mkv",
+      ["-i", try moving(seconds: 12), "-i", chapters, "-map", "0", "-map_chapters", "1", "-c", "copy"])
+  }
+
   /// A 640x360 H.264 clip of testsrc2 (moving, with a frame counter) of `seconds`, 30 fps.
   public static func moving(seconds: Int = 3) throws -> String {
     try TestMedia.path(

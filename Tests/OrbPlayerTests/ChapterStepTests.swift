@@ -1,0 +1,39 @@
+import OrbDecode
+import XCTest
+
+@testable import OrbPlayer
+
+/// Page Down and Page Up through a film's chapters, by mpv's rule.
+final class ChapterStepTests: XCTestCase {
+  private let chapters = [
+    ChapterInfo(startMs: 0, endMs: 60_000, title: "One"), ChapterInfo(startMs: 60_000, endMs: 200_000, title: "Two"),
+    ChapterInfo(startMs: 200_000, endMs: 300_000, title: nil),
+  ]
+
+  private func go(_ position: Double, forward: Bool) -> Int? {
+    ChapterStep.target(chapters, from: position, forward: forward)
+  }
+
+  func testForwardGoesToTheNextChapterAndNoFurtherThanTheLast() {
+    XCTAssertEqual(go(0, forward: true), 1)
+    XCTAssertEqual(go(59.9, forward: true), 1, "just before a chapter: that one")
+    XCTAssertEqual(go(60, forward: true), 2, "at a chapter's start (a seek landed there): the next")
+    XCTAssertEqual(go(59.995, forward: true), 2, "a seek's rounding is its start")
+    XCTAssertNil(go(250, forward: true), "in the last chapter")
+  }
+
+  func testBackStartsThisChapterAgainFiveSecondsIntoItElseTheOneBefore() {
+    XCTAssertEqual(go(130, forward: false), 1, "70 s into Two: its start")
+    XCTAssertEqual(go(64, forward: false), 0, "4 s into Two: One")
+    XCTAssertEqual(go(60, forward: false), 0, "at Two's start: One")
+    XCTAssertEqual(go(205.5, forward: false), 2, "5.5 s into the last: its start")
+    XCTAssertEqual(go(3, forward: false), 0, "in the first: its start")
+  }
+
+  func testChaptersThatStartLaterAndNone() {
+    let late = [ChapterInfo(startMs: 10_000, endMs: 20_000, title: nil)]
+    XCTAssertNil(ChapterStep.target(late, from: 5, forward: false), "before the first chapter: none back")
+    XCTAssertEqual(ChapterStep.target(late, from: 5, forward: true), 0)
+    XCTAssertNil(ChapterStep.target([], from: 5, forward: true))
+  }
+}
