@@ -23,7 +23,10 @@ public struct CoverArt: Sendable {
       guard (st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC) != 0, st.pointee.attached_pic.size > 0,
         let stream = parameters[i]
       else { continue }
-      if let art = decode(&st.pointee.attached_pic, stream: stream, limit: limit) { return art }
+      // A cover is shown small: one over 32 megapixels (a poster scan) is not worth the memory it would take while
+      // the file opens, and is left out.
+      let bounded = PictureLimit(maxSide: limit.maxSide, maxPixels: min(limit.maxPixels, 1 << 25))
+      if let art = decode(&st.pointee.attached_pic, stream: stream, limit: bounded) { return art }
     }
     return nil
   }
