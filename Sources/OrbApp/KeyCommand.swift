@@ -28,6 +28,8 @@ enum KeyCommand: Equatable {
   case nextSubtitleTrack
   /// `z` / `x`: show subtitles this many seconds later (negative: earlier).
   case subtitleDelay(Double)
+  /// `L`: play the file again from its start when it ends, or not.
+  case toggleLoop
   /// Page Down / Page Up: the next chapter, or back to this one's start or the one before (`ChapterStep`).
   case chapter(forward: Bool)
 
@@ -61,6 +63,7 @@ enum KeyCommand: Equatable {
     case GDK_KEY_j: self = .nextSubtitleTrack
     case GDK_KEY_z: self = .subtitleDelay(-0.1)
     case GDK_KEY_x: self = .subtitleDelay(0.1)
+    case GDK_KEY_L: self = .toggleLoop
     case GDK_KEY_Page_Down, GDK_KEY_KP_Page_Down: self = .chapter(forward: true)
     case GDK_KEY_Page_Up, GDK_KEY_KP_Page_Up: self = .chapter(forward: false)
     default: return nil

@@ -79,6 +79,8 @@ struct Options {
   var benchmarkSeconds: Double?
   var videoOutput = VideoOutput.auto
   var paused = false
+  /// `--loop`: each entry plays again from its start when it ends, until quit (`L` toggles it).
+  var loop = false
   var errorLingerMs = 6000
   /// Lines of the config file left out, each a sentence naming the file and the line.
   var warnings: [String] = []
@@ -222,6 +224,7 @@ private final class OptionTable {
     Spec(
       name: "geometry", kind: .string, help: "Window size and place (default: the video's size)", argHelp: "WxH[+X+Y]"),
     Spec(name: "paused", kind: .flag, help: "Start paused on the first frame", argHelp: nil),
+    Spec(name: "loop", kind: .flag, help: "Play each file again from the start when it ends (L toggles)", argHelp: nil),
     Spec(
       name: "tone-mapping", kind: .string, help: "HDR tone-mapping curve: bt2390, hable, reinhard, clip",
       argHelp: "CURVE"),
@@ -430,6 +433,7 @@ private final class OptionTable {
       o.geometry = g
     }
     o.paused = flag("paused")
+    o.loop = flag("loop")
     if let name = string("tone-mapping") {
       guard let curve = ToneMapCurve(rawValue: name) else {
         return fail("--tone-mapping must be one of \(Options.toneMappingCurves.joined(separator: ", "))")

@@ -44,6 +44,9 @@ extension PlayerWindow {
     case .previousFile: go(forward: false)
     case .showShortcuts: ShortcutsWindow.present(over: window)
     case .screenshot: takeScreenshot()
+    case .toggleLoop:
+      looping.toggle()
+      overlays.showMessage(looping ? "Loop: on" : "Loop: off")
     case .nextAudioTrack, .frameStep, .slower, .faster, .normalSpeed, .toggleMute, .volume, .seek, .nextSubtitleTrack,
       .subtitleDelay, .chapter:
       guard let player else { return }

@@ -42,6 +42,8 @@ final class PlayerWindow {
   var cover: UnsafeMutablePointer<GtkWidget>?
   /// The cover as a picture file, for MPRIS, once written; removed with the cover.
   var coverFile: String?
+  /// `--loop`, or `L`: an entry that ends plays again from its start.
+  lazy var looping = options.loop
   /// The entry's own title and artist tags, once it is open ("Title — Artist"), as mpv and Celluloid name a window;
   /// nil without a title tag (the file's name then).
   var mediaTitle: String?
@@ -361,7 +363,15 @@ final class PlayerWindow {
     }
     Signals.plain(raw(video.picture), "realize") { [unowned self] in self.startPlayback() }
     video.onEnded = { [unowned self] in
-      if self.playlist.next() { self.playEntry() } else { self.finish(reason: "eof", status: 0) }
+      if self.looping, let player = self.player {
+        // Again from the start, without a word to the host: the position going back to 0 says it.
+        player.seek(to: 0)
+        self.video.attach(player)
+      } else if self.playlist.next() {
+        self.playEntry()
+      } else {
+        self.finish(reason: "eof", status: 0)
+      }
     }
     if options.fullscreen { gtk_window_fullscreen(cast(raw(window))) }
     if !probesFirst { present() }

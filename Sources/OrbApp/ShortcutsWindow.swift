@@ -14,7 +14,7 @@ enum ShortcutsWindow {
         ("Seek 1 s back or forward", "<Shift>Left <Shift>Right"), ("Seek 60 s back or forward", "Down Up"),
         ("One frame forward or back (pauses)", "period comma"), ("Slower, faster", "bracketleft bracketright"),
         ("Normal speed", "BackSpace"), ("Next chapter, this one's start or the one before", "Page_Down Page_Up"),
-        ("Next, previous file", "greater less"),
+        ("Next, previous file", "greater less"), ("Loop the file, or not", "<Shift>l"),
       ]
     ),
     (

@@ -80,6 +80,31 @@ final class KeyTests: XCTestCase {
     XCTAssertEqual(player.wait(timeout: 10), 0)
   }
 
+  /// `--loop` plays a file with sound again from its start when it ends, saying nothing to the host but the position
+  /// going back; `L` turns it off, and the next end is the end.
+  func testLoopPlaysTheFileAgainUntilLTurnsItOff() throws {
+    let title = "loop-\(UUID().uuidString.prefix(6))"
+    let player = try start(["--loop", try AudioAppTests.clipWithSound()], title: title)
+    defer { _ = player.wait(timeout: 1) }
+    // The positions the host hears climb past 1.5 s, then one is back under 1 s.
+    func wrapped() -> Bool {
+      let positions = player.events.compactMap {
+        $0["event"] as? String == "progress" ? $0["position_ms"] as? Int : nil
+      }
+      guard let high = positions.firstIndex(where: { $0 > 1500 }) else { return false }
+      return positions[high...].contains { $0 < 1000 }
+    }
+    let deadline = Date(timeIntervalSinceNow: 15)
+    while !wrapped() && Date() < deadline { usleep(100_000) }
+    XCTAssertTrue(wrapped(), "never went back to the start: \(player.stdout)")
+    XCTAssertFalse(player.events.contains { $0["event"] as? String == "ended" }, player.stdout)
+    Screen.press("shift+l", title: title)
+    XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+    let ended = player.events.last { $0["event"] as? String == "ended" }
+    XCTAssertEqual(ended?["reason"] as? String, "eof", player.stdout)
+    XCTAssertEqual(Double(ended?["position_ms"] as? Int ?? 0), 3000, accuracy: 150, player.stdout)
+  }
+
   /// Times the threads of process `pid` were switched out of their core, all together: every wake-up of a thread
   /// that goes back to sleep counts one.
   private func contextSwitches(_ pid: Int32) -> Int {
