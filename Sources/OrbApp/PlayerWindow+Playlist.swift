@@ -15,6 +15,9 @@ extension PlayerWindow {
     rememberPlace()
     resumeOffer?.dismiss()
     let old = player
+    // The viewer's volume, mute, speed and sound settings go on to the next entry, as in mpv, VLC and Celluloid (the
+    // next file was loud again after a mute).
+    if let old { carried = (old.speed, old.dsp.settings) }
     stopping = old ?? stopping
     player = nil
     entrySerial += 1

@@ -42,6 +42,8 @@ final class PlayerWindow {
   var cover: UnsafeMutablePointer<GtkWidget>?
   /// The cover as a picture file, for MPRIS, once written; removed with the cover.
   var coverFile: String?
+  /// The speed and sound settings the last entry was left with, for the next (nil for the first: the options').
+  var carried: (speed: Double, sound: DSPSettings)?
   /// `--loop`, or `L`: an entry that ends plays again from its start.
   lazy var looping = options.loop
   /// The entry's own title and artist tags, once it is open ("Title — Artist"), as mpv and Celluloid name a window;
@@ -488,12 +490,13 @@ final class PlayerWindow {
       // The host's credentials are for what the host launched, never for a file or link a person drops or opens.
       source: source, credentials: playingLaunch ? options.credentials(for: source) : .none, start: request.start,
       paused: options.paused,
-      speed: options.speed, presentation: presentation, width: max(w, 16), height: max(h, 16),
+      speed: carried?.speed ?? options.speed, presentation: presentation, width: max(w, 16), height: max(h, 16),
       device: vulkan.map { .now($0) } ?? .whenNeeded, audio: request.audio,
-      audioSettings: DSPSettings(
-        equalizerGainsDB: options.equalizer ?? [Double](repeating: 0, count: 10), nightMode: options.nightMode,
-        remap: options.remap, volumePercent: Double(options.volume),
-        isMuted: options.mute),
+      audioSettings: carried?.sound
+        ?? DSPSettings(
+          equalizerGainsDB: options.equalizer ?? [Double](repeating: 0, count: 10), nightMode: options.nightMode,
+          remap: options.remap, volumePercent: Double(options.volume),
+          isMuted: options.mute),
       toneMapping: options.toneMapping, subtitleFiles: options.subtitleFiles, subtitles: options.subtitles,
       subtitleDelay: options.subtitleDelay, retryFor: options.retryFor, variant: request.variant,
       cpuConversion: options.videoOutput == .auto, memoryPixelOrder: memoryPixelOrder,

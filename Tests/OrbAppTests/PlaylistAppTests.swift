@@ -43,6 +43,34 @@ final class PlaylistAppTests: XCTestCase {
     XCTAssertEqual(files(player).compactMap { $0["index"] as? Int }, [0, 1, 2], "the fourth never started")
   }
 
+  /// What the viewer set while watching (volume, mute, speed) goes on to the next entry, as in mpv, VLC and
+  /// Celluloid: the next file was loud again after a mute.
+  func testTheViewersSoundAndSpeedGoOnToTheNextEntry() throws {
+    try Screen.requireDisplay()
+    let title = "carry-\(UUID().uuidString.prefix(6))"
+    let clip = try AudioAppTests.clipWithSound()
+    let player = try BackgroundPlayer(["--title", title, "--events-fd", "1", clip, clip])
+    defer { _ = player.wait(timeout: 1) }
+    XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
+    usleep(500_000)
+    for key in ["9", "9", "m", "bracketright"] {
+      Screen.press(key, title: title)
+      usleep(150_000)
+    }
+    Screen.press("greater", title: title)
+    XCTAssertNotNil(
+      player.waitForEvent { $0["event"] as? String == "file" && $0["index"] as? Int == 1 }, player.stdout)
+    let at = player.events.lastIndex { $0["event"] as? String == "file" } ?? 0
+    let settings = try XCTUnwrap(
+      player.waitForEvent(after: at) { $0["event"] as? String == "settings" },
+      "no settings for entry 1: \(player.stdout)")
+    XCTAssertEqual(settings["volume"] as? Int, 90, player.stdout)
+    XCTAssertEqual(settings["muted"] as? Bool, true, player.stdout)
+    XCTAssertEqual(settings["speed"] as? Double, 1.25, player.stdout)
+    Screen.press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+  }
+
   func testGreaterAndLessMoveBetweenEntries() throws {
     try Screen.requireDisplay()
     let title = "playlist-\(UUID().uuidString.prefix(6))"
