@@ -20,6 +20,8 @@ public final class SubtitlePlayback: Sendable {
 
   private struct State {
     var current: Int?
+    /// File tracks that could not be read (garbage, an encoding that cannot be told): passed over from then on.
+    var failed: Set<Int> = []
     var reader: SubtitleReader?
     /// Bumped at each switch, so a file read for a track no longer chosen is dropped.
     var choice = 0
@@ -36,14 +38,36 @@ public final class SubtitlePlayback: Sendable {
     info: MediaInfo, credentials: Credentials, files: [String], request: SubtitleRequest, delay: Double,
     position: @escaping @Sendable () -> Double, warn: @escaping @Sendable (String) -> Void
   ) {
-    tracks = SubtitleChoice.list(info: info, files: files)
+    // A file that is not there, is no file, is empty or cannot be read is no track: one warning, and the choice
+    // falls to the media's own (it was chosen over the default track and showed nothing).
+    let listed = SubtitleChoice.list(info: info, files: files)
+    tracks = listed.filter { track in
+      guard case .file(let path) = track.origin, let problem = Self.unreadable(path) else { return true }
+      warn("subtitles: \(path): \(problem); left out")
+      return false
+    }
     source = info.source
     self.credentials = credentials
     self.position = position
     videoSize = info.video.first.map { ($0.width, $0.height) } ?? (0, 0)
     self.warn = warn
     store.delay = delay
+    var request = request
+    if case .track(let n) = request, !(1...max(1, tracks.count)).contains(n) || tracks.isEmpty {
+      warn("no subtitle track \(n) (it has \(tracks.count)); showing the default one, if any")
+      request = .automatic
+    }
     if let first = SubtitleChoice.initial(tracks, request: request, files: files) { select(first) }
+  }
+
+  /// Why the file at `path` cannot be a subtitle track, nil when it can be read.
+  static func unreadable(_ path: String) -> String? {
+    var info = stat()
+    guard stat(path, &info) == 0 else { return errno == ENOENT ? "no such file" : String(cString: strerror(errno)) }
+    guard (info.st_mode & S_IFMT) == S_IFREG else { return "not a file" }
+    guard info.st_size > 0 else { return "empty file" }
+    guard access(path, R_OK) == 0 else { return "permission denied" }
+    return nil
   }
 
   /// The track shown (1-based), or nil for none.
@@ -78,25 +102,43 @@ public final class SubtitlePlayback: Sendable {
       let (store, warn) = (store, warn)
       let still: @Sendable () -> Bool = { [weak self] in self?.state.withLock { $0.choice == choice } ?? false }
       let video = videoSize
-      startThread(named: "orb-subtitle-file") {
+      startThread(named: "orb-subtitle-file") { [weak self] in
         do {
           let read = try SubtitleFile.read(path, videoWidth: video.width, videoHeight: video.height)
           for warning in read.warnings { warn("subtitles: \(path): \(warning)") }
           if still() { store.add(read.cues, track: chosen) }
         } catch {
           warn("subtitles: \(error)")
+          self?.readFailed(chosen, still: still())
         }
       }
     }
   }
 
-  /// The next track, after the last one none, after none the first; returns the track now shown.
+  /// File track `track` could not be read: it is passed over from now on, and while it is the one chosen, the
+  /// media's own choice (forced, else default) is shown instead, or none.
+  private func readFailed(_ track: Int, still current: Bool) {
+    let failed = state.withLock { s -> Set<Int> in
+      s.failed.insert(track)
+      return s.failed
+    }
+    guard current else { return }
+    let usable = tracks.enumerated().filter { !failed.contains($0.offset + 1) }
+    let fallback =
+      usable.first(where: { $0.element.isForced }) ?? usable.first(where: { $0.element.isDefault })
+    select(fallback.map { $0.offset + 1 })
+  }
+
+  /// The next track, after the last one none, after none the first (a file that could not be read is passed over);
+  /// returns the track now shown.
   @discardableResult
   public func cycle() -> Int? {
-    let current = self.current
-    let next = current.map { $0 < tracks.count ? $0 + 1 : nil } ?? (tracks.isEmpty ? nil : 1)
-    select(next)
-    return next
+    let (current, failed) = state.withLock { ($0.current, $0.failed) }
+    var next = current.map { $0 + 1 } ?? 1
+    while next <= tracks.count && failed.contains(next) { next += 1 }
+    let chosen = next <= tracks.count ? next : nil
+    select(chosen)
+    return chosen
   }
 
   /// "Subtitles: 2/3 English (SRT)", or "Subtitles off" (with how many there are).

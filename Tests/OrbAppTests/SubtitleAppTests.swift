@@ -149,6 +149,30 @@ final class SubtitleAppTests: XCTestCase {
     }
   }
 
+  /// A subtitle file that cannot be read (not there, empty, a folder, junk) is no track: the media's default track
+  /// shows instead, the host hears that track, and a warning names the file. It was chosen over the default and
+  /// showed nothing. A `--sid` past the tracks says so and shows the default.
+  func testAnUnreadableSubtitleFileGivesWayToTheDefaultTrack() throws {
+    let folder = NSTemporaryDirectory() + "orb-deadsubs-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder + "/adir.srt", withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    FileManager.default.createFile(atPath: "\(folder)/junk.srt", contents: Data(pseudoRandomBytes(4096, seed: 11)))
+    FileManager.default.createFile(atPath: "\(folder)/empty.srt", contents: Data())
+    for (args, warned) in [
+      (["--sub-file", "\(folder)/missing.srt"], "missing.srt: no such file"),
+      (["--sub-file", "\(folder)/empty.srt"], "empty.srt: empty file"),
+      (["--sub-file", "\(folder)/adir.srt"], "adir.srt: not a file"),
+      (["--sub-file", "\(folder)/junk.srt"], "junk.srt"), (["--sid", "9"], "no subtitle track 9 (it has 1)"),
+    ] {
+      let player = try play(["--resume-ms", "2500"] + args + [try Self.subtitledClip()])
+      let texts = cueEvents(player).compactMap { $0["text"] as? String }
+      XCTAssertTrue(texts.contains("Second cue"), "\(args): the default track shows: \(player.stdout)")
+      let settings = player.events.last { $0["event"] as? String == "settings" }
+      XCTAssertEqual(settings?["subtitle_track"] as? Int, 1, "\(args): \(player.stdout)")
+      XCTAssertTrue(player.stderr.contains(warned), "\(args): \(player.stderr)")
+    }
+  }
+
   /// The rows of the lower half of `image` holding white text (the clip itself has no white; the pointer, if it is
   /// drawn, is in the upper half).
   private func textRows(_ image: RGBImage) -> [Int] {
