@@ -25,10 +25,22 @@ enum ConfigFile {
   static func arguments(at path: String = path, check: ([String]) -> String?) -> (
     arguments: [String], warnings: [String]
   ) {
-    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return ([], []) }
+    guard let data = FileManager.default.contents(atPath: path) else {
+      // None is the usual case; one that is there and cannot be read is said.
+      let there = FileManager.default.fileExists(atPath: path)
+      return ([], there ? ["\(path): cannot be read; ignored"] : [])
+    }
     var arguments: [String] = []
     var warnings: [String] = []
-    for (number, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+    // Line by line, so that a byte that is not UTF-8 (a Latin-1 "é", even in a comment) costs its line, not the file.
+    let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+    for (number, bytes) in lines.enumerated() {
+      guard let raw = String(bytes: bytes, encoding: .utf8) else {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let comment = text.trimmingCharacters(in: .whitespaces).hasPrefix("#")
+        if !comment { warnings.append("\(path) line \(number + 1): not UTF-8 text; ignored") }
+        continue
+      }
       let line = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
       let trimmed = line.trimmingCharacters(in: .whitespaces)
       guard !trimmed.isEmpty else { continue }

@@ -29,6 +29,12 @@ final class ConfigTests: XCTestCase {
     sid=no
 
     """.write(toFile: "\(home)/orb-player/orb-player.conf", atomically: true, encoding: .utf8)
+    // Latin-1 bytes, as an older editor writes "é": a comment that is not UTF-8 is still a comment, and a bad line
+    // costs only itself (one such byte made the whole file be ignored, without a word).
+    let file = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(home)/orb-player/orb-player.conf"))
+    try file.seekToEnd()
+    try file.write(contentsOf: Data("# r".utf8) + [0xE9] + Data("glages\nvolume".utf8) + [0xE9] + Data("=1\n".utf8))
+    try file.close()
     let clip = try MarkerAppTests.clip(seconds: 20)
     // The file mutes; `--no-mute` on the command line turns that off again.
     for (args, expected, muted) in [([String](), 2.0, true), (["--speed", "1", "--no-mute"], 1.0, false)] {
@@ -43,7 +49,8 @@ final class ConfigTests: XCTestCase {
       let settings = player.events.first { $0["event"] as? String == "settings" }
       XCTAssertEqual(settings?["muted"] as? Bool, muted, "args \(args): \(player.stdout)")
       let warnings = player.stderr.split(separator: "\n").filter { $0.contains("orb-player.conf line") }
-      XCTAssertEqual(warnings.count, 3, player.stderr)
+      XCTAssertEqual(warnings.count, 4, player.stderr)
+      XCTAssertTrue(warnings.contains { $0.contains("line 10") && $0.contains("not UTF-8") }, "\(warnings)")
       XCTAssertTrue(warnings.contains { $0.contains("line 3") && $0.contains("bogus") }, "\(warnings)")
       XCTAssertTrue(warnings.contains { $0.contains("line 4") && $0.contains("--speed") }, "\(warnings)")
       XCTAssertTrue(warnings.contains { $0.contains("line 5") && $0.contains("command line") }, "\(warnings)")
