@@ -79,6 +79,8 @@ final class MPRIS {
   /// The Volume and Rate last announced (or first seen): what the next PropertiesChanged compares with.
   private var lastVolume: Double?
   private var lastRate: Double?
+  /// A client asked to Stop, and nothing has played since.
+  private var stoppedByClient = false
 
   init(hooks: Hooks) {
     self.hooks = hooks
@@ -157,9 +159,18 @@ final class MPRIS {
     switch method {
     case "Raise": hooks.raise()
     case "Quit": hooks.quit()
-    case "PlayPause": hooks.playPause(nil)
-    case "Play": hooks.playPause(true)
-    case "Pause", "Stop": hooks.playPause(false)
+    case "PlayPause":
+      stoppedByClient = false
+      hooks.playPause(nil)
+    case "Play":
+      stoppedByClient = false
+      hooks.playPause(true)
+    case "Pause": hooks.playPause(false)
+    case "Stop":
+      // Paused at the start, and said to be stopped until played again (it was said to be paused).
+      hooks.playPause(false)
+      player?.seek(to: 0)
+      stoppedByClient = true
     case "Seek":
       if let player, let parameters {
         let child = g_variant_get_child_value(parameters, 0)
@@ -298,6 +309,8 @@ final class MPRIS {
 
   private func status(_ player: Player?) -> String {
     guard let player else { return "Stopped" }
+    if !player.isPaused { stoppedByClient = false }  // played again, by a key or the controls
+    if stoppedByClient { return "Stopped" }
     switch player.state {
     case .playing: return "Playing"
     case .paused, .loading: return player.isPaused ? "Paused" : "Playing"

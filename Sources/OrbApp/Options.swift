@@ -147,7 +147,7 @@ struct Options {
     defer { g_option_context_free(context) }
     g_option_context_set_summary(
       context,
-      "Plays a video file or stream. With no FILE|URL, plays the built-in test://bars.\n"
+      "Plays video files or streams, in order. With no FILE|URL, a welcome page to open or drop files on.\n"
         + "Built-in sources: test://bars (options: ?size=WxH&rate=FPS&duration=S).")
     g_option_context_add_main_entries(context, table.entries, nil)
     var argc = Int32(arguments.count)
@@ -428,7 +428,8 @@ private final class OptionTable {
     o.fullscreen = flag("fullscreen")
     if let text = string("geometry") {
       guard let g = Options.geometry(text) else {
-        return fail("--geometry must be WIDTHxHEIGHT or WIDTHxHEIGHT+X+Y, e.g. 1280x720+100+50")
+        return fail(
+          "--geometry must be WIDTHxHEIGHT or WIDTHxHEIGHT+X+Y, each side 16 to 16384 pixels, e.g. 1280x720+100+50")
       }
       o.geometry = g
     }

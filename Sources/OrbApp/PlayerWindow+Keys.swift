@@ -113,6 +113,11 @@ extension PlayerWindow {
 
   /// Saves the picture as shown (with its subtitles, without the controls) and says where.
   func takeScreenshot() {
+    // Sound with no cover: a black picture is no screenshot.
+    if let player, !player.hasVideo, player.state != .loading, cover == nil {
+      overlays.showMessage("No picture to save")
+      return log("no screenshot: nothing but sound plays")
+    }
     let name = windowTitle
     switch Screenshot.save(pictureLayer, name: name, position: player?.position ?? 0) {
     case .success(let path):

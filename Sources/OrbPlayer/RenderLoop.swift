@@ -42,10 +42,9 @@ struct RenderLoop {
       opened.seek(to: 0)
       player.clock.set(0)
       shared.withLock { $0.startsAt = 0 }
+      let (asked, end) = StatsText.clocks(player.startPosition, length)
       player.onEvent?(
-        .warning(
-          "the resume point \(StatsText.clock(player.startPosition)) is past the end "
-            + "(\(StatsText.clock(length))); starting from the beginning"))
+        .warning("the resume point \(asked) is past the end (\(end)); starting from the beginning"))
     }
     let clock = player.clock
     let onEvent = player.onEvent

@@ -93,4 +93,13 @@ public struct StatsText: Sendable {
     let s = max(0, Int(seconds))
     return String(format: "%d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60)
   }
+
+  /// `a` and `b` as `clock` writes them, with milliseconds where the seconds alone would read the same
+  /// ("0:00:06.500 is past the end (0:00:06.400)").
+  public static func clocks(_ a: Double, _ b: Double) -> (String, String) {
+    let (x, y) = (clock(a), clock(b))
+    guard x == y else { return (x, y) }
+    func fine(_ t: Double) -> String { clock(t) + String(format: ".%03d", Int((max(0, t) * 1000).rounded()) % 1000) }
+    return (fine(a), fine(b))
+  }
 }

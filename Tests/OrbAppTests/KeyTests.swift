@@ -193,6 +193,37 @@ final class KeyTests: XCTestCase {
 
   /// `s` writes the picture as shown, subtitles included and controls left out, into the Pictures folder, says
   /// where in an event, and a second one does not overwrite the first.
+  /// `s` on sound alone saves the cover when it has one, and nothing, saying so, when the window is only black (it
+  /// saved a black picture and said "Screenshot saved").
+  func testAScreenshotOfSoundIsItsCoverOrNothing() throws {
+    let home = NSTemporaryDirectory() + "orb-home-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: home) }
+    let tone = try TestMedia.path(
+      "tone-4s.m4a", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=4", "-c:a", "aac"])
+    let song = try Clips.song("song-cover-4s.m4a", cover: (400, 300), picture: "png", audio: "aac", seconds: 4)
+    for (file, saves) in [(tone, false), (song, true)] {
+      let title = "shot-sound-\(UUID().uuidString.prefix(6))"
+      let player = try start(
+        ["--paused", file], title: title, environment: ["HOME": home, "XDG_CONFIG_HOME": "\(home)/.config"])
+      usleep(1_000_000)
+      Screen.press("s", title: title)
+      usleep(800_000)
+      Screen.press("q", title: title)
+      XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+      let shot = player.events.first { $0["event"] as? String == "screenshot" }
+      if saves {
+        let path = try XCTUnwrap(shot?["path"] as? String, player.stdout)
+        let picture = try RGBImage(png: path)
+        let left = picture.pixel(x: picture.width / 4, y: picture.height / 2)
+        XCTAssertTrue(left.r > 200 && left.b < 60, "the cover's red half: \(left)")
+      } else {
+        XCTAssertNil(shot, player.stdout)
+        XCTAssertTrue(player.stderr.contains("no screenshot"), player.stderr)
+      }
+    }
+  }
+
   func testScreenshotSavesThePictureWithItsSubtitles() throws {
     let home = NSTemporaryDirectory() + "orb-home-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)

@@ -85,6 +85,14 @@ final class MPRISTests: XCTestCase {
     let micros = Int(position.split(separator: " ").last?.filter(\.isNumber) ?? "") ?? 0
     XCTAssertEqual(Double(micros) / 1e6, 12, accuracy: 0.2, position)
 
+    // Stop: stopped (not "Paused") at the start, until played again.
+    _ = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Player.Stop"])
+    XCTAssertTrue(
+      eventually { self.property(pid, "PlaybackStatus").contains("'Stopped'") }, property(pid, "PlaybackStatus"))
+    XCTAssertTrue(eventually { self.position(pid) < 0.2 }, "stopped at \(self.position(pid)) s")
+    _ = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Player.Play"])
+    XCTAssertTrue(eventually { self.property(pid, "PlaybackStatus").contains("'Playing'") })
+
     _ = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Quit"])
     XCTAssertEqual(player.wait(timeout: 15), 0)
     XCTAssertTrue(player.stdout.contains("\"reason\":\"user-quit\""), player.stdout)

@@ -6,6 +6,14 @@ import XCTest
 /// The stats overlay (`i`) says what an HDR tester needs to see.
 final class StatsTextTests: XCTestCase {
   /// An HLS master playlist: the overlay names the variant playing, not the first one listed.
+  /// Two times that read the same to the second are told apart by their milliseconds (a resume point past the end
+  /// by half a second read "0:00:06 is past the end (0:00:06)").
+  func testTimesThatReadTheSameShowTheirMilliseconds() {
+    XCTAssertTrue(StatsText.clocks(6.5, 6.4) == ("0:00:06.500", "0:00:06.400"))
+    XCTAssertTrue(StatsText.clocks(99, 3.02) == ("0:01:39", "0:00:03"))
+    XCTAssertTrue(StatsText.clocks(3725.25, 3725.0) == ("1:02:05.250", "1:02:05.000"))
+  }
+
   func testTheHLSVariantPlayingIsNamed() {
     func variant(_ index: Int, _ width: Int, _ height: Int, _ bits: Int64) -> VideoStreamInfo {
       VideoStreamInfo(
