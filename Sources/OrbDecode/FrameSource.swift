@@ -40,6 +40,9 @@ public protocol FrameSource: AnyObject, Sendable {
   func buffered(after position: Double) -> (seconds: Double?, atEnd: Bool)
   /// The picture a source of sound alone carries (a cover), to show while it plays; nil without one.
   var coverArt: CoverArt? { get }
+  /// Once it has read to its end: where its data stopped (media seconds, the furthest any stream reached), when
+  /// that is well before the length its header states (a download cut short); nil otherwise.
+  var endedShortAt: Double? { get }
 }
 
 /// What waiting for a frame came to.
@@ -116,5 +119,6 @@ extension FrameSource {
   public func failureExplanation() -> MediaError? { nil }
   public var isStarved: Bool { false }
   public var coverArt: CoverArt? { nil }
+  public var endedShortAt: Double? { nil }
   public func buffered(after position: Double) -> (seconds: Double?, atEnd: Bool) { (nil, true) }
 }

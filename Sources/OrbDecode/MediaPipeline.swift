@@ -152,6 +152,18 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
 
   public var coverArt: CoverArt? { media.coverArt }
 
+  public var endedShortAt: Double? {
+    guard let length = duration, length > 0 else { return nil }
+    let until = state.withLock { s -> Double? in
+      guard s.demuxAtEnd, s.readFailureCode == nil else { return nil }
+      return [s.videoDemuxedUntil, s.audioDemuxedUntil].compactMap { $0 }.max()
+    }
+    // Rounding, a last picture's length, a header that says a little more than the streams hold: a few seconds (or
+    // a fiftieth of a long film) short is not cut short.
+    guard let until, until < length - max(2, length / 50) else { return nil }
+    return until
+  }
+
   /// Whether the pipeline decodes video (it has a video stream, not given up).
   public var hasVideo: Bool { videoStream != nil && !state.withLock { $0.videoStopped } }
 

@@ -143,6 +143,7 @@ struct RenderLoop {
     var reconnects = RetrySchedule(budget: player.retryFor)
     var pictureBrokeAt: Double?
     var soundBrokeAt: Double?
+    var warnedShort = false  // that the file ends before its stated length: said once
     while true {
       let nothingInHand = pending == nil
       let step = shared.wait(
@@ -198,7 +199,7 @@ struct RenderLoop {
         let position = player.clock.time()
         if let last = soundBrokeAt, position > last + 1 { reconnects = RetrySchedule(budget: player.retryFor) }
         soundBrokeAt = position
-        if !sourceEnded(opened, reconnects: &reconnects) { return }
+        if !sourceEnded(opened, reconnects: &reconnects, warnedShort: &warnedShort) { return }
       case .rebuild(let redraw, let w, let h):
         do {
           try rebuildRing(renderer, width: w, height: h, redraw: redraw)
@@ -220,7 +221,7 @@ struct RenderLoop {
         case .timedOut: continue
         case .end:
           let made = reconnects.made
-          if !sourceEnded(opened, reconnects: &reconnects) { return }
+          if !sourceEnded(opened, reconnects: &reconnects, warnedShort: &warnedShort) { return }
           if reconnects.made > made && pictureBrokeAt == nil { pictureBrokeAt = player.clock.time() }
         }
       case .draw(let frame):
@@ -329,7 +330,7 @@ struct RenderLoop {
 
   /// The source gave its last frame: an end, a broken stream, or nothing to show at all. Returns whether the
   /// render thread goes on (false: it failed and stops).
-  private func sourceEnded(_ opened: FrameSource, reconnects: inout RetrySchedule) -> Bool {
+  private func sourceEnded(_ opened: FrameSource, reconnects: inout RetrySchedule, warnedShort: inout Bool) -> Bool {
     // A network stream that broke off is tried again from where it stopped, by the same rule as at the open; once the
     // tries are spent it is an error for the host, not an end.
     var broken = opened.health.readFailure.flatMap { $0.kind == .network ? $0 : nil }
@@ -366,7 +367,16 @@ struct RenderLoop {
       return .ended
     }
     switch outcome {
-    case .none, .ended:
+    case .none:
+      return true
+    case .ended:
+      // A file that ends well before the length its header states is said to be cut short: the host would otherwise
+      // hear a clean end half way and mark it watched.
+      if let until = opened.endedShortAt, let length = opened.duration, !warnedShort {
+        warnedShort = true
+        let (end, full) = StatsText.clocks(until, length)
+        player.onEvent?(.warning("the file ends at \(end) of the \(full) it says it lasts: it seems cut short"))
+      }
       return true
     case .noPictureWithSound:
       SoundAttachment(player: player).abandonVideo(opened)  // a broken video track is dropped; the sound plays

@@ -73,6 +73,29 @@ final class AppBadInputTests: XCTestCase {
     }
   }
 
+  /// A download cut short plays what it has and ends, and the host is warned that it ends before the length it
+  /// states (it heard a clean end half way, and would mark the episode watched); the whole file says nothing.
+  func testAFileCutShortSaysSo() throws {
+    try Screen.requireDisplay()
+    let whole = try RetryTests.longerClipWithSound()
+    let size = (try FileManager.default.attributesOfItem(atPath: whole)[.size] as? Int) ?? 0
+    let cut = try TestMedia.truncated(whole, bytes: size / 2)
+    for (file, short) in [(cut, true), (whole, false)] {
+      let player = try BackgroundPlayer(["--events-fd", "1", file])
+      XCTAssertEqual(player.wait(timeout: 30), 0, player.stderr)
+      let warning = player.events.first { ($0["message"] as? String ?? "").contains("seems cut short") }
+      let ended = player.events.last { $0["event"] as? String == "ended" }
+      XCTAssertEqual(ended?["reason"] as? String, "eof", player.stdout)
+      if short {
+        let message = try XCTUnwrap(warning?["message"] as? String, player.stdout)
+        XCTAssertTrue(message.contains("of the 0:00:06 it says it lasts"), message)
+        XCTAssertLessThan(ended?["position_ms"] as? Int ?? 9999, 4500, player.stdout)
+      } else {
+        XCTAssertNil(warning, player.stdout)
+      }
+    }
+  }
+
   func testCorruptPacketsAreSkippedAndPlaybackGoesOn() throws {
     let clean = try TestMedia.path(
       "h264-for-noise.mkv",
