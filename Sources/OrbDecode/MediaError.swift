@@ -55,6 +55,14 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
     if (st.st_mode & S_IFMT) == S_IFDIR {
       return MediaError(.unplayable, source: path, reason: "is a directory, not a media file")
     }
+    // A pipe or a device has no size to tell, and is not read (the player reads a file more than once and seeks in
+    // it): said for what it is, not called empty.
+    if (st.st_mode & S_IFMT) == S_IFIFO {
+      return MediaError(.unplayable, source: path, reason: "is a named pipe; only files and URLs can be played")
+    }
+    if (st.st_mode & S_IFMT) != S_IFREG {
+      return MediaError(.unplayable, source: path, reason: "is not a regular file; only files and URLs can be played")
+    }
     if st.st_size == 0 { return MediaError(.unplayable, source: path, reason: "empty file") }
     if access(path, R_OK) != 0 { return MediaError(.unplayable, source: path, reason: "permission denied") }
     return nil

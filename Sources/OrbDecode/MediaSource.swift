@@ -34,6 +34,13 @@ public final class MediaSource: @unchecked Sendable {
   /// A file on this machine (a path or a file:// URL), not a network stream.
   public var isLocal: Bool { Self.isLocal(source) }
   public static func isLocal(_ source: String) -> Bool { !source.contains("://") || source.hasPrefix("file://") }
+
+  /// A file:// URL as the path it names, escapes decoded (file managers and launchers pass them); anything else, or
+  /// a URL whose escapes are not UTF-8 (no path to give: it was opened as '', naming nothing), as it is.
+  public static func filePath(_ source: String) -> String {
+    guard source.hasPrefix("file://"), let path = URL(string: source)?.path, !path.isEmpty else { return source }
+    return path
+  }
   public let info: MediaInfo
   /// Cancels the source's blocking I/O (quit while connecting, a seek while a read waits on the network).
   public let cancellation: Cancellation
@@ -76,7 +83,7 @@ public final class MediaSource: @unchecked Sendable {
   ) throws {
     orb_av_log_quiet()
     // File managers and launchers may pass file:// URLs; FFmpeg wants the path, with escapes decoded.
-    let source = source.hasPrefix("file://") ? (URL(string: source)?.path ?? source) : source
+    let source = Self.filePath(source)
     self.source = source
     self.credentials = credentials
     self.cancellation = cancellation

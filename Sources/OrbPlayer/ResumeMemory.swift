@@ -1,4 +1,5 @@
 import Foundation
+import OrbDecode
 
 /// Where a person left off in their own local files: a file played for more than a minute and left before its last
 /// minutes is remembered (the position, the audio and subtitle tracks), keyed by its path and size, in
@@ -60,7 +61,7 @@ public struct ResumeMemory {
   /// a URL or a file that is not there.
   public static func key(for source: String) -> String? {
     guard !source.contains("://") || source.hasPrefix("file://") else { return nil }
-    let path = source.hasPrefix("file://") ? (URL(string: source)?.path ?? source) : source
+    let path = MediaSource.filePath(source)
     let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
     guard let size = (try? FileManager.default.attributesOfItem(atPath: absolute))?[.size] as? NSNumber else {
       return nil

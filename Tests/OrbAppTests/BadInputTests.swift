@@ -15,8 +15,14 @@ final class AppBadInputTests: XCTestCase {
     let clip = try TestMedia.path(
       "h264-moov-at-end.mp4",
       ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4", "-c:v", "libx264", "-preset", "ultrafast"])
+    // A named pipe has no size: it was called an empty file, and its writer left blocked.
+    let pipe = dir + "/pipe.mp4"
+    guard mkfifo(pipe, 0o644) == 0 else { throw TestMediaError("mkfifo \(pipe) failed") }
     return [
       Case(path: dir + "/missing.mkv", reason: "no such file"),
+      Case(path: pipe, reason: "is a named pipe"),
+      // Escapes that are not UTF-8 give no path: the message named nothing ('').
+      Case(path: "file://\(dir)/caf%E9.mp4", reason: "no such file"),
       Case(path: dir, reason: "is a directory"),
       Case(path: try TestMedia.file(named: "empty.mkv", contents: Data()), reason: "empty file"),
       Case(
