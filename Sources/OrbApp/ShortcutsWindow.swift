@@ -33,6 +33,9 @@ enum ShortcutsWindow {
     ),
   ]
 
+  /// Its title bar's words (it had the program's name).
+  static let title = "Keyboard shortcuts"
+
   /// Opens the window over `parent`.
   static func present(over parent: UnsafeMutablePointer<GtkWidget>) {
     func escape(_ s: String) -> String {
@@ -59,6 +62,16 @@ enum ShortcutsWindow {
     guard let window = gtk_builder_get_object(builder, "shortcuts") else { return }
     let widget: UnsafeMutablePointer<GtkWidget> = cast(UnsafeMutableRawPointer(window))
     gtk_window_set_transient_for(cast(raw(widget)), cast(raw(parent)))
+    gtk_window_set_title(cast(raw(widget)), title)
+    // `?` again (or q) closes it, before its search box takes the key as text; Escape closes it as GTK's own does.
+    let keys = gtk_event_controller_key_new()!
+    gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
+    Signals.keyPressed(raw(keys)) { keyval, _ in
+      guard keyval == GDK_KEY_question || keyval == GDK_KEY_q || keyval == GDK_KEY_Q else { return false }
+      gtk_window_close(cast(raw(widget)))
+      return true
+    }
+    gtk_widget_add_controller(widget, keys)
     gtk_window_present(cast(raw(widget)))
   }
 }

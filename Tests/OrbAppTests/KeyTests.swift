@@ -193,6 +193,22 @@ final class KeyTests: XCTestCase {
 
   /// `s` writes the picture as shown, subtitles included and controls left out, into the Pictures folder, says
   /// where in an event, and a second one does not overwrite the first.
+  /// `?` opens the list of keys, and `?` again closes it (its search box took the key as text, and kept the window).
+  func testQuestionMarkOpensAndClosesTheListOfKeys() throws {
+    let title = "keys-list-\(UUID().uuidString.prefix(6))"
+    let player = try start(["--paused", try Clips.moving(seconds: 3)], title: title)
+    defer { _ = player.wait(timeout: 1) }
+    usleep(500_000)
+    Screen.press("question", title: title)
+    XCTAssertNotNil(Screen.waitForWindow(title: "Keyboard shortcuts", timeout: 10), "the list of keys did not open")
+    Screen.press("question", title: "Keyboard shortcuts")
+    let deadline = Date(timeIntervalSinceNow: 5)
+    while Screen.geometry(title: "Keyboard shortcuts") != nil && Date() < deadline { usleep(100_000) }
+    XCTAssertNil(Screen.geometry(title: "Keyboard shortcuts"), "? did not close the list of keys")
+    Screen.press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+  }
+
   /// `s` on sound alone saves the cover when it has one, and nothing, saying so, when the window is only black (it
   /// saved a black picture and said "Screenshot saved").
   func testAScreenshotOfSoundIsItsCoverOrNothing() throws {
