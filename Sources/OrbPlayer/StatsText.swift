@@ -99,7 +99,10 @@ public struct StatsText: Sendable {
   public static func clocks(_ a: Double, _ b: Double) -> (String, String) {
     let (x, y) = (clock(a), clock(b))
     guard x == y else { return (x, y) }
-    func fine(_ t: Double) -> String { clock(t) + String(format: ".%03d", Int((max(0, t) * 1000).rounded()) % 1000) }
+    func fine(_ t: Double) -> String {
+      let ms = Int((max(0, t) * 1000).rounded())
+      return clock(Double(ms / 1000)) + String(format: ".%03d", ms % 1000)
+    }
     return (fine(a), fine(b))
   }
 }

@@ -12,6 +12,7 @@ final class StatsTextTests: XCTestCase {
     XCTAssertTrue(StatsText.clocks(6.5, 6.4) == ("0:00:06.500", "0:00:06.400"))
     XCTAssertTrue(StatsText.clocks(99, 3.02) == ("0:01:39", "0:00:03"))
     XCTAssertTrue(StatsText.clocks(3725.25, 3725.0) == ("1:02:05.250", "1:02:05.000"))
+    XCTAssertTrue(StatsText.clocks(6.9996, 6.5) == ("0:00:07.000", "0:00:06.500"), "rounded up to the next second")
   }
 
   func testTheHLSVariantPlayingIsNamed() {
