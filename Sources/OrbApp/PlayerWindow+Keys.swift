@@ -105,7 +105,7 @@ extension PlayerWindow {
         return overlays.showMessage(forward ? "This is the last chapter" : "This is the first chapter")
       }
       player.seek(to: chapters[index].start)
-      overlays.showMessage("Chapter \(index + 1)/\(chapters.count)" + (chapters[index].title.map { ": \($0)" } ?? ""))
+      overlays.showMessage(ChapterStep.name(chapters, index))
     default:
       break
     }

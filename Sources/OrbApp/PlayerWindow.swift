@@ -513,29 +513,28 @@ final class PlayerWindow {
     // Each stops at the end, at the next entry, or at an error (the window lingers on it; the host has heard the
     // last of this entry: a `state` or `settings` after the error said playback went on).
     MainLoop.every(milliseconds: 1000) { [weak self] in
-      guard let self, !self.finished, !self.failed, self.entrySerial == entry else { return false }
+      guard let self, self.reports(entry) else { return false }
       if let player = self.player { self.report.progress(player) }
       return true
     }
     let opening = Date()
     // A wait for data is told within a tenth of a second, with the position where it began or ended.
     MainLoop.every(milliseconds: 100) { [weak self] in
-      guard let self, !self.finished, !self.failed, self.entrySerial == entry, let player = self.player else {
-        return false
-      }
+      guard let self, self.reports(entry), let player = self.player else { return false }
       self.updateWaiting(player, since: opening)
       return true
     }
     MainLoop.every(milliseconds: 500) { [weak self] in
-      guard let self, !self.finished, !self.failed, self.entrySerial == entry, let player = self.player else {
-        return false
-      }
+      guard let self, self.reports(entry), let player = self.player else { return false }
       self.updateInhibit()
       self.report.settings(self.viewerSettings(player))
       if player.stats.presented > 0 { self.playlist.played() }
       return true
     }
   }
+
+  /// Whether entry `entry` still has things to tell: it is the one playing, and neither the end nor an error came.
+  private func reports(_ entry: Int) -> Bool { !finished && !failed && entrySerial == entry }
 
   var waitingShown = false
   /// GtkApplication's cookie while the screensaver and idle suspend are held off (0: not).

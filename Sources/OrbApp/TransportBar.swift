@@ -175,10 +175,7 @@ final class TransportBar {
     let width = Double(gtk_widget_get_width(slider))
     guard width > 0 else { return }
     let time = min(max(0, x / width), 1) * length
-    let index = chapters.lastIndex { $0.start <= time }
-    let chapter = index.map { i in
-      "\nChapter \(i + 1)/\(chapters.count)" + (chapters[i].title.map { ": \($0)" } ?? "") + " (Page Up/Down)"
-    }
+    let chapter = ChapterStep.playing(chapters, at: time).map { "\n\(ChapterStep.name(chapters, $0)) (Page Up/Down)" }
     gtk_widget_set_tooltip_text(slider, "\(StatsText.clock(time)) (Left/Right 5 s, Up/Down 60 s)\(chapter ?? "")")
   }
 

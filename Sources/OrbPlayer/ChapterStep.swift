@@ -12,9 +12,18 @@ public enum ChapterStep {
 
   /// The index in `chapters` (in order of their start) to go to from `position`, nil when there is none that way.
   public static func target(_ chapters: [ChapterInfo], from position: Double, forward: Bool) -> Int? {
-    let starts = chapters.map(\.start)
-    if forward { return starts.firstIndex { $0 > position + slack } }
-    guard let current = starts.lastIndex(where: { $0 <= position + slack }) else { return nil }
-    return position - starts[current] > threshold || current == 0 ? current : current - 1
+    if forward { return chapters.firstIndex { $0.start > position + slack } }
+    guard let current = playing(chapters, at: position) else { return nil }
+    return position - chapters[current].start > threshold || current == 0 ? current : current - 1
+  }
+
+  /// The index of the chapter `position` lies in: the last to start at or before it; nil before the first.
+  public static func playing(_ chapters: [ChapterInfo], at position: Double) -> Int? {
+    chapters.lastIndex { $0.start <= position + slack }
+  }
+
+  /// "Chapter 2/3: Middle" (without a title, "Chapter 2/3"), as the screen and the slider's tooltip name it.
+  public static func name(_ chapters: [ChapterInfo], _ index: Int) -> String {
+    "Chapter \(index + 1)/\(chapters.count)" + (chapters[index].title.map { ": \($0)" } ?? "")
   }
 }

@@ -123,10 +123,13 @@ public final class SubtitlePlayback: Sendable {
       return s.failed
     }
     guard current else { return }
-    let usable = tracks.enumerated().filter { !failed.contains($0.offset + 1) }
-    let fallback =
-      usable.first(where: { $0.element.isForced }) ?? usable.first(where: { $0.element.isDefault })
-    select(fallback.map { $0.offset + 1 })
+    // The start's own rule, with the tracks that failed no longer forced or default.
+    var candidates = tracks
+    for track in failed {
+      candidates[track - 1].isForced = false
+      candidates[track - 1].isDefault = false
+    }
+    select(SubtitleChoice.initial(candidates, request: .automatic, files: []))
   }
 
   /// The next track, after the last one none, after none the first (a file that could not be read is passed over);
