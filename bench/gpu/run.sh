@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# The renderer on a real GPU, headless: runs on a machine with an NVIDIA GPU (or any Vulkan GPU) and none of the
+# player's packages, from the bundle that bench/gpu/pack.sh makes here. Prints what it measures and writes it to
+# OUT (default /tmp/orb-gpu-out): log.txt (everything), bench.jsonl (one `--benchmark` JSON line a run, with the
+# clip, size and run number added) and the `--frame-at` stills as PNGs, for bench/gpu/compare.sh to hold against
+# the same stills drawn here.
+#
+#   bench/gpu/run.sh BUNDLE.tar.xz [OUT]
+#
+# Finds the Vulkan driver's manifest (VK_DRIVER_FILES if set, else NVIDIA's in the usual places) and the folder of
+# the driver's libraries, and runs the bundled player with the bundled loader so that only the driver comes from
+# that machine. Each step has a time limit and a failed step does not stop the others.
+set -u
+BUNDLE="${1:?usage: bench/gpu/run.sh BUNDLE.tar.xz [OUT]}"
+OUT="${2:-${OUT:-/tmp/orb-gpu-out}}"
+RUNS="${ORB_GPU_RUNS:-3}"
+mkdir -p "$OUT"
+exec > >(tee "$OUT/log.txt") 2>&1
+
+step() { echo; echo "== $*"; }
+DIR=/tmp/orb-gpu
+rm -rf "$DIR" && mkdir -p "$DIR" && tar -xJf "$BUNDLE" -C "$DIR" || { echo "cannot unpack $BUNDLE"; exit 1; }
+
+step "machine"
+uname -srm
+sed -n 's/^PRETTY_NAME=//p' /etc/os-release
+nproc
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1
+ls /dev/nvidia* /dev/dri 2>&1 | tr '\n' ' '
+echo
+
+step "Vulkan driver"
+icd="${VK_DRIVER_FILES:-}"
+if [ -z "$icd" ]; then
+  for f in /usr/local/nvidia/share/vulkan/icd.d/nvidia_icd*.json /usr/share/vulkan/icd.d/nvidia_icd*.json \
+    /etc/vulkan/icd.d/nvidia_icd*.json /usr/local/share/vulkan/icd.d/nvidia_icd*.json; do
+    [ -f "$f" ] && { icd="$f"; break; }
+  done
+fi
+[ -n "$icd" ] || icd="$(find /usr /etc /opt -maxdepth 6 -name 'nvidia_icd*.json' 2>/dev/null | head -n1)"
+echo "manifest: ${icd:-none found}"
+[ -n "$icd" ] && cat "$icd"
+export VK_DRIVER_FILES="$icd"
+lib="$(ldconfig -p | sed -n 's/.*libGLX_nvidia.so.0 .*=> //p' | head -n1)"
+[ -n "$lib" ] || lib="$(find /usr/local/nvidia /usr/lib /usr/lib64 -maxdepth 3 -name libGLX_nvidia.so.0 2>/dev/null | head -n1)"
+DRIVER_DIRS="$(dirname "${lib:-/usr/local/nvidia/lib64/x}")"
+for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu; do
+  [ -d "$d" ] && DRIVER_DIRS="$DRIVER_DIRS:$d"
+done
+echo "driver libraries: $DRIVER_DIRS"
+echo "stand-ins: $(tr '\n' ' ' <"$DIR/lib/STUBS")"
+
+player() {
+  timeout "${LIMIT:-120}" "$DIR/lib/ld-linux-x86-64.so.2" --library-path "$DIR/lib:$DRIVER_DIRS" \
+    "$DIR/bin/orb-player" "$@"
+}
+
+step "orb-player --version"
+player --version
+step "--probe sdr"
+player --probe "$DIR/media/sdr.mp4"
+
+: >"$OUT/bench.jsonl"
+bench() { # bench NAME SIZE
+  local i line
+  for ((i = 1; i <= RUNS; i++)); do
+    line="$(player --benchmark --size "$2" "$DIR/media/$1")" || { echo "benchmark $1 $2 failed"; return; }
+    echo "$1 $2 run $i: $line"
+    echo "{\"clip\":\"$1\",\"size\":\"$2\",\"run\":$i,\"result\":$line}" >>"$OUT/bench.jsonl"
+  done
+}
+step "--benchmark (decode + render every frame; 16x16 is decoding with almost no drawing)"
+for clip in sdr.mp4 sdr60.mp4 hdr.mkv uhd.mkv; do
+  bench "$clip" 1280x720
+  bench "$clip" 16x16
+done
+bench hdr.mkv 1920x1080
+bench uhd.mkv 3840x2160
+
+step "--frame-at stills"
+for still in sdr.mp4:1280x720 hdr.mkv:1280x720 uhd.mkv:1920x1080 hlg.mkv:1280x720 wide.mkv:1280x720; do
+  clip="${still%%:*}"
+  player --frame-at 2 --size "${still#*:}" --output "$OUT/${clip%%.*}.png" "$DIR/media/$clip" &&
+    echo "$clip at 2 s, ${still#*:}: $(stat -c %s "$OUT/${clip%%.*}.png") bytes"
+done
+step "done"
