@@ -46,7 +46,10 @@ WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 stubs=(libicudata.so.72 libcodec2.so.1.0 libx265.so.199 libx264.so.164 librsvg-2.so.2 libSvtAv1Enc.so.1 libaom.so.3
   libjxl.so.0.7 libvpx.so.7 librav1e.so.0)
-python3 bench/gpu/bundle.py "$BIN" "$WORK/orb" "${stubs[@]/#/--stub=}" --add=libGLdispatch.so.0 || die
+# NVIDIA's Vulkan driver opens GLVND's libEGL as it starts (without it, it answers no vkCreateInstance), and its
+# libraries need librt, which the player does not load: from here, to match the packed C library.
+added=(libEGL.so.1 libGLX.so.0 libGLdispatch.so.0 librt.so.1)
+python3 bench/gpu/bundle.py "$BIN" "$WORK/orb" "${stubs[@]/#/--stub=}" "${added[@]/#/--add=}" || die
 mkdir -p "$WORK/orb/media"
 cp "$SDRA" "$WORK/orb/media/sdr.mp4"
 cp "$SDR60" "$WORK/orb/media/sdr60.mp4"

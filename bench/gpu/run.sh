@@ -2,8 +2,8 @@
 # The renderer on a real GPU, headless: runs on a machine with an NVIDIA GPU (or any Vulkan GPU) and none of the
 # player's packages, from the bundle that bench/gpu/pack.sh makes here. Prints what it measures and writes it to
 # OUT (default /tmp/orb-gpu-out): log.txt (everything), bench.jsonl (one `--benchmark` JSON line a run, with the
-# clip, size and run number added) and the `--frame-at` stills as PNGs, for bench/gpu/compare.sh to hold against
-# the same stills drawn here.
+# clip, size and run number added), the `--frame-at` stills as PNGs and stills.txt (what each one is), for
+# bench/gpu/report.py to hold against the same stills drawn here.
 #
 #   bench/gpu/run.sh BUNDLE.tar.xz [OUT]
 #
@@ -45,9 +45,16 @@ lib="$(ldconfig -p | sed -n 's/.*libGLX_nvidia.so.0 .*=> //p' | head -n1)"
 [ -n "$lib" ] || lib="$(find /usr/local/nvidia /usr/lib /usr/lib64 -maxdepth 3 -name libGLX_nvidia.so.0 2>/dev/null | head -n1)"
 DRIVER_DIRS="$(dirname "${lib:-/usr/local/nvidia/lib64/x}")"
 for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu; do
-  [ -d "$d" ] && DRIVER_DIRS="$DRIVER_DIRS:$d"
+  [ -d "$d" ] && [[ ":$DRIVER_DIRS:" != *":$d:"* ]] && DRIVER_DIRS="$DRIVER_DIRS:$d"
 done
 echo "driver libraries: $DRIVER_DIRS"
+# The driver starts GLVND's EGL (packed), which looks for its vendor's manifest.
+if [ -z "${__EGL_VENDOR_LIBRARY_FILENAMES:-}" ]; then
+  for f in /usr/local/nvidia/share/glvnd/egl_vendor.d/10_nvidia.json /usr/share/glvnd/egl_vendor.d/10_nvidia.json; do
+    [ -f "$f" ] && { export __EGL_VENDOR_LIBRARY_FILENAMES="$f"; break; }
+  done
+fi
+echo "EGL vendor: ${__EGL_VENDOR_LIBRARY_FILENAMES:-none found}"
 echo "stand-ins: $(tr '\n' ' ' <"$DIR/lib/STUBS")"
 
 player() {
@@ -57,6 +64,14 @@ player() {
 
 step "orb-player --version"
 player --version
+step "Vulkan check"
+if ! player --benchmark --benchmark-seconds 0.2 --size 16x16 "$DIR/media/hlg.mkv"; then
+  echo "no Vulkan device: what the loader and the dynamic linker say (all of it in $OUT/ld.txt)"
+  VK_LOADER_DEBUG=error,warn,driver LD_DEBUG=libs player --benchmark --benchmark-seconds 0.2 --size 16x16 \
+    "$DIR/media/hlg.mkv" >"$OUT/ld.txt" 2>&1
+  grep -E "ERROR|error|cannot|DRIVER" "$OUT/ld.txt" | grep -v "search path" | tail -40
+  exit 1
+fi
 step "--probe sdr"
 player --probe "$DIR/media/sdr.mp4"
 
@@ -77,10 +92,12 @@ done
 bench hdr.mkv 1920x1080
 bench uhd.mkv 3840x2160
 
-step "--frame-at stills"
+step "--frame-at stills (listed in stills.txt: PNG, clip, seconds, size)"
+: >"$OUT/stills.txt"
 for still in sdr.mp4:1280x720 hdr.mkv:1280x720 uhd.mkv:1920x1080 hlg.mkv:1280x720 wide.mkv:1280x720; do
-  clip="${still%%:*}"
-  player --frame-at 2 --size "${still#*:}" --output "$OUT/${clip%%.*}.png" "$DIR/media/$clip" &&
-    echo "$clip at 2 s, ${still#*:}: $(stat -c %s "$OUT/${clip%%.*}.png") bytes"
+  clip="${still%%:*}" size="${still#*:}"
+  if player --frame-at 2 --size "$size" --output "$OUT/${clip%%.*}.png" "$DIR/media/$clip"; then
+    echo "${clip%%.*}.png $clip 2 $size" | tee -a "$OUT/stills.txt"
+  fi
 done
 step "done"
