@@ -13,8 +13,9 @@ let package = Package(
     .systemLibrary(name: "CPipeWire", pkgConfig: "libpipewire-0.3"),
     // Guesses the character set of legacy (non-UTF-8) subtitle files.
     .systemLibrary(name: "CUchardet", pkgConfig: "uchardet"),
-    .target(name: "OrbDecode", dependencies: ["CFFmpeg", "CUchardet"]),
-    // Per-pixel loops in plain C, where Swift's checked conversions cost more than the work (HDR tone mapping).
+    .target(name: "OrbDecode", dependencies: ["CFFmpeg", "CUchardet", "COrbPixels"]),
+    // Per-pixel loops in plain C, where Swift's checked conversions cost more than the work (HDR tone mapping,
+    // deinterlacing).
     .target(name: "COrbPixels"),
     .target(name: "OrbRender", dependencies: ["CVulkan", "CFFmpeg", "COrbPixels", "OrbDecode"]),
     // Audio DSP in plain Swift (time-stretch, EQ, night mode, remap, volume): no PipeWire, no GTK.
@@ -37,7 +38,7 @@ let package = Package(
     ),
     // Generated media, the built binary and PNG reading, shared by the test targets.
     .target(name: "OrbTestSupport", path: "Tests/OrbTestSupport"),
-    .testTarget(name: "OrbDecodeTests", dependencies: ["OrbDecode", "OrbTestSupport"]),
+    .testTarget(name: "OrbDecodeTests", dependencies: ["OrbDecode", "COrbPixels", "OrbTestSupport"]),
     .testTarget(name: "OrbRenderTests", dependencies: ["OrbRender", "OrbDecode", "COrbPixels", "OrbTestSupport"]),
     .testTarget(name: "OrbPlayerTests", dependencies: ["OrbPlayer", "OrbDecode", "OrbRender", "OrbTestSupport"]),
     .testTarget(name: "OrbDSPTests", dependencies: ["OrbDSP"]),

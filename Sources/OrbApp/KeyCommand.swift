@@ -1,4 +1,5 @@
 import CGtk
+import OrbDecode
 
 /// What a key asks for (mpv's keys where mpv has one): the key map, apart from what carrying it out takes.
 /// Thread-safety: a value type.
@@ -32,6 +33,8 @@ enum KeyCommand: Equatable {
   case toggleLoop
   /// Page Down / Page Up: the next chapter, or back to this one's start or the one before (`ChapterStep`).
   case chapter(forward: Bool)
+  /// `d`: deinterlace pictures marked interlaced, then every picture, then none.
+  case cycleDeinterlace
 
   /// - Parameter shift: whether Shift is held (Shift+Left/Right seek one second).
   init?(keyval: guint, shift: Bool = false) {
@@ -64,9 +67,19 @@ enum KeyCommand: Equatable {
     case GDK_KEY_z: self = .subtitleDelay(-0.1)
     case GDK_KEY_x: self = .subtitleDelay(0.1)
     case GDK_KEY_L: self = .toggleLoop
+    case GDK_KEY_d: self = .cycleDeinterlace
     case GDK_KEY_Page_Down, GDK_KEY_KP_Page_Down: self = .chapter(forward: true)
     case GDK_KEY_Page_Up, GDK_KEY_KP_Page_Up: self = .chapter(forward: false)
     default: return nil
+    }
+  }
+
+  /// The mode `d` turns to from `mode`, and what the screen says of it.
+  static func deinterlace(after mode: DeinterlaceMode) -> (mode: DeinterlaceMode, message: String) {
+    switch mode {
+    case .auto: return (.yes, "Deinterlace: every picture")
+    case .yes: return (.no, "Deinterlace: off")
+    case .no: return (.auto, "Deinterlace: pictures marked interlaced")
     }
   }
 

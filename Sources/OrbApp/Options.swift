@@ -78,6 +78,8 @@ struct Options {
   var benchmark = false
   var benchmarkSeconds: Double?
   var videoOutput = VideoOutput.auto
+  /// `--deinterlace`: which pictures are deinterlaced (`d` cycles it).
+  var deinterlace = DeinterlaceMode.auto
   var paused = false
   /// `--loop`: each entry plays again from its start when it ends, until quit (`L` toggles it).
   var loop = false
@@ -235,7 +237,11 @@ private final class OptionTable {
     Spec(name: "events-fd", kind: .int, help: "Write JSON event lines to this file descriptor", argHelp: "N"),
     Spec(
       name: "video-output", kind: .string,
-      help: "How frames reach the window: auto, zero-copy (GL import) or memory", argHelp: "PATH"),
+      help: "How frames reach the window: auto, zero-copy (GL import) or memory", argHelp: "auto|zero-copy|memory"),
+    Spec(
+      name: "deinterlace", kind: .string,
+      help: "Deinterlace pictures marked interlaced (auto), every picture (yes) or none (no); d cycles",
+      argHelp: "auto|yes|no"),
     Spec(name: "probe", kind: .flag, help: "Print the streams as JSON and exit (no window)", argHelp: nil),
     Spec(
       name: "frame-at", kind: .double, help: "Write the frame at this time to --output as PNG (no window)",
@@ -463,6 +469,10 @@ private final class OptionTable {
         return fail("--video-output must be auto, zero-copy or memory")
       }
       o.videoOutput = output
+    }
+    if let name = string("deinterlace") {
+      guard let mode = DeinterlaceMode(rawValue: name) else { return fail("--deinterlace must be auto, yes or no") }
+      o.deinterlace = mode
     }
     o.version = flag("version")
     o.probe = flag("probe")

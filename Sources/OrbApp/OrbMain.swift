@@ -39,13 +39,13 @@ enum OrbMain {
           source: source, at: seconds, size: options.size, output: output,
           credentials: options.credentials(for: source),
           toneMapping: options.toneMapping, subtitles: options.subtitles, subtitleFiles: options.subtitleFiles,
-          variant: options.variant ?? .highest)
+          variant: options.variant ?? .highest, deinterlace: options.deinterlace)
         return 0
       }
       if options.benchmark {
         let result = try Benchmark.run(
           source: source, size: options.size ?? (1280, 720), credentials: options.credentials(for: source),
-          maxSeconds: options.benchmarkSeconds, toneMapping: options.toneMapping)
+          maxSeconds: options.benchmarkSeconds, toneMapping: options.toneMapping, deinterlace: options.deinterlace)
         let encoder = JSONEncoder()
         encoder.keyEncodingStrategy = .convertToSnakeCase
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

@@ -47,6 +47,12 @@ extension PlayerWindow {
     case .toggleLoop:
       looping.toggle()
       overlays.showMessage(looping ? "Loop: on" : "Loop: off")
+    case .cycleDeinterlace:
+      let (mode, message) = KeyCommand.deinterlace(after: deinterlacing)
+      deinterlacing = mode
+      player?.setDeinterlace(mode)
+      overlays.showMessage(message)
+      log(message)
     case .nextAudioTrack, .frameStep, .slower, .faster, .normalSpeed, .toggleMute, .volume, .seek, .nextSubtitleTrack,
       .subtitleDelay, .chapter:
       guard let player else { return }
@@ -146,7 +152,8 @@ extension PlayerWindow {
             ? nil
             : (s.current.map { "\($0)/\(s.tracks.count) \(s.tracks[$0 - 1].displayName)" } ?? "off")
               + (s.delay != 0 ? String(format: ", delay %+.1f s", s.delay) : "")
-        }, position: player.position, duration: player.duration, video: player.videoStream
+        }, position: player.position, duration: player.duration, video: player.videoStream,
+        deinterlace: player.deinterlace
       ).lines.joined(separator: "\n")
     }
   }

@@ -46,6 +46,8 @@ final class PlayerWindow {
   var carried: (speed: Double, sound: DSPSettings)?
   /// `--loop`, or `L`: an entry that ends plays again from its start.
   lazy var looping = options.loop
+  /// `--deinterlace`, or `d`: which pictures are deinterlaced, for every entry.
+  lazy var deinterlacing = options.deinterlace
   /// The entry's own title and artist tags, once it is open ("Title — Artist"), as mpv and Celluloid name a window;
   /// nil without a title tag (the file's name then).
   var mediaTitle: String?
@@ -88,7 +90,7 @@ final class PlayerWindow {
     EarlyOpen.Request(
       source: source, start: startPosition(),
       audio: options.noAudio ? nil : MediaPipeline.AudioRequest(track: options.audioTrack),
-      variant: options.variant ?? screen)
+      variant: options.variant ?? screen, deinterlace: deinterlacing)
   }
 
   /// Runs the GTK main loop until the window closes; returns the process exit status.
@@ -499,7 +501,7 @@ final class PlayerWindow {
           isMuted: options.mute),
       toneMapping: options.toneMapping, subtitleFiles: options.subtitleFiles, subtitles: options.subtitles,
       subtitleDelay: options.subtitleDelay, retryFor: options.retryFor, variant: request.variant,
-      cpuConversion: options.videoOutput == .auto, memoryPixelOrder: memoryPixelOrder,
+      deinterlace: request.deinterlace, cpuConversion: options.videoOutput == .auto, memoryPixelOrder: memoryPixelOrder,
       earlyOpen: takeEarlyOpen(), timedFromLaunch: playingLaunch && !madePlayer,
       onEvent: { [unowned self] event in
         // An entry that has gone may still speak (a failure as the next one starts): only the current one is heard.

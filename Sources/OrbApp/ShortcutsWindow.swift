@@ -28,7 +28,7 @@ enum ShortcutsWindow {
       "Window",
       [
         ("Fullscreen", "f"), ("Leave fullscreen, else quit", "Escape"), ("Quit", "q"), ("Stats overlay", "i"),
-        ("Screenshot to Pictures", "s"), ("This list", "question"),
+        ("Screenshot to Pictures", "s"), ("Deinterlace: marked pictures, all, none", "d"), ("This list", "question"),
       ]
     ),
   ]

@@ -43,6 +43,8 @@ public protocol FrameSource: AnyObject, Sendable {
   /// Once it has read to its end: where its data stopped (media seconds, the furthest any stream reached), when
   /// that is well before the length its header states (a download cut short); nil otherwise.
   var endedShortAt: Double? { get }
+  /// Which pictures are deinterlaced, from the next one decoded (`DeinterlaceMode`).
+  func setDeinterlace(_ mode: DeinterlaceMode)
 }
 
 /// What waiting for a frame came to.
@@ -90,6 +92,9 @@ public protocol SoundSource: AnyObject, Sendable {
 }
 
 extension FrameSource {
+  /// A source of whole pictures has nothing to deinterlace.
+  public func setDeinterlace(_ mode: DeinterlaceMode) {}
+
   /// Why no picture came from the source named `source` (at `seconds`, when one was asked for), in the one order
   /// every mode gives it: a picture too large, a failure the source can explain, sound alone, nothing decodable,
   /// else the end came before that time. May ask a server again: call it from a worker thread.

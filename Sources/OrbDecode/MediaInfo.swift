@@ -78,6 +78,12 @@ public struct VideoStreamInfo: Sendable, Encodable {
   public var isDefault: Bool
   /// An HLS variant's advertised bandwidth (bits/s), for a stream of a master playlist.
   public var variantBitrate: Int64? = nil
+  /// How its pictures were scanned, as the stream says: "progressive", or interlaced with the top field first
+  /// ("tt", or "tb": coded bottom first) or the bottom field first ("bb", "bt"); "unknown" where it does not say.
+  public var fieldOrder = "unknown"
+
+  /// Whether the stream says its pictures are interlaced.
+  public var isInterlaced: Bool { ["tt", "bb", "tb", "bt"].contains(fieldOrder) }
 
   public struct EffectiveColor: Sendable, Encodable {
     public var matrix: String
@@ -101,8 +107,9 @@ public struct VideoStreamInfo: Sendable, Encodable {
     sampleAspectRatio: String, rotation: Int, displayWidth: Int, displayHeight: Int, pixelFormat: String,
     bitDepth: Int, colorPrimaries: String, colorTransfer: String, colorMatrix: String, colorRange: String,
     effectiveColor: EffectiveColor, mastering: HDRMetadata.Mastering?, maxCll: Int?, maxFall: Int?,
-    frameCount: Int64?, isDefault: Bool, variantBitrate: Int64? = nil
+    frameCount: Int64?, isDefault: Bool, variantBitrate: Int64? = nil, fieldOrder: String = "unknown"
   ) {
+    self.fieldOrder = fieldOrder
     self.index = index
     self.codec = codec
     self.profile = profile

@@ -38,22 +38,25 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
   public convenience init(
     source: String, credentials: Credentials = .none, start: Double = 0, audio: AudioRequest? = nil,
     reconnect: Bool = true,
-    cancellation: Cancellation = Cancellation(), limit: PictureLimit = .standard, variant: VariantChoice = .highest
+    cancellation: Cancellation = Cancellation(), limit: PictureLimit = .standard, variant: VariantChoice = .highest,
+    deinterlace: DeinterlaceMode = .auto
   ) throws {
     try self.init(
       media: MediaSource(
         source, credentials: credentials, reconnect: reconnect, cancellation: cancellation, limit: limit),
-      start: start, audio: audio, variant: variant)
+      start: start, audio: audio, variant: variant, deinterlace: deinterlace)
   }
 
-  public init(media: MediaSource, start: Double = 0, audio: AudioRequest? = nil, variant: VariantChoice = .highest)
-    throws
-  {
+  public init(
+    media: MediaSource, start: Double = 0, audio: AudioRequest? = nil, variant: VariantChoice = .highest,
+    deinterlace: DeinterlaceMode = .auto
+  ) throws {
     let choice = try TrackChoice(media: media, audio: audio, variant: variant)
     let video = choice.video
     notices = choice.notices
     core = PipelineCore(
-      media: media, video: video, audio: choice.audio, audioRate: audio?.sampleRate ?? 48000, start: start)
+      media: media, video: video, audio: choice.audio, audioRate: audio?.sampleRate ?? 48000, start: start,
+      deinterlace: deinterlace)
     duration = media.info.durationMs.map { Double($0) / 1000 }
     // Discard what we never decode, so the demuxer skips it cheaply.
     for i in 0..<Int(media.context.pointee.nb_streams) where i != video?.index && i != choice.audio?.index {
@@ -149,6 +152,8 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
 
   /// Whether `close` was called.
   public var isClosed: Bool { core.isClosed }
+
+  public func setDeinterlace(_ mode: DeinterlaceMode) { state.withLock { $0.deinterlace = mode } }
 
   public var coverArt: CoverArt? { media.coverArt }
 

@@ -373,7 +373,19 @@ public final class MediaSource: @unchecked Sendable {
         transfer: color.transfer.rawValue),
       mastering: mastering, maxCll: light?.0, maxFall: light?.1,
       frameCount: st.pointee.nb_frames > 0 ? st.pointee.nb_frames : nil, isDefault: isDefault,
-      variantBitrate: variant)
+      variantBitrate: variant, fieldOrder: Self.fieldOrder(par.field_order))
+  }
+
+  /// FFmpeg's field order in `VideoStreamInfo.fieldOrder`'s words.
+  static func fieldOrder(_ order: AVFieldOrder) -> String {
+    switch order {
+    case AV_FIELD_PROGRESSIVE: return "progressive"
+    case AV_FIELD_TT: return "tt"
+    case AV_FIELD_BB: return "bb"
+    case AV_FIELD_TB: return "tb"
+    case AV_FIELD_BT: return "bt"
+    default: return "unknown"
+    }
   }
 
   /// FFmpeg's counter-clockwise display-matrix angle as degrees clockwise, snapped to a quarter turn.

@@ -65,6 +65,8 @@ struct PipelineState {
   var demuxAtEnd = false
   var decodedPictures = 0
   var decodedAudioFrames = 0
+  /// Which pictures the video decode thread deinterlaces, from the next one decoded.
+  var deinterlace = DeinterlaceMode.auto
   var refusedPictures: String?
   var currentAudio: AudioStreamInfo?
   /// Set by `switchAudio`; the audio thread opens its decoder at the next flush.
@@ -122,7 +124,10 @@ final class PipelineCore: Sendable {
   let audioChunks: BoundedQueue<AudioItem>
   let state: Locked<PipelineState>
 
-  init(media: MediaSource, video: VideoStreamInfo?, audio: AudioStreamInfo?, audioRate: Int, start: Double) {
+  init(
+    media: MediaSource, video: VideoStreamInfo?, audio: AudioStreamInfo?, audioRate: Int, start: Double,
+    deinterlace: DeinterlaceMode = .auto
+  ) {
     self.media = media
     videoStream = video
     // Raw elementary streams (.h264, .hevc, .m4v): the demuxer says so, or probing found no timestamp at all.
@@ -138,6 +143,7 @@ final class PipelineCore: Sendable {
     videoTimeBase = video.flatMap { media.parameters[$0.index]?.timeBase } ?? AVRational(num: 1, den: 1)
     var initial = PipelineState()
     initial.currentAudio = audio
+    initial.deinterlace = deinterlace
     if start > 0 {
       initial.pendingSeek = start
       initial.generation = 1

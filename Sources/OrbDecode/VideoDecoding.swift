@@ -28,6 +28,18 @@ struct VideoDecoding {
     // The opening's first picture, decoded on its own (`QuickFirstPicture`) ahead of the decoder's reordering
     // delay: until the decoder's own copy of it has come out, that copy is dropped.
     var quick = QuickFirstPicture(decoder: decoder, parameters: media.parameters[stream.index], limit: media.limit)
+    // Interlaced pictures become one whole picture per field (`Deinterlacer`), each a half of the picture's time.
+    var fields = Deinterlacer()
+    func show(_ picture: Deinterlacer.Timed) {
+      guard
+        let video = converter.makeFrame(
+          picture.frame, stream: stream, time: picture.time, duration: picture.duration, generation: current)
+      else { return }
+      if let before = lookahead.offer(video, time: picture.time, duration: picture.duration) {
+        before.picture.settle(duration: before.duration)
+      }
+      for ready in hold.offer(video, time: picture.time) { core.frames.push(.frame(ready)) }
+    }
     func deliver(_ frame: UnsafeMutablePointer<AVFrame>) {
       if let refusal = media.limit.refusal(width: Int(frame.pointee.width), height: Int(frame.pointee.height)) {
         // The stream grew past the limit mid-way: its pictures are skipped, never uploaded.
@@ -38,17 +50,15 @@ struct VideoDecoding {
       let (time, duration) = timing.place(
         stamped: core.untimed ? nil : core.seconds(frame, timeBase),
         ownDuration: Double(frame.pointee.pkt_duration) * av_q2d(timeBase))
-      core.state.withLock { $0.decodedPictures += 1 }
+      let mode = core.state.withLock {
+        $0.decodedPictures += 1
+        return $0.deinterlace
+      }
       guard let picture = av_frame_alloc() else { return }
       av_frame_move_ref(picture, frame)
-      guard
-        let video = converter.makeFrame(
-          picture, stream: stream, time: time, duration: duration, generation: current)
-      else { return }
-      if let before = lookahead.offer(video, time: time, duration: duration) {
-        before.picture.settle(duration: before.duration)
+      for ready in fields.offer(Deinterlacer.Timed(frame: picture, time: time, duration: duration), mode: mode) {
+        show(ready)
       }
-      for ready in hold.offer(video, time: time) { core.frames.push(.frame(ready)) }
     }
     DecodeLoop(core: core, queue: core.videoPackets, taken: \.videoTakenAt).run(
       decoder,
@@ -58,6 +68,7 @@ struct VideoDecoding {
         hold.restart(at: t)
         timing.restart()
         lookahead.restart()
+        fields.reset()
         quick.cancel()  // a seek's target is seldom its key picture: only the opening's first picture goes ahead
         return nil
       },
@@ -65,6 +76,7 @@ struct VideoDecoding {
         if quick.admits(frame) { deliver(frame) } else { av_frame_unref(frame) }
       },
       finish: { g in
+        for last in fields.finish() { show(last) }
         _ = lookahead.finish()  // the last picture keeps its own duration
         if let last = hold.finish() { core.frames.push(.frame(last)) }
         core.frames.push(.end(generation: g))
@@ -92,5 +104,6 @@ struct VideoDecoding {
           if time.map({ $0 >= target }) ?? true { skipUntil = nil }  // past the target: every picture counts
         }
       })
+    fields.reset()  // pictures kept for a stream that stopped before its end
   }
 }

@@ -18,11 +18,16 @@ public final class EarlyOpen: Sendable {
     public var audio: MediaPipeline.AudioRequest?
     /// Matters only for a master playlist (a local .m3u8).
     public var variant: VariantChoice
-    public init(source: String, start: Double, audio: MediaPipeline.AudioRequest?, variant: VariantChoice) {
+    public var deinterlace: DeinterlaceMode
+    public init(
+      source: String, start: Double, audio: MediaPipeline.AudioRequest?, variant: VariantChoice,
+      deinterlace: DeinterlaceMode = .auto
+    ) {
       self.source = source
       self.start = start
       self.audio = audio
       self.variant = variant
+      self.deinterlace = deinterlace
     }
   }
 
@@ -112,7 +117,7 @@ public final class EarlyOpen: Sendable {
     startThread(named: "orb-early-open") {
       let opened = try? MediaOpener.open(
         request.source, credentials: credentials, start: request.start, audio: request.audio, reconnect: false,
-        cancellation: cancellation, limit: Self.limit, variant: request.variant)
+        cancellation: cancellation, limit: Self.limit, variant: request.variant, deinterlace: request.deinterlace)
       let pipeline = drawAhead == nil ? nil : opened as? MediaPipeline
       let video = pipeline?.videoStream == nil ? nil : opened?.info.video.first
       let unwanted = state.change { s -> FrameSource? in
@@ -168,7 +173,10 @@ public final class EarlyOpen: Sendable {
     let sameVariant = wanted.variant == request.variant || !source.info.video.contains { $0.variantBitrate != nil }
     let fits = source.videoStream.map { limit.refusal(width: $0.width, height: $0.height) == nil } ?? true
     let same = wanted.source == request.source && wanted.start == request.start && wanted.audio == request.audio
-    if same && sameVariant && (limit == Self.limit || fits) { return source }
+    if same && sameVariant && (limit == Self.limit || fits) {
+      if wanted.deinterlace != request.deinterlace { source.setDeinterlace(wanted.deinterlace) }
+      return source
+    }
     source.close()
     return nil
   }

@@ -13,12 +13,13 @@ public enum FrameGrab {
   public static func write(
     source: String, at seconds: Double, size: (Int, Int)?, output: String, credentials: Credentials = .none,
     toneMapping: ToneMapping = ToneMapping(), subtitles: SubtitleRequest = .automatic, subtitleFiles: [String] = [],
-    variant: VariantChoice = .highest
+    variant: VariantChoice = .highest, deinterlace: DeinterlaceMode = .auto
   ) throws -> (Int, Int) {
     let renderer = try Renderer()
     let media = try MediaOpener.open(
       source, credentials: credentials, start: seconds, reconnect: false,
-      limit: PictureLimit.forDevice(maxSide: renderer.context.maxImageSize), variant: variant)
+      limit: PictureLimit.forDevice(maxSide: renderer.context.maxImageSize), variant: variant,
+      deinterlace: deinterlace)
     defer { media.close() }
     guard let frame = media.nextFrame() else { throw media.noPictureError(source: source, at: seconds) }
     let (w, h) =
@@ -79,7 +80,7 @@ public enum Benchmark {
 
   public static func run(
     source: String, size: (Int, Int), credentials: Credentials = .none, maxSeconds: Double? = nil,
-    toneMapping: ToneMapping = ToneMapping()
+    toneMapping: ToneMapping = ToneMapping(), deinterlace: DeinterlaceMode = .auto
   ) throws -> Result {
     // As a window draws: on a GPU, with it; where the Vulkan device is the CPU (lavapipe), as a cairo window does,
     // with no device: SDR through swscale and PQ and HLG through the CPU tone mapper, into memory.
@@ -91,7 +92,8 @@ public enum Benchmark {
     let started = HostTime.now()
     let cpuStart = ProcessStats.cpuSeconds()
     let media = try MediaOpener.open(
-      source, credentials: credentials, limit: PictureLimit.forDevice(maxSide: context.maxImageSize))
+      source, credentials: credentials, limit: PictureLimit.forDevice(maxSide: context.maxImageSize),
+      deinterlace: deinterlace)
     defer { media.close() }
     var frames = 0
     while let frame = media.nextFrame() {

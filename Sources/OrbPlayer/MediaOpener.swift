@@ -14,7 +14,7 @@ public enum MediaOpener {
   public static func open(
     _ source: String, credentials: Credentials = .none, start: Double = 0, audio: MediaPipeline.AudioRequest? = nil,
     reconnect: Bool = true, cancellation: Cancellation = Cancellation(), limit: PictureLimit = .standard,
-    variant: VariantChoice = .highest
+    variant: VariantChoice = .highest, deinterlace: DeinterlaceMode = .auto
   ) throws -> FrameSource {
     if TestPatternSource.isTestURL(source) {
       let pattern = try TestPatternSource(url: source)
@@ -23,7 +23,7 @@ public enum MediaOpener {
     }
     return try MediaPipeline(
       source: source, credentials: credentials, start: start, audio: audio, reconnect: reconnect,
-      cancellation: cancellation, limit: limit, variant: variant)
+      cancellation: cancellation, limit: limit, variant: variant, deinterlace: deinterlace)
   }
 
   /// The stream description for `--probe`, without starting any decode thread.

@@ -95,7 +95,8 @@ public final class Player: Sendable {
     audioSettings: DSPSettings = DSPSettings(), audioProcessor: (@Sendable () -> AudioProcessing)? = nil,
     toneMapping: ToneMapping = ToneMapping(), subtitleFiles: [String] = [],
     subtitles subtitleRequest: SubtitleRequest = .automatic, subtitleDelay: Double = 0,
-    retryFor: Double = RetrySchedule.fiveMinutes, variant: VariantChoice = .highest, cpuConversion: Bool = false,
+    retryFor: Double = RetrySchedule.fiveMinutes, variant: VariantChoice = .highest,
+    deinterlace: DeinterlaceMode = .auto, cpuConversion: Bool = false,
     memoryPixelOrder: PixelOrder = .rgba, earlyOpen: EarlyOpen? = nil, timedFromLaunch: Bool = true,
     onEvent: (@Sendable (Event) -> Void)? = nil
   ) {
@@ -121,6 +122,7 @@ public final class Player: Sendable {
     var initial = PlayerState(
       presentation: presentation, ring: SlotRing(width: width, height: height),
       schedule: PresentationState(paused: paused), startsAt: start)
+    initial.deinterlace = deinterlace
     if !timedFromLaunch { initial.openingFrom = HostTime.now() }
     shared = Locked(initial)
     self.clock = clock
@@ -260,6 +262,24 @@ public final class Player: Sendable {
       let tracks = s.info?.audio ?? []
       guard let playing = s.media?.sound?.audioStream, s.audio != nil else { return (tracks.count, nil) }
       return (tracks.count, tracks.firstIndex { $0.index == playing.index }.map { $0 + 1 })
+    }
+  }
+
+  /// Which pictures are deinterlaced (`--deinterlace`, the `d` key).
+  public var deinterlace: DeinterlaceMode { shared.withLock { $0.deinterlace } }
+
+  /// Deinterlaces by `mode` from the next picture decoded; a paused picture is decoded again to show it.
+  public func setDeinterlace(_ mode: DeinterlaceMode) {
+    let media = shared.change { s -> FrameSource? in
+      s.deinterlace = mode
+      return s.media
+    }
+    media?.setDeinterlace(mode)  // before the seek below flushes the decoder
+    let here = clock.time()
+    shared.change { s in
+      guard s.schedule.userPaused, s.pendingSeek == nil else { return }
+      s.pendingSeek = here
+      s.pendingSeekExact = true
     }
   }
 

@@ -20,6 +20,8 @@ struct PlayerState {
   var pendingSeekExact = true
   /// With a pending seek: the audio track (1-based) to switch to there.
   var pendingAudioTrack: Int?
+  /// Which pictures the source deinterlaces (it is told of a change at once, and opened with it).
+  var deinterlace = DeinterlaceMode.auto
   var info: MediaInfo?
   var deviceName = ""
   var media: FrameSource?

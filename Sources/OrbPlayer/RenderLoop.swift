@@ -75,15 +75,17 @@ struct RenderLoop {
   /// playback was stopped (the failure is reported).
   private func open(_ renderer: FrameDrawer) -> FrameSource? {
     let limit = PictureLimit.forDevice(maxSide: renderer.maxImageSize)
+    let deinterlace = shared.withLock { $0.deinterlace }
     let wanted = EarlyOpen.Request(
-      source: source, start: player.startPosition, audio: player.audioRequest, variant: player.variant)
+      source: source, start: player.startPosition, audio: player.audioRequest, variant: player.variant,
+      deinterlace: deinterlace)
     if let early = player.earlyOpen?.take(as: wanted, limit: limit) { return early }
     var schedule = RetrySchedule(budget: player.retryFor)
     while true {
       do {
         let opened = try MediaOpener.open(
           source, credentials: player.credentials, start: player.startPosition, audio: player.audioRequest,
-          cancellation: player.cancellation, limit: limit, variant: player.variant)
+          cancellation: player.cancellation, limit: limit, variant: player.variant, deinterlace: deinterlace)
         shared.change { $0.retrying = false }
         return opened
       } catch let error as MediaError {

@@ -18,13 +18,17 @@ public struct StatsText: Sendable {
   public var duration: Double?
   /// The video stream playing, when the media has several (an HLS variant); else its first.
   public var video: VideoStreamInfo?
+  /// Which pictures are deinterlaced.
+  public var deinterlace: DeinterlaceMode
 
   public init(
     info: MediaInfo?, frame: (width: Int, height: Int, pixelFormat: String, color: ColorInfo, hdr: HDRMetadata)?,
     stats: PlaybackStats, presentation: String, device: String, toneMapping: String? = nil, audio: String? = nil,
-    subtitles: String? = nil, position: Double, duration: Double?, video: VideoStreamInfo? = nil
+    subtitles: String? = nil, position: Double, duration: Double?, video: VideoStreamInfo? = nil,
+    deinterlace: DeinterlaceMode = .auto
   ) {
     self.video = video
+    self.deinterlace = deinterlace
     self.subtitles = subtitles
     self.info = info
     self.frame = frame
@@ -49,6 +53,14 @@ public struct StatsText: Sendable {
         let network = info?.throughput.map { String(format: ", network %.2f Mb/s", Double($0) / 1e6) } ?? ""
         out.append(
           String(format: "Variant   %.2f Mb/s of %d (HLS)", Double(bits) / 1e6, info?.video.count ?? 0) + network)
+      }
+      if v.isInterlaced || deinterlace == .yes {
+        let first = ["tt", "tb"].contains(v.fieldOrder) ? "top" : "bottom"
+        let scan = v.isInterlaced ? "interlaced, \(first) field first" : "not marked interlaced"
+        let shown =
+          deinterlace == .no || (deinterlace == .auto && !v.isInterlaced)
+          ? "shown as stored" : "each field shown whole (yadif)"
+        out.append("Fields    \(scan): \(shown)")
       }
       if v.sampleAspectRatio != "1:1" || v.rotation != 0 {
         out.append(

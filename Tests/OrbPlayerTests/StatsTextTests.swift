@@ -76,6 +76,31 @@ final class StatsTextTests: XCTestCase {
     }
   }
 
+  /// An interlaced stream says how it is scanned and whether its fields are shown whole; a progressive one says
+  /// nothing of fields unless every picture is split.
+  func testFieldsLineSaysHowInterlacedVideoIsShown() {
+    func lines(_ order: String, _ mode: DeinterlaceMode) -> [String] {
+      var info = MediaInfo(source: "/media/recording.ts", container: "mpegts")
+      info.video = [
+        VideoStreamInfo(
+          index: 0, codec: "mpeg2video", profile: "Main", width: 720, height: 576, frameRate: 25,
+          sampleAspectRatio: "64:45", rotation: 0, displayWidth: 1024, displayHeight: 576, pixelFormat: "yuv420p",
+          bitDepth: 8, colorPrimaries: "bt470bg", colorTransfer: "bt709", colorMatrix: "bt470bg", colorRange: "tv",
+          effectiveColor: .init(matrix: "bt470bg", range: "limited", primaries: "bt470bg", transfer: "bt709"),
+          mastering: nil, maxCll: nil, maxFall: nil, frameCount: nil, isDefault: true, fieldOrder: order)
+      ]
+      return StatsText(
+        info: info, frame: nil, stats: PlaybackStats(), presentation: "memory copies", device: "CPU", position: 1,
+        duration: nil, deinterlace: mode
+      ).lines.filter { $0.hasPrefix("Fields") }
+    }
+    XCTAssertEqual(lines("tt", .auto), ["Fields    interlaced, top field first: each field shown whole (yadif)"])
+    XCTAssertEqual(lines("bb", .no), ["Fields    interlaced, bottom field first: shown as stored"])
+    XCTAssertEqual(lines("progressive", .auto), [])
+    XCTAssertEqual(
+      lines("progressive", .yes), ["Fields    not marked interlaced: each field shown whole (yadif)"])
+  }
+
   func testSDRStreamHasNoHDRLines() {
     let text = StatsText(
       info: nil,

@@ -69,6 +69,22 @@ public enum Clips {
       ["-i", try moving(seconds: 12), "-i", chapters, "-map", "0", "-map_chapters", "1", "-c", "copy"])
   }
 
+  /// A white bar 40 px wide crossing black at 600 px a second (its left edge at `mod(t * 600, 680)`), 720x576, 2 s:
+  /// filmed at 50 pictures a second and woven two by two into 25 interlaced H.264 pictures (top field first,
+  /// coded as fields), as a TV recording is; `progressive`: the same 25 pictures neither woven nor marked.
+  public static func interlacedBar(progressive: Bool = false) throws -> String {
+    let bar =
+      "color=black:s=720x576:r=50,format=yuv420p[bg];color=white:s=40x576:r=50[bar];"
+      + "[bg][bar]overlay=x='mod(t*600,680)':y=0"
+    let weave = progressive ? ["-vf", "fps=25"] : ["-vf", "tinterlace=mode=interleave_top,setfield=tff"]
+    let coding =
+      progressive ? ["-x264-params", "log-level=error"] : ["-flags", "+ildct+ilme", "-x264-params", "tff=1"]
+    return try TestMedia.path(
+      progressive ? "bar-25p.mkv" : "bar-25i.mkv",
+      ["-f", "lavfi", "-i", bar, "-t", "2"] + weave + ["-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p"]
+        + coding)
+  }
+
   /// A 640x360 H.264 clip of testsrc2 (moving, with a frame counter) of `seconds`, 30 fps.
   public static func moving(seconds: Int = 3) throws -> String {
     try TestMedia.path(

@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "orb_fields.h"
+
 /// A point of the tone-mapping table: the encoded SDR signal's three channels in one 32-bit word, so that a pixel's
 /// four corners are four loads (eight pixels' corners four AVX2 gathers): R in bits 0-10 and G in bits 11-21 in
 /// eighths of an 8-bit code (0...2040), B in bits 22-31 in quarters (0...1020). A value is at most 1/16 of a code

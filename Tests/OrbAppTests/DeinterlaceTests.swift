@@ -1,0 +1,116 @@
+import Foundation
+import OrbTestSupport
+import XCTest
+
+/// Interlaced video (TV recordings, DVDs, 1080i broadcasts) shown as a person expects: each field a whole picture
+/// of its own moment, no combing where things move; progressive video untouched.
+final class DeinterlaceTests: XCTestCase {
+  private func frame(_ clip: String, at seconds: Double, _ extra: [String] = []) throws -> RGBImage {
+    let png = NSTemporaryDirectory() + "orb-fields-\(UUID().uuidString).png"
+    defer { try? FileManager.default.removeItem(atPath: png) }
+    let r = Orb.run(["--frame-at", String(seconds), "--output", png] + extra + [clip], timeout: 120)
+    XCTAssertEqual(r.status, 0, r.stderr)
+    return try RGBImage(png: png)
+  }
+
+  /// Places where a row and the row below it differ by more than half the range: none in a picture of a bar that
+  /// spans the height, hundreds where its two fields disagree about where the bar is (combing).
+  static func combs(_ image: RGBImage) -> Int {
+    var count = 0
+    for y in 0..<(image.height - 1) {
+      for x in 0..<image.width where abs(image.pixel(x: x, y: y).g - image.pixel(x: x, y: y + 1).g) > 128 {
+        count += 1
+      }
+    }
+    return count
+  }
+
+  /// The first column of the middle row that is brighter than half (the bar's left edge).
+  private func leftEdge(_ image: RGBImage) -> Int? {
+    (0..<image.width).first { image.pixel(x: $0, y: image.height / 2).g > 128 }
+  }
+
+  private func benchmarkFrames(_ clip: String, _ extra: [String] = []) throws -> Int {
+    let r = Orb.run(["--benchmark", "--size", "360x288"] + extra + [clip], timeout: 120)
+    XCTAssertEqual(r.status, 0, r.stderr)
+    let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+    return try XCTUnwrap(json?["frames"] as? Int, r.stdout)
+  }
+
+  func testAMovingBarInInterlacedVideoShowsNoCombing() throws {
+    let clip = try Clips.interlacedBar()
+    // As stored: the picture at 1 s weaves the field of 1.00 s (bar at 600) with that of 1.02 s (bar at 612).
+    let woven = try frame(clip, at: 1.0, ["--deinterlace", "no"])
+    XCTAssertGreaterThan(Self.combs(woven), 400, "the stored picture should show combing, else this tests nothing")
+    let first = try frame(clip, at: 1.0)
+    XCTAssertLessThan(Self.combs(first), 20, "deinterlaced, the bar's edges run straight down")
+    XCTAssertEqual(Double(try XCTUnwrap(leftEdge(first))), 600, accuracy: 3, "the first field's moment")
+    // The second field is a picture of its own, 20 ms later, the bar 12 px on.
+    let second = try frame(clip, at: 1.03)
+    XCTAssertLessThan(Self.combs(second), 20)
+    XCTAssertEqual(Double(try XCTUnwrap(leftEdge(second))), 612, accuracy: 3, "the second field's moment")
+  }
+
+  func testEachFieldIsShownAndProgressiveVideoIsLeftAlone() throws {
+    let interlaced = try Clips.interlacedBar()
+    XCTAssertEqual(try benchmarkFrames(interlaced), 100, "2 s of 50 fields a second: 100 pictures")
+    XCTAssertEqual(try benchmarkFrames(interlaced, ["--deinterlace", "no"]), 50, "as stored: 25 pictures a second")
+    let progressive = try Clips.interlacedBar(progressive: true)
+    XCTAssertEqual(try benchmarkFrames(progressive), 50, "pictures not marked interlaced pass as they are")
+    XCTAssertEqual(try benchmarkFrames(progressive, ["--deinterlace", "yes"]), 100, "yes: every picture is split")
+  }
+
+  /// In the window, paused on a moving moment: the picture shown is whole; `d` twice (every picture, then none)
+  /// shows the stored picture, combed, at once, and says so.
+  func testTheDKeyChangesThePausedPictureAtOnce() throws {
+    try Screen.requireDisplay()
+    let home = NSTemporaryDirectory() + "orb-home-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: home) }
+    let title = "fields-\(UUID().uuidString.prefix(6))"
+    let player = try BackgroundPlayer(
+      ["--title", title, "--events-fd", "1", "--paused", "--resume-ms", "1000", try Clips.interlacedBar()],
+      environment: ["HOME": home, "XDG_CONFIG_HOME": "\(home)/.config"])
+    defer { _ = player.wait(timeout: 1) }
+    guard Screen.waitForWindow(title: title) != nil else {
+      _ = player.wait(timeout: 1)
+      throw TestMediaError("the window never appeared: \(player.stderr)")
+    }
+    usleep(1_000_000)
+    Screen.press("s", title: title)
+    usleep(500_000)
+    Screen.press("d", title: title)
+    usleep(300_000)
+    Screen.press("d", title: title)
+    usleep(1_000_000)
+    Screen.press("s", title: title)
+    usleep(500_000)
+    Screen.press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+    let paths = player.events.filter { $0["event"] as? String == "screenshot" }.compactMap { $0["path"] as? String }
+    XCTAssertEqual(paths.count, 2, player.stdout)
+    guard paths.count == 2 else { return }
+    XCTAssertLessThan(Self.combs(try RGBImage(png: paths[0])), 20, "shown deinterlaced by default")
+    XCTAssertGreaterThan(Self.combs(try RGBImage(png: paths[1])), 400, "after d d: the stored picture, combed")
+    XCTAssertTrue(player.stderr.contains("Deinterlace: every picture"), player.stderr)
+    XCTAssertTrue(player.stderr.contains("Deinterlace: off"), player.stderr)
+  }
+
+  func testProbeNamesTheFieldOrder() throws {
+    for (clip, order) in [
+      (try Clips.interlacedBar(), "tb"), (try Clips.interlacedBar(progressive: true), "progressive"),
+    ] {
+      let r = Orb.run(["--probe", clip])
+      XCTAssertEqual(r.status, 0, r.stderr)
+      let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+      let video = try XCTUnwrap((json?["video"] as? [[String: Any]])?.first, r.stdout)
+      XCTAssertEqual(video["field_order"] as? String, order, clip)
+    }
+  }
+
+  func testAnUnknownModeIsRefusedInWords() {
+    let r = Orb.run(["--deinterlace", "maybe", "--probe", "x.mkv"])
+    XCTAssertEqual(r.status, 1, r.stderr)
+    XCTAssertTrue(r.stderr.contains("--deinterlace must be auto, yes or no"), r.stderr)
+  }
+}
