@@ -86,14 +86,14 @@ struct Deinterlacer {
     let before = previous.flatMap { Self.matches($0, cur) ? $0 : nil } ?? cur
     let after = next.flatMap { Self.matches($0, cur) ? $0 : nil } ?? cur
     let half = held.duration / 2
-    guard let first = make(cur, before: before, after: after, keepTop: topFirst),
-      let second = make(cur, before: before, after: after, keepTop: !topFirst)
-    else {
+    var first = make(cur, before: before, after: after, keepTop: topFirst)
+    guard let made = first, let second = make(cur, before: before, after: after, keepTop: !topFirst) else {
+      av_frame_free(&first)
       // `held` stays owned by this deinterlacer (it becomes `previous`); the caller gets its own reference.
       return av_frame_clone(cur).map { [Timed(frame: $0, time: held.time, duration: held.duration)] } ?? []
     }
     return [
-      Timed(frame: first, time: held.time, duration: half),
+      Timed(frame: made, time: held.time, duration: half),
       Timed(frame: second, time: held.time + half, duration: half),
     ]
   }
