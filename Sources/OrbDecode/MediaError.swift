@@ -44,6 +44,11 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
 
   /// Checks a local path before FFmpeg sees it, so the common mistakes get plain words.
   static func checkLocalFile(_ path: String) -> MediaError? {
+    // mpv's name for standard input: not a file here (the player opens a file more than once and seeks in it).
+    if path == "-" {
+      return MediaError(
+        .unplayable, source: path, reason: "is standard input; only files and URLs can be played (save it to a file)")
+    }
     var st = stat()
     if stat(path, &st) != 0 {
       switch errno {

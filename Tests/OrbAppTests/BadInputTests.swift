@@ -21,6 +21,8 @@ final class AppBadInputTests: XCTestCase {
     return [
       Case(path: dir + "/missing.mkv", reason: "no such file"),
       Case(path: pipe, reason: "is a named pipe"),
+      // mpv's name for standard input was looked for as a file named '-'.
+      Case(path: "-", reason: "is standard input"),
       // Escapes that are not UTF-8 give no path: the message named nothing ('').
       Case(path: "file://\(dir)/caf%E9.mp4", reason: "no such file"),
       Case(path: dir, reason: "is a directory"),
