@@ -432,7 +432,8 @@ final class PlayerWindow {
     if let mediaTitle { return mediaTitle }
     if source.isEmpty { return "Orb Player" }
     if TestPatternSource.isTestURL(source) { return "Orb Player — \(source)" }
-    // A URL's last component comes decoded once; a path is its own name.
+    // A local file (a path, a file:// URL) by its name, decoded; a URL's last component comes decoded once.
+    if MediaSource.pathBytes(source) != nil { return MediaSource.displayName(source) }
     return URL(string: source).flatMap { $0.scheme != nil ? $0.lastPathComponent : nil }
       ?? (source as NSString).lastPathComponent
   }

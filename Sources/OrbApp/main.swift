@@ -1,4 +1,4 @@
 // orb-player: the entry point. Kept to one call: everything else lives in plain files (see GLibGlue.swift).
 import Foundation
 
-exit(OrbMain.run(CommandLine.arguments))
+exit(OrbMain.run(LocalName.arguments()))

@@ -43,14 +43,17 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
   }
 
   /// Checks a local path before FFmpeg sees it, so the common mistakes get plain words.
-  static func checkLocalFile(_ path: String) -> MediaError? {
+  static func checkLocalFile(_ path: String) -> MediaError? { checkLocalFile(Array(path.utf8CString), name: path) }
+
+  /// The same for the path's bytes (NUL-terminated), named `path` in the message.
+  static func checkLocalFile(_ bytes: [CChar], name path: String) -> MediaError? {
     // mpv's name for standard input: not a file here (the player opens a file more than once and seeks in it).
     if path == "-" {
       return MediaError(
         .unplayable, source: path, reason: "is standard input; only files and URLs can be played (save it to a file)")
     }
     var st = stat()
-    if stat(path, &st) != 0 {
+    if stat(bytes, &st) != 0 {
       switch errno {
       case ENOENT, ENOTDIR: return MediaError(.missing, source: path, reason: "no such file")
       case EACCES: return MediaError(.unplayable, source: path, reason: "permission denied")
@@ -69,16 +72,20 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
       return MediaError(.unplayable, source: path, reason: "is not a regular file; only files and URLs can be played")
     }
     if st.st_size == 0 { return MediaError(.unplayable, source: path, reason: "empty file") }
-    if access(path, R_OK) != 0 { return MediaError(.unplayable, source: path, reason: "permission denied") }
+    if access(bytes, R_OK) != 0 { return MediaError(.unplayable, source: path, reason: "permission denied") }
     return nil
   }
 
   /// What a local file's own header says is wrong with it, when FFmpeg's error code would mislead (a Y4M header
   /// with an impossible size fails with "device or resource busy").
-  static func headerProblem(_ path: String) -> String? {
-    guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-    defer { try? handle.close() }
-    guard let head = try? handle.read(upToCount: 256), head.starts(with: Array("YUV4MPEG2 ".utf8)) else { return nil }
+  static func headerProblem(_ path: [CChar]) -> String? {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var buffer = [UInt8](repeating: 0, count: 256)
+    let count = read(fd, &buffer, buffer.count)
+    let head = buffer.prefix(max(0, count))
+    guard head.starts(with: Array("YUV4MPEG2 ".utf8)) else { return nil }
     let line = String(decoding: head.prefix(while: { $0 != 0x0A }), as: UTF8.self)
     var size: [Character: String] = [:]
     for field in line.split(separator: " ").dropFirst() where field.first == "W" || field.first == "H" {

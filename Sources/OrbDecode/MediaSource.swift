@@ -41,6 +41,38 @@ public final class MediaSource: @unchecked Sendable {
     guard source.hasPrefix("file://"), let path = URL(string: source)?.path, !path.isEmpty else { return source }
     return path
   }
+
+  /// A local source's path as the file system has it, byte for byte (NUL-terminated): a path as it is, a file://
+  /// URL's path with its escapes decoded to bytes, so that a name that is not UTF-8 (an old archive's Latin-1,
+  /// which the command line passes as such a URL: `LocalName`) is opened and not lost. Nil for other URLs.
+  public static func pathBytes(_ source: String) -> [CChar]? {
+    guard source.hasPrefix("file://") else { return isURL(source) ? nil : Array(source.utf8CString) }
+    var rest = Substring(source.dropFirst("file://".count))
+    if rest.hasPrefix("localhost/") { rest = rest.dropFirst("localhost".count) }
+    guard rest.hasPrefix("/") else { return nil }
+    var bytes: [UInt8] = []
+    var utf8 = Array(rest.utf8)[...]
+    while let byte = utf8.popFirst() {
+      if byte == UInt8(ascii: "%"), utf8.count >= 2,
+        let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+      {
+        bytes.append(value)
+        utf8 = utf8.dropFirst(2)
+      } else {
+        bytes.append(byte)
+      }
+    }
+    guard !bytes.contains(0) else { return nil }
+    return bytes.map { CChar(bitPattern: $0) } + [0]
+  }
+
+  /// The last part of a local source's path for people to read: escapes decoded, bytes that are not UTF-8 shown as
+  /// U+FFFD.
+  public static func displayName(_ source: String) -> String {
+    guard let bytes = pathBytes(source) else { return (source as NSString).lastPathComponent }
+    let name = bytes.dropLast().split(separator: CChar(bitPattern: UInt8(ascii: "/"))).last.map(Array.init) ?? []
+    return String(decoding: name.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+  }
   public let info: MediaInfo
   /// Cancels the source's blocking I/O (quit while connecting, a seek while a read waits on the network).
   public let cancellation: Cancellation
@@ -88,8 +120,11 @@ public final class MediaSource: @unchecked Sendable {
     self.credentials = credentials
     self.cancellation = cancellation
     self.limit = limit
-    let isURL = Self.isURL(source)
-    if !isURL, let problem = MediaError.checkLocalFile(source) { throw problem }
+    // A file:// URL still here has escapes that are not UTF-8 (`filePath`): a local file too.
+    let isURL = Self.isURL(source) && !source.hasPrefix("file://")
+    // A local file is opened by its bytes (`pathBytes`).
+    let localPath = isURL ? nil : Self.pathBytes(source)
+    if let localPath, let problem = MediaError.checkLocalFile(localPath, name: source) { throw problem }
 
     guard let allocated = avformat_alloc_context() else {
       throw MediaError(.unplayable, source: source, reason: "out of memory")
@@ -146,13 +181,16 @@ public final class MediaSource: @unchecked Sendable {
     }
     defer { av_dict_free(&options) }
     // On failure FFmpeg frees the context it was given; on success `FormatContext` owns it from the next line.
-    let openCode = avformat_open_input(&ctx, target, nil, &options)
+    let openCode =
+      localPath.map { path in path.withUnsafeBufferPointer { avformat_open_input(&ctx, $0.baseAddress, nil, &options) }
+      }
+      ?? avformat_open_input(&ctx, target, nil, &options)
     guard openCode >= 0, let opened = ctx else {
       let refused = orb_origin_guard_refused(guardCopy) != 0
       av_free(guardCopy)  // FFmpeg freed the context, not what it pointed at
       if refused { throw MediaError.refusedRedirect(source) }
       if cancellation.isCancelled { throw MediaError(.unplayable, source: source, reason: "cancelled") }
-      if !isURL, let problem = MediaError.headerProblem(source) {
+      if let localPath, let problem = MediaError.headerProblem(localPath) {
         throw MediaError(.unplayable, source: source, reason: problem)
       }
       throw Self.explained(

@@ -60,13 +60,13 @@ public struct ResumeMemory {
   /// The key of a local file: its absolute path and size (a file replaced by another cut is another file); nil for
   /// a URL or a file that is not there.
   public static func key(for source: String) -> String? {
-    guard !source.contains("://") || source.hasPrefix("file://") else { return nil }
+    guard let bytes = MediaSource.pathBytes(source) else { return nil }
+    var info = stat()
+    guard stat(bytes, &info) == 0 else { return nil }
+    // A name that is not UTF-8 stays the file:// URL that carries its bytes (`MediaSource.pathBytes`).
     let path = MediaSource.filePath(source)
-    let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
-    guard let size = (try? FileManager.default.attributesOfItem(atPath: absolute))?[.size] as? NSNumber else {
-      return nil
-    }
-    return "\(absolute)|\(size)"
+    let absolute = path.hasPrefix("file://") ? path : URL(fileURLWithPath: path).standardizedFileURL.path
+    return "\(absolute)|\(info.st_size)"
   }
 
   public func entry(for source: String) -> Entry? { Self.key(for: source).flatMap { entries[$0] } }
