@@ -59,20 +59,23 @@ static inline int orb_max(int a, int b) { return a > b ? a : b; }
     int f = (before_b[x] + after_b[x]) >> 1;                                                                       \
     int hi = orb_max(orb_max(d - e, d - c), orb_min(b - c, f - e));                                                \
     int lo = orb_min(orb_min(d - e, d - c), orb_max(b - c, f - e));                                                \
-    diff = orb_max(diff, orb_max(lo, -hi));                                                                        \
+    diff = check ? orb_max(diff, orb_max(lo, -hi)) : diff;                                                         \
     orb_min(orb_max(pred, d - diff), d + diff);                                                                    \
   })
 
-// Sixteen 8-bit samples of a missing line at once, as ORB_FIELD_SAMPLE makes one, in 16-bit lanes (the sums of
-// three differences reach 765): clang's vector extensions, so the same code is SSE2 or AVX2 as the function is
-// built. The result is the same, sample for sample.
+// Sixteen samples of a missing line at once, as ORB_FIELD_SAMPLE makes one, in 16-bit lanes: 8-bit samples, and
+// 16-bit words of up to 12 significant bits (the sums of three differences reach 3 x 4095, within a lane). Clang's
+// vector extensions, so the same code is SSE2 or AVX2 as the function is built. The result is the same, sample
+// for sample.
 typedef int16_t orb_i16x16 __attribute__((vector_size(32)));
 typedef uint8_t orb_u8x16 __attribute__((vector_size(16)));
+typedef uint16_t orb_u16x16 __attribute__((vector_size(32)));
 
-// (A macro: a function returning a 32-byte vector would have two calling conventions, with AVX and without.)
+// Sixteen samples of the row's type (`orb_row_vector`, the line function's) at `p` in 16-bit lanes. (A macro: a function returning a 32-byte
+// vector would have two calling conventions, with AVX and without.)
 #define orb_load16(p)                                                                                              \
   ({                                                                                                               \
-    orb_u8x16 loaded_;                                                                                             \
+    orb_row_vector loaded_;                                                                                        \
     memcpy(&loaded_, (p), sizeof loaded_);                                                                         \
     __builtin_convertvector(loaded_, orb_i16x16);                                                                  \
   })
@@ -81,7 +84,7 @@ typedef uint8_t orb_u8x16 __attribute__((vector_size(16)));
 #define VMAX(a, b) __builtin_elementwise_max(a, b)
 #define VSEL(mask, a, b) (((mask) & (a)) | (~(mask) & (b)))
 
-#define ORB_FIELD_VECTOR8(x, s)                                                                                    \
+#define ORB_FIELD_VECTOR(x, s)                                                                                     \
   do {                                                                                                             \
     orb_i16x16 c = orb_load16(up + (x)), e = orb_load16(down + (x));                                               \
     orb_i16x16 bf = orb_load16(before + (x)), af = orb_load16(after + (x));                                        \
@@ -116,14 +119,19 @@ typedef uint8_t orb_u8x16 __attribute__((vector_size(16)));
     orb_i16x16 f = (orb_load16(before_b + (x)) + orb_load16(after_b + (x))) >> 1;                                  \
     orb_i16x16 hi = VMAX(VMAX(d - e, d - c), VMIN(b - c, f - e));                                                  \
     orb_i16x16 lo = VMIN(VMIN(d - e, d - c), VMAX(b - c, f - e));                                                  \
-    diff = VMAX(diff, VMAX(lo, -hi));                                                                              \
-    orb_u8x16 result = __builtin_convertvector(VMIN(VMAX(pred, d - diff), d + diff), orb_u8x16);                   \
+    diff = check ? VMAX(diff, VMAX(lo, -hi)) : diff;                                                               \
+    orb_row_vector result =                                                                                        \
+        __builtin_convertvector(VMIN(VMAX(pred, d - diff), d + diff), orb_row_vector);                             \
     memcpy(out + (x), &result, sizeof result);                                                                     \
   } while (0)
 
 // A row's loop: the rows as local restrict pointers, so that a store to `out` is known to change none of them.
-#define ORB_FIELD_LINE(NAME, T, ATTRIBUTES)                                                                        \
-  ATTRIBUTES static void NAME(T *restrict out, const orb_field_rows *rows, int width, int s) {                     \
+// `V` is the vector of sixteen `T`; `vector` says whether this row's samples fit the 16-bit lanes; `check` whether the
+// missing field's lines two above and below take part (not next to the picture's first or last line, where one of
+// them is outside it).
+#define ORB_FIELD_LINE(NAME, T, V, ATTRIBUTES)                                                                     \
+  ATTRIBUTES static void NAME(T *restrict out, const orb_field_rows *rows, int width, int s, int vector, int check) { \
+    typedef V orb_row_vector;                                                                                      \
     const T *restrict up = rows->up, *restrict down = rows->down;                                                 \
     const T *restrict p_up = rows->p_up, *restrict p_down = rows->p_down;                                         \
     const T *restrict n_up = rows->n_up, *restrict n_down = rows->n_down;                                         \
@@ -132,14 +140,13 @@ typedef uint8_t orb_u8x16 __attribute__((vector_size(16)));
     const T *restrict before_b = rows->before_b, *restrict after_b = rows->after_b;                               \
     int edge = orb_min(3 * s, width);                                                                              \
     for (int x = 0; x < edge; x++) out[x] = (T)ORB_FIELD_SAMPLE(x, s, 0);                                          \
-    /* The step as a constant in each loop, and vector code asked for: clang's cost model, left to itself, */      \
-    /* kept these loops scalar, four times slower. */                                                              \
     ptrdiff_t x = edge;                                                                                            \
-    if (sizeof(T) == 1 && s == 1) {                                                                                \
-      for (; x + 3 + 16 <= width; x += 16) ORB_FIELD_VECTOR8(x, 1);                                                \
-    } else if (sizeof(T) == 1) {                                                                                   \
-      for (; x + 6 + 16 <= width; x += 16) ORB_FIELD_VECTOR8(x, 2);                                                \
+    if (vector && s == 1) {                                                                                        \
+      for (; x + 3 + 16 <= width; x += 16) ORB_FIELD_VECTOR(x, 1);                                                 \
+    } else if (vector) {                                                                                           \
+      for (; x + 6 + 16 <= width; x += 16) ORB_FIELD_VECTOR(x, 2);                                                 \
     } else if (s == 1) {                                                                                           \
+      /* Vector code asked for: clang's cost model, left to itself, kept this loop scalar, twice as slow. */       \
       _Pragma("clang loop vectorize(enable)")                                                                      \
       for (; x < width - 3; x++) out[x] = (T)ORB_FIELD_SAMPLE(x, 1, 1);                                            \
     } else {                                                                                                       \
@@ -150,11 +157,11 @@ typedef uint8_t orb_u8x16 __attribute__((vector_size(16)));
     for (int x = orb_max(edge, width - 3 * s); x < width; x++) out[x] = (T)ORB_FIELD_SAMPLE(x, s, 0);              \
   }
 
-ORB_FIELD_LINE(orb_field_line8, uint8_t, )
-ORB_FIELD_LINE(orb_field_line16, uint16_t, )
+ORB_FIELD_LINE(orb_field_line8, uint8_t, orb_u8x16, )
+ORB_FIELD_LINE(orb_field_line16, uint16_t, orb_u16x16, )
 #if defined(__x86_64__)
-ORB_FIELD_LINE(orb_field_line8_avx2, uint8_t, __attribute__((target("avx2"))))
-ORB_FIELD_LINE(orb_field_line16_avx2, uint16_t, __attribute__((target("avx2"))))
+ORB_FIELD_LINE(orb_field_line8_avx2, uint8_t, orb_u8x16, __attribute__((target("avx2"))))
+ORB_FIELD_LINE(orb_field_line16_avx2, uint16_t, orb_u16x16, __attribute__((target("avx2"))))
 #endif
 
 void orb_make_field_lines(const orb_field_job *job) {
@@ -165,8 +172,9 @@ void orb_make_field_lines(const orb_field_job *job) {
   const uint8_t *after = job->missing_is_later ? job->cur : job->next;
   const ptrdiff_t before_stride = job->missing_is_later ? job->prev_stride : job->cur_stride;
   const ptrdiff_t after_stride = job->missing_is_later ? job->cur_stride : job->next_stride;
-  void (*line8)(uint8_t *, const orb_field_rows *, int, int) = orb_field_line8;
-  void (*line16)(uint16_t *, const orb_field_rows *, int, int) = orb_field_line16;
+  void (*line8)(uint8_t *, const orb_field_rows *, int, int, int, int) = orb_field_line8;
+  void (*line16)(uint16_t *, const orb_field_rows *, int, int, int, int) = orb_field_line16;
+  const int vector = bytes == 1 || job->bits <= 12;
 #if defined(__x86_64__)
   if (__builtin_cpu_supports("avx2")) {
     line8 = orb_field_line8_avx2;
@@ -180,8 +188,13 @@ void orb_make_field_lines(const orb_field_job *job) {
       memcpy(out, ROW(job->cur, job->cur_stride, y), row_bytes);
       continue;
     }
-    const int above = y > 0 ? y - 1 : y + 1, below = y + 1 < h ? y + 1 : y - 1;
-    const int above2 = y >= 2 ? y - 2 : y, below2 = y + 2 < h ? y + 2 : y;
+    // At the first and last lines, the line beyond is the one on the other side (as yadif has it), and the one
+    // two beyond too; on the second and the last but one, two beyond is outside and that check is left out.
+    const int towards_top = y > 0 ? -1 : 1, towards_bottom = y + 1 < h ? 1 : -1;
+    const int above = y + towards_top, below = y + towards_bottom;
+    const int above2 = orb_min(orb_max(y + 2 * towards_top, 0), h - 1);
+    const int below2 = orb_min(orb_max(y + 2 * towards_bottom, 0), h - 1);
+    const int check = y != 1 && y + 2 != h;
     const orb_field_rows rows = {
         .up = ROW(job->cur, job->cur_stride, above),
         .down = ROW(job->cur, job->cur_stride, below),
@@ -197,9 +210,9 @@ void orb_make_field_lines(const orb_field_job *job) {
         .after_b = ROW(after, after_stride, below2),
     };
     if (bytes == 1) {
-      line8(out, &rows, job->width, job->step);
+      line8(out, &rows, job->width, job->step, vector, check);
     } else {
-      line16((uint16_t *)(void *)out, &rows, job->width, job->step);
+      line16((uint16_t *)(void *)out, &rows, job->width, job->step, vector, check);
     }
   }
 #undef ROW

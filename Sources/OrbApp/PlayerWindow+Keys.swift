@@ -153,7 +153,7 @@ extension PlayerWindow {
             : (s.current.map { "\($0)/\(s.tracks.count) \(s.tracks[$0 - 1].displayName)" } ?? "off")
               + (s.delay != 0 ? String(format: ", delay %+.1f s", s.delay) : "")
         }, position: player.position, duration: player.duration, video: player.videoStream,
-        deinterlace: player.deinterlace
+        deinterlace: player.deinterlace, fields: player.shownFrame?.fields
       ).lines.joined(separator: "\n")
     }
   }

@@ -11,10 +11,12 @@ public enum DeinterlaceMode: String, Sendable, CaseIterable {
   /// None: interlaced pictures are shown as they are, both fields woven into one (combing where things move).
   case no
 
-  /// Whether `frame` is deinterlaced under this mode.
-  func applies(to frame: UnsafePointer<AVFrame>) -> Bool {
+  /// Whether `frame` is deinterlaced under this mode. `trustingMarks`: whether the decoder's marks say that a
+  /// picture holds two fields (FFmpeg's HEVC decoder marks pictures that are single fields, or flips the order
+  /// from one picture to the next: they are left as they are unless every picture is asked for).
+  func applies(to frame: UnsafePointer<AVFrame>, trustingMarks: Bool) -> Bool {
     switch self {
-    case .auto: return orb_frame_is_interlaced(frame) != 0
+    case .auto: return trustingMarks && orb_frame_is_interlaced(frame) != 0
     case .yes: return true
     case .no: return false
     }
@@ -28,11 +30,12 @@ public enum DeinterlaceMode: String, Sendable, CaseIterable {
 /// pictures pass at once and nothing is kept for them.
 /// Thread-safety: Unsafe; owned by the video decode thread.
 struct Deinterlacer {
-  /// A picture with the time and duration it was given.
+  /// A picture with the time and duration it was given, and how it is shown.
   struct Timed {
     var frame: UnsafeMutablePointer<AVFrame>
     var time: Double
     var duration: Double
+    var fields = VideoFrame.Fields.progressive
   }
 
   /// The interlaced picture before `waiting` (owned), the one field lines are taken from going back.
@@ -41,19 +44,27 @@ struct Deinterlacer {
   private var waiting: Timed?
 
   /// Takes `picture` (owned) and returns what is ready to show, in order (owned by the caller): the fields of the
-  /// picture that was waiting, then `picture` itself if it is not deinterlaced.
-  mutating func offer(_ picture: Timed, mode: DeinterlaceMode) -> [Timed] {
+  /// picture that was waiting, then `picture` itself if it is not deinterlaced. An `unseen` picture (one that ends
+  /// before a seek's target: it is dropped) is not split, only kept as the one before the next.
+  mutating func offer(_ picture: Timed, mode: DeinterlaceMode, trustingMarks: Bool, unseen: Bool = false) -> [Timed] {
     var ready: [Timed] = []
     if let held = waiting {
       ready += fields(of: held, next: picture.frame)
       retire(held.frame)
       waiting = nil
     }
-    if mode.applies(to: picture.frame) && Self.canSplit(picture.frame) {
+    let splits = mode.applies(to: picture.frame, trustingMarks: trustingMarks) && Self.canSplit(picture.frame)
+    if splits && !unseen {
       waiting = picture
     } else {
-      ready.append(picture)
-      retire(nil)  // a progressive picture between: the next interlaced one has none before it
+      var shown = picture
+      let interlaced = orb_frame_is_interlaced(picture.frame) != 0
+      shown.fields =
+        interlaced ? .woven(topFirst: orb_frame_top_field_first(picture.frame) != 0) : .progressive
+      ready.append(shown)
+      // An unseen picture still serves as the one before the next; a progressive one between: the next interlaced
+      // picture has none before it.
+      retire(splits ? av_frame_clone(picture.frame) : nil)
     }
     return ready
   }
@@ -83,6 +94,7 @@ struct Deinterlacer {
   private func fields(of held: Timed, next: UnsafeMutablePointer<AVFrame>?) -> [Timed] {
     let cur = held.frame
     let topFirst = orb_frame_top_field_first(cur) != 0
+    let marked = orb_frame_is_interlaced(cur) != 0
     let before = previous.flatMap { Self.matches($0, cur) ? $0 : nil } ?? cur
     let after = next.flatMap { Self.matches($0, cur) ? $0 : nil } ?? cur
     let half = held.duration / 2
@@ -90,11 +102,13 @@ struct Deinterlacer {
     guard let made = first, let second = make(cur, before: before, after: after, keepTop: !topFirst) else {
       av_frame_free(&first)
       // `held` stays owned by this deinterlacer (it becomes `previous`); the caller gets its own reference.
-      return av_frame_clone(cur).map { [Timed(frame: $0, time: held.time, duration: held.duration)] } ?? []
+      return av_frame_clone(cur).map {
+        [Timed(frame: $0, time: held.time, duration: held.duration, fields: .woven(topFirst: topFirst))]
+      } ?? []
     }
     return [
-      Timed(frame: made, time: held.time, duration: half),
-      Timed(frame: second, time: held.time + half, duration: half),
+      Timed(frame: made, time: held.time, duration: half, fields: .field(topFirst: topFirst, marked: marked)),
+      Timed(frame: second, time: held.time + half, duration: half, fields: .field(topFirst: topFirst, marked: marked)),
     ]
   }
 
@@ -139,6 +153,7 @@ struct Deinterlacer {
       job.missing = keepTop ? 1 : 0
       job.missing_is_later = keepTop == (orb_frame_top_field_first(cur) != 0) ? 1 : 0  // kept the first-taken field
       job.bytes = bytes
+      job.bits = Int32(d.comp.0.depth)
       job.step = step
       orb_make_field_lines(&job)
     }

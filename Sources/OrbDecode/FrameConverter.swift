@@ -12,7 +12,8 @@ final class FrameConverter {
 
   /// - Parameter frame: ownership passes to the returned frame (or it is freed).
   func makeFrame(
-    _ frame: UnsafeMutablePointer<AVFrame>, stream: VideoStreamInfo, time: Double, duration: Double, generation: Int
+    _ frame: UnsafeMutablePointer<AVFrame>, stream: VideoStreamInfo, time: Double, duration: Double, generation: Int,
+    fields: VideoFrame.Fields = .progressive
   ) -> VideoFrame? {
     var owned: UnsafeMutablePointer<AVFrame>? = frame
     let f = frame.pointee
@@ -45,7 +46,8 @@ final class FrameConverter {
     if let (layout, depth, scale) = direct {
       return VideoFrame(
         avFrame: frame, layout: layout, bitDepth: depth, sampleScale: scale, color: color, hdr: hdr,
-        sampleAspect: sampleAspect, rotation: stream.rotation, time: time, duration: duration, generation: generation)
+        sampleAspect: sampleAspect, rotation: stream.rotation, time: time, duration: duration, generation: generation,
+        fields: fields)
     }
 
     let depth = av_pix_fmt_desc_get(format).map { Int($0.pointee.comp.0.depth) } ?? 8
@@ -108,7 +110,7 @@ final class FrameConverter {
     return VideoFrame(
       avFrame: out, layout: .planar420, bitDepth: depth > 8 ? 10 : 8, sampleScale: depth > 8 ? 65535.0 / 1023 : 1,
       color: color, hdr: hdr, sampleAspect: sampleAspect, rotation: stream.rotation, time: time,
-      duration: duration, generation: generation)
+      duration: duration, generation: generation, fields: fields)
   }
 
   static func aspect(_ ratio: String) -> Double {

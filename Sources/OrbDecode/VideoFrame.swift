@@ -54,6 +54,17 @@ public final class VideoFrame: @unchecked Sendable {
   public let pixelFormatName: String
   /// The seek generation this frame belongs to (frames of an earlier generation are stale).
   public let generation: Int
+  /// How the picture was scanned, and how it is shown.
+  public let fields: Fields
+
+  /// Progressive, or interlaced (two fields, the top or the bottom one taken first) and shown as stored (`woven`,
+  /// combing where things move) or made whole from one of its fields (`Deinterlacer`; `marked`: the stream said
+  /// the picture was interlaced, else `--deinterlace yes` split it).
+  public enum Fields: Sendable, Equatable {
+    case progressive
+    case woven(topFirst: Bool)
+    case field(topFirst: Bool, marked: Bool)
+  }
 
   /// The memory `planes` lie in: FFmpeg's frame, or memory of this frame's own.
   private struct Picture: @unchecked Sendable {
@@ -70,8 +81,10 @@ public final class VideoFrame: @unchecked Sendable {
 
   init(
     avFrame: UnsafeMutablePointer<AVFrame>, layout: Layout, bitDepth: Int, sampleScale: Double, color: ColorInfo,
-    hdr: HDRMetadata, sampleAspect: Double, rotation: Int, time: Double, duration: Double, generation: Int
+    hdr: HDRMetadata, sampleAspect: Double, rotation: Int, time: Double, duration: Double, generation: Int,
+    fields: Fields = .progressive
   ) {
+    self.fields = fields
     let f = avFrame.pointee
     width = Int(f.width)
     height = Int(f.height)
@@ -142,6 +155,7 @@ public final class VideoFrame: @unchecked Sendable {
     settledDuration = Atomic(duration.bitPattern)
     self.pixelFormatName = pixelFormatName
     generation = 0
+    fields = .progressive
     picture = Mutex(Picture(avFrame: nil, buffer: memory))
   }
 

@@ -20,15 +20,18 @@ public struct StatsText: Sendable {
   public var video: VideoStreamInfo?
   /// Which pictures are deinterlaced.
   public var deinterlace: DeinterlaceMode
+  /// How the picture on screen was scanned and is shown; nil before one is (the stream's word stands for it).
+  public var fields: VideoFrame.Fields?
 
   public init(
     info: MediaInfo?, frame: (width: Int, height: Int, pixelFormat: String, color: ColorInfo, hdr: HDRMetadata)?,
     stats: PlaybackStats, presentation: String, device: String, toneMapping: String? = nil, audio: String? = nil,
     subtitles: String? = nil, position: Double, duration: Double?, video: VideoStreamInfo? = nil,
-    deinterlace: DeinterlaceMode = .auto
+    deinterlace: DeinterlaceMode = .auto, fields: VideoFrame.Fields? = nil
   ) {
     self.video = video
     self.deinterlace = deinterlace
+    self.fields = fields
     self.subtitles = subtitles
     self.info = info
     self.frame = frame
@@ -54,14 +57,7 @@ public struct StatsText: Sendable {
         out.append(
           String(format: "Variant   %.2f Mb/s of %d (HLS)", Double(bits) / 1e6, info?.video.count ?? 0) + network)
       }
-      if v.isInterlaced || deinterlace == .yes {
-        let first = ["tt", "tb"].contains(v.fieldOrder) ? "top" : "bottom"
-        let scan = v.isInterlaced ? "interlaced, \(first) field first" : "not marked interlaced"
-        let shown =
-          deinterlace == .no || (deinterlace == .auto && !v.isInterlaced)
-          ? "shown as stored" : "each field shown whole (yadif)"
-        out.append("Fields    \(scan): \(shown)")
-      }
+      if let line = fieldsLine(v) { out.append(line) }
       if v.sampleAspectRatio != "1:1" || v.rotation != 0 {
         out.append(
           "Shape     SAR \(v.sampleAspectRatio), rotated \(v.rotation)°, shown \(v.displayWidth)x\(v.displayHeight)")
@@ -101,6 +97,29 @@ public struct StatsText: Sendable {
   }
 
   /// "H:MM:SS" of a position in seconds.
+  /// How the pictures are scanned and shown: the picture on screen's own marks (a stream may change midway), else
+  /// the stream's word and the mode; nil for progressive video shown as it is.
+  func fieldsLine(_ v: VideoStreamInfo) -> String? {
+    let topFirstInStream = ["tt", "tb"].contains(v.fieldOrder)
+    let shown: VideoFrame.Fields
+    if let fields {
+      shown = fields
+    } else if v.isInterlaced {
+      shown = deinterlace == .no ? .woven(topFirst: topFirstInStream) : .field(topFirst: topFirstInStream, marked: true)
+    } else {
+      guard deinterlace == .yes else { return nil }
+      shown = .field(topFirst: false, marked: false)
+    }
+    func first(_ top: Bool) -> String { "interlaced, \(top ? "top" : "bottom") field first" }
+    switch shown {
+    case .progressive: return nil
+    case .woven(let top): return "Fields    \(first(top)): shown as stored"
+    case .field(let top, let marked):
+      return "Fields    \(marked ? first(top) : "not marked interlaced"): each field shown whole (yadif), two "
+        + "pictures a frame"
+    }
+  }
+
   public static func clock(_ seconds: Double) -> String {
     let s = max(0, Int(seconds))
     return String(format: "%d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60)

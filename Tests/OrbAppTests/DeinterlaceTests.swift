@@ -96,6 +96,42 @@ final class DeinterlaceTests: XCTestCase {
     XCTAssertTrue(player.stderr.contains("Deinterlace: off"), player.stderr)
   }
 
+  /// Still lines one pixel high at the picture's first two and last two rows stay in every picture (they blinked
+  /// at 25 Hz, the lines beyond the edge taken as the line itself).
+  func testStillLinesAtTheEdgesStay() throws {
+    let lines = [(0, 0), (120, 1), (0, 575), (120, 574)]
+    let boxes = lines.map { "drawbox=x=\($0.0):y=\($0.1):w=100:h=1:c=white:t=fill" }.joined(separator: ",")
+    let clip = try TestMedia.path(
+      "edge-lines-25i.mkv",
+      [
+        "-f", "lavfi", "-i", "color=c=black:s=720x576:r=50:d=2,format=yuv420p,\(boxes)", "-vf",
+        "tinterlace=mode=interleave_top,setfield=tff", "-c:v", "libx264", "-qp", "0", "-flags", "+ildct+ilme",
+        "-x264-params", "tff=1:log-level=error",
+      ])
+    for seconds in [1.0, 1.02] {
+      let image = try frame(clip, at: seconds)
+      for (x, y) in lines {
+        XCTAssertGreaterThan(image.pixel(x: x + 50, y: y).g, 200, "the line at row \(y), \(seconds) s")
+      }
+    }
+  }
+
+  /// FFmpeg's HEVC decoder marks pictures interlaced that hold one field each, or both fields with an order that
+  /// flips from one picture to the next: left as they are (the bar would jerk back and forth), unless asked.
+  func testHEVCMarksAreNotTrusted() throws {
+    let bar =
+      "color=black:s=720x576:r=50,format=yuv420p[bg];color=white:s=40x576:r=50[bar];"
+      + "[bg][bar]overlay=x='mod(t*600,680)':y=0"
+    let clip = try TestMedia.path(
+      "bar-25i-hevc.mkv",
+      [
+        "-f", "lavfi", "-i", bar, "-t", "2", "-vf", "tinterlace=mode=interleave_top,setfield=tff", "-c:v", "libx265",
+        "-preset", "ultrafast", "-x265-params", "interlace=tff:log-level=error",
+      ])
+    XCTAssertEqual(try benchmarkFrames(clip), 50)
+    XCTAssertEqual(try benchmarkFrames(clip, ["--deinterlace", "yes"]), 100)
+  }
+
   func testProbeNamesTheFieldOrder() throws {
     for (clip, order) in [
       (try Clips.interlacedBar(), "tb"), (try Clips.interlacedBar(progressive: true), "progressive"),

@@ -13,10 +13,15 @@ final class FieldLinesTests: XCTestCase {
     let after = missingIsLater ? cur : next
     var out = cur
     for y in 0..<height where y & 1 == missing {
-      let above = y > 0 ? y - 1 : y + 1
-      let below = y + 1 < height ? y + 1 : y - 1
-      let above2 = y >= 2 ? y - 2 : y
-      let below2 = y + 2 < height ? y + 2 : y
+      // At the first and last lines the lines beyond are those on the other side; the check with the lines two
+      // beyond is left out on the second and the last but one.
+      let towardsTop = y > 0 ? -1 : 1
+      let towardsBottom = y + 1 < height ? 1 : -1
+      let above = y + towardsTop
+      let below = y + towardsBottom
+      let above2 = min(max(y + 2 * towardsTop, 0), height - 1)
+      let below2 = min(max(y + 2 * towardsBottom, 0), height - 1)
+      let check = y != 1 && y + 2 != height
       func up(_ x: Int) -> Int { cur[above * width + x] }
       func down(_ x: Int) -> Int { cur[below * width + x] }
       for x in 0..<width {
@@ -46,7 +51,7 @@ final class FieldLinesTests: XCTestCase {
         let f = (before[below2 * width + x] + after[below2 * width + x]) >> 1
         let hi = max(d - e, d - c, min(b - c, f - e))
         let lo = min(d - e, d - c, max(b - c, f - e))
-        diff = max(diff, lo, -hi)
+        if check { diff = max(diff, lo, -hi) }
         out[y * width + x] = min(max(pred, d - diff), d + diff)
       }
     }
@@ -55,7 +60,7 @@ final class FieldLinesTests: XCTestCase {
 
   private func made(
     prev: [Int], cur: [Int], next: [Int], width: Int, height: Int, missing: Int, missingIsLater: Bool, step: Int,
-    bytes: Int
+    bytes: Int, bits: Int
   ) -> [Int] {
     func store(_ samples: [Int]) -> [UInt8] {
       bytes == 1
@@ -79,6 +84,7 @@ final class FieldLinesTests: XCTestCase {
             job.missing = Int32(missing)
             job.missing_is_later = missingIsLater ? 1 : 0
             job.bytes = Int32(bytes)
+            job.bits = Int32(bits)
             job.step = Int32(step)
             orb_make_field_lines(&job)
           }
@@ -91,7 +97,9 @@ final class FieldLinesTests: XCTestCase {
 
   func testEverySampleFollowsTheRule() {
     var generator = SystemRandomNumberGenerator()
-    for (bytes, top) in [(1, 255), (2, 1023), (2, 65535)] {
+    // 8 bits and 10 and 12 in 16-bit words take the vector code; 16 bits the plain loop.
+    for (bytes, bits) in [(1, 8), (2, 10), (2, 12), (2, 16)] {
+      let top = (1 << bits) - 1
       for width in [1, 7, 22, 45, 100] {
         for height in [2, 5, 8] {
           for step in [1, 2] {
@@ -111,11 +119,11 @@ final class FieldLinesTests: XCTestCase {
                   missingIsLater: later, step: step)
                 let got = made(
                   prev: prev, cur: cur, next: next, width: width, height: height, missing: missing,
-                  missingIsLater: later, step: step, bytes: bytes)
+                  missingIsLater: later, step: step, bytes: bytes, bits: bits)
                 let wrong = zip(want, got).enumerated().first { $0.element.0 != $0.element.1 }
                 XCTAssertNil(
                   wrong,
-                  "\(bytes) bytes, \(width)x\(height), step \(step), missing \(missing), later \(later): "
+                  "\(bits) bits, \(width)x\(height), step \(step), missing \(missing), later \(later): "
                     + "sample \(wrong.map { "\($0.offset): \($0.element.1) not \($0.element.0)" } ?? "")")
               }
             }

@@ -79,7 +79,7 @@ final class StatsTextTests: XCTestCase {
   /// An interlaced stream says how it is scanned and whether its fields are shown whole; a progressive one says
   /// nothing of fields unless every picture is split.
   func testFieldsLineSaysHowInterlacedVideoIsShown() {
-    func lines(_ order: String, _ mode: DeinterlaceMode) -> [String] {
+    func lines(_ order: String, _ mode: DeinterlaceMode, shown: VideoFrame.Fields? = nil) -> [String] {
       var info = MediaInfo(source: "/media/recording.ts", container: "mpegts")
       info.video = [
         VideoStreamInfo(
@@ -91,14 +91,19 @@ final class StatsTextTests: XCTestCase {
       ]
       return StatsText(
         info: info, frame: nil, stats: PlaybackStats(), presentation: "memory copies", device: "CPU", position: 1,
-        duration: nil, deinterlace: mode
+        duration: nil, deinterlace: mode, fields: shown
       ).lines.filter { $0.hasPrefix("Fields") }
     }
-    XCTAssertEqual(lines("tt", .auto), ["Fields    interlaced, top field first: each field shown whole (yadif)"])
+    let whole = "each field shown whole (yadif), two pictures a frame"
+    XCTAssertEqual(lines("tt", .auto), ["Fields    interlaced, top field first: \(whole)"])
     XCTAssertEqual(lines("bb", .no), ["Fields    interlaced, bottom field first: shown as stored"])
     XCTAssertEqual(lines("progressive", .auto), [])
+    XCTAssertEqual(lines("progressive", .yes), ["Fields    not marked interlaced: \(whole)"])
+    // The picture on screen speaks for itself: a stream whose header says progressive, interlaced midway.
     XCTAssertEqual(
-      lines("progressive", .yes), ["Fields    not marked interlaced: each field shown whole (yadif)"])
+      lines("progressive", .auto, shown: .field(topFirst: true, marked: true)),
+      ["Fields    interlaced, top field first: \(whole)"])
+    XCTAssertEqual(lines("tt", .auto, shown: .progressive), [], "a progressive stretch of an interlaced stream")
   }
 
   func testSDRStreamHasNoHDRLines() {

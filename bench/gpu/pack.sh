@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Packs what bench/gpu/run.sh needs on a machine with a GPU and none of the player's packages: the release binary,
 # every library it loads (bench/gpu/bundle.py; the C library and its loader too), bench/playback.sh's four clips and
-# two short ones for the stills the bench clips do not cover (HLG, and SDR with BT.2020 primaries), into one
-# xz-compressed tar.
+# three short ones for what the bench clips do not cover (HLG, SDR with BT.2020 primaries, and 1080i: interlaced
+# H.264, deinterlaced to 50 pictures a second), into one xz-compressed tar.
 #
 #   bench/gpu/pack.sh [DEST]        # DEST defaults to .gpu (ignored by git): DEST/orb-gpu.tar.xz, DEST/run.sh
 #
@@ -41,6 +41,11 @@ make_clip "$WIDE" 3 -f lavfi -i testsrc2=size=1920x1080:rate=24 -t 3 \
   -c:v libx265 -preset ultrafast -x265-params "colorprim=bt2020:transfer=bt709:colormatrix=bt2020nc:log-level=error" \
   -color_primaries bt2020 -color_trc bt709 -colorspace bt2020nc -color_range tv
 
+INTERLACED="$MEDIA/interlaced-1080i25-h264-4s.v1.mkv"
+make_clip "$INTERLACED" 4 -f lavfi -i testsrc2=size=1920x1080:rate=50 -t 4 \
+  -vf "tinterlace=mode=interleave_top,setfield=tff" -c:v libx264 -preset veryfast -pix_fmt yuv420p \
+  -flags +ildct+ilme -x264-params "tff=1:log-level=error"
+
 STEP="bundling the binary and its libraries"
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
@@ -57,6 +62,7 @@ cp "$HDR" "$WORK/orb/media/hdr.mkv"
 cp "$UHD" "$WORK/orb/media/uhd.mkv"
 cp "$HLG" "$WORK/orb/media/hlg.mkv"
 cp "$WIDE" "$WORK/orb/media/wide.mkv"
+cp "$INTERLACED" "$WORK/orb/media/i1080.mkv"
 STEP="compressing"
 mkdir -p "$DEST"
 tar -C "$WORK/orb" -cf - . | xz -T2 -9 >"$DEST/orb-gpu.tar.xz.partial" || die

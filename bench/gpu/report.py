@@ -49,8 +49,8 @@ def rgba(png):
 
 
 def stills_table(out, bundle, binary):
-    with open(os.path.join(out, "stills.txt")) as f:
-        stills = [line.split() for line in f if line.strip()]
+    with open(os.path.join(out, "log.txt")) as f:
+        stills = [line.split()[1:] for line in f if line.startswith("still ") and len(line.split()) == 5]
     print("\n### Stills: the GPU's against this machine's Vulkan device, 8-bit codes of R, G and B\n")
     print("| still | clip at s | size | largest | mean | share > 2 |")
     print("| --- | --- | --- | --- | --- | --- |")

@@ -2,8 +2,9 @@
 # The renderer on a real GPU, headless: runs on a machine with an NVIDIA GPU (or any Vulkan GPU) and none of the
 # player's packages, from the bundle that bench/gpu/pack.sh makes here. Prints what it measures and writes it to
 # OUT (default /tmp/orb-gpu-out): log.txt (everything), bench.jsonl (one `--benchmark` JSON line a run, with the
-# clip, size and run number added), the `--frame-at` stills as PNGs and stills.txt (what each one is), for
-# bench/gpu/report.py to hold against the same stills drawn here.
+# clip, size and run number added) and the `--frame-at` stills as PNGs (log.txt's `still` lines say what each one
+# is), for bench/gpu/report.py to hold against the same stills drawn here. At most 8 files: what the device tool
+# brings back.
 #
 #   bench/gpu/run.sh BUNDLE.tar.xz [OUT]
 #
@@ -85,19 +86,19 @@ bench() { # bench NAME SIZE
   done
 }
 step "--benchmark (decode + render every frame; 16x16 is decoding with almost no drawing)"
-for clip in sdr.mp4 sdr60.mp4 hdr.mkv uhd.mkv; do
+for clip in sdr.mp4 sdr60.mp4 hdr.mkv uhd.mkv i1080.mkv; do
   bench "$clip" 1280x720
   bench "$clip" 16x16
 done
 bench hdr.mkv 1920x1080
 bench uhd.mkv 3840x2160
 
-step "--frame-at stills (listed in stills.txt: PNG, clip, seconds, size)"
-: >"$OUT/stills.txt"
-for still in sdr.mp4:1280x720 hdr.mkv:1280x720 uhd.mkv:1920x1080 hlg.mkv:1280x720 wide.mkv:1280x720; do
+step "--frame-at stills (each a line: still PNG CLIP SECONDS SIZE)"
+for still in sdr.mp4:1280x720 hdr.mkv:1280x720 uhd.mkv:1920x1080 hlg.mkv:1280x720 wide.mkv:1280x720 \
+  i1080.mkv:1920x1080; do
   clip="${still%%:*}" size="${still#*:}"
   if player --frame-at 2 --size "$size" --output "$OUT/${clip%%.*}.png" "$DIR/media/$clip"; then
-    echo "${clip%%.*}.png $clip 2 $size" | tee -a "$OUT/stills.txt"
+    echo "still ${clip%%.*}.png $clip 2 $size"
   fi
 done
 step "done"

@@ -8,7 +8,8 @@
 /// (those whose parity is `missing`: 0 even, 1 odd) are made from the pictures around it, by the rule of yadif
 /// (FFmpeg's "yet another deinterlacing filter"): an edge-directed interpolation between the lines above and below,
 /// kept within the range the same place takes in the fields before and after, so that still areas keep their full
-/// detail and moving ones show no combing.
+/// detail and moving ones show no combing. At the picture's first and last lines it looks at the lines on the other
+/// side, as yadif does.
 typedef struct {
   uint8_t *dst;
   ptrdiff_t dst_stride;
@@ -25,6 +26,8 @@ typedef struct {
   int missing_is_later;
   /// Bytes a sample: 1, or 2 (native-endian 16-bit words).
   int bytes;
+  /// Significant bits of a sample (8 to 16): up to 12 fit the fast path's 16-bit lanes.
+  int bits;
   /// Samples from one to the next of the same component in a row: 1, or 2 in an interleaved CbCr plane.
   int step;
 } orb_field_job;
