@@ -63,31 +63,14 @@ final class DeinterlaceTests: XCTestCase {
   /// In the window, paused on a moving moment: the picture shown is whole; `d` twice (every picture, then none)
   /// shows the stored picture, combed, at once, and says so.
   func testTheDKeyChangesThePausedPictureAtOnce() throws {
-    try Screen.requireDisplay()
-    let home = NSTemporaryDirectory() + "orb-home-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: home) }
     let title = "fields-\(UUID().uuidString.prefix(6))"
-    let player = try BackgroundPlayer(
-      ["--title", title, "--events-fd", "1", "--paused", "--resume-ms", "1000", try Clips.interlacedBar()],
-      environment: ["HOME": home, "XDG_CONFIG_HOME": "\(home)/.config"])
+    let player = try BackgroundPlayer.window(
+      ["--paused", "--resume-ms", "1000", try Clips.interlacedBar()], title: title,
+      environment: try BackgroundPlayer.temporaryHome(for: self))
     defer { _ = player.wait(timeout: 1) }
-    guard Screen.waitForWindow(title: title) != nil else {
-      _ = player.wait(timeout: 1)
-      throw TestMediaError("the window never appeared: \(player.stderr)")
-    }
-    usleep(1_000_000)
-    Screen.press("s", title: title)
-    usleep(500_000)
-    Screen.press("d", title: title)
-    usleep(300_000)
-    Screen.press("d", title: title)
-    usleep(1_000_000)
-    Screen.press("s", title: title)
-    usleep(500_000)
-    Screen.press("q", title: title)
+    Screen.type([(1, "s"), (0.5, "d"), (0.3, "d"), (1, "s"), (0.5, "q")], title: title)
     XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
-    let paths = player.events.filter { $0["event"] as? String == "screenshot" }.compactMap { $0["path"] as? String }
+    let paths = player.screenshots
     XCTAssertEqual(paths.count, 2, player.stdout)
     guard paths.count == 2 else { return }
     XCTAssertLessThan(Self.combs(try RGBImage(png: paths[0])), 20, "shown deinterlaced by default")

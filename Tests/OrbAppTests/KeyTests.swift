@@ -7,13 +7,7 @@ final class KeyTests: XCTestCase {
   private func start(_ args: [String], title: String, environment: [String: String] = [:]) throws
     -> BackgroundPlayer
   {
-    try Screen.requireDisplay()
-    let player = try BackgroundPlayer(["--title", title, "--events-fd", "1"] + args, environment: environment)
-    guard Screen.waitForWindow(title: title) != nil else {
-      _ = player.wait(timeout: 1)
-      throw TestMediaError("the window never appeared: \(player.stderr)")
-    }
-    return player
+    try BackgroundPlayer.window(args, title: title, environment: environment)
   }
 
   /// The position the host hears next (progress comes once a second).
@@ -212,16 +206,13 @@ final class KeyTests: XCTestCase {
   /// `s` on sound alone saves the cover when it has one, and nothing, saying so, when the window is only black (it
   /// saved a black picture and said "Screenshot saved").
   func testAScreenshotOfSoundIsItsCoverOrNothing() throws {
-    let home = NSTemporaryDirectory() + "orb-home-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: home) }
+    let home = try BackgroundPlayer.temporaryHome(for: self)
     let tone = try TestMedia.path(
       "tone-4s.m4a", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=4", "-c:a", "aac"])
     let song = try Clips.song("song-cover-4s.m4a", cover: (400, 300), picture: "png", audio: "aac", seconds: 4)
     for (file, saves) in [(tone, false), (song, true)] {
       let title = "shot-sound-\(UUID().uuidString.prefix(6))"
-      let player = try start(
-        ["--paused", file], title: title, environment: ["HOME": home, "XDG_CONFIG_HOME": "\(home)/.config"])
+      let player = try start(["--paused", file], title: title, environment: home)
       usleep(1_000_000)
       Screen.press("s", title: title)
       usleep(800_000)
@@ -241,26 +232,19 @@ final class KeyTests: XCTestCase {
   }
 
   func testScreenshotSavesThePictureWithItsSubtitles() throws {
-    let home = NSTemporaryDirectory() + "orb-home-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: home) }
+    let home = try BackgroundPlayer.temporaryHome(for: self)
     let title = "shot-\(UUID().uuidString.prefix(6))"
     let player = try start(
       ["--paused", "--resume-ms", "1000", try SubtitleAppTests.subtitledClip()], title: title,
-      environment: ["HOME": home, "XDG_CONFIG_HOME": "\(home)/.config"])
+      environment: home)
     defer { _ = player.wait(timeout: 1) }
-    usleep(1_000_000)
-    Screen.press("s", title: title)
-    usleep(500_000)
-    Screen.press("s", title: title)
-    usleep(500_000)
-    Screen.press("q", title: title)
+    Screen.type([(1, "s"), (0.5, "s"), (0.5, "q")], title: title)
     XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
-    let paths = player.events.filter { $0["event"] as? String == "screenshot" }.compactMap { $0["path"] as? String }
+    let paths = player.screenshots
     XCTAssertEqual(paths.count, 2, player.stdout)
     XCTAssertEqual(Set(paths).count, 2, "the second screenshot overwrote the first: \(paths)")
     let path = try XCTUnwrap(paths.first)
-    XCTAssertTrue(path.hasPrefix("\(home)/Pictures/"), path)
+    XCTAssertTrue(path.hasPrefix("\(home["HOME"]!)/Pictures/"), path)
     let image = try RGBImage(png: path)
     XCTAssertEqual(image.width, 640)
     XCTAssertEqual(image.height, 360)

@@ -95,6 +95,14 @@ enum Screen {
     Tool.run("xdotool", ["search", "--name", "^\(title)$"]).stdout.split(separator: "\n").first.map(String.init) ?? ""
   }
 
+  /// Each key after its pause (seconds), in order: what a person types at a window, waiting to see each answer.
+  static func type(_ keys: [(pause: Double, key: String)], title: String) {
+    for (pause, key) in keys {
+      usleep(UInt32(pause * 1_000_000))
+      press(key, title: title)
+    }
+  }
+
   /// Focuses the window and types `key` (an xdotool key name) into it.
   static func press(_ key: String, title: String) {
     let id = windowID(title)
@@ -244,6 +252,33 @@ final class BackgroundPlayer: @unchecked Sendable {
 
   /// The JSON event lines written so far to stdout (`--events-fd 1`).
   var events: [[String: Any]] { Orb.events(stdout) }
+
+  /// The paths the `screenshot` events gave, in order.
+  var screenshots: [String] {
+    events.filter { $0["event"] as? String == "screenshot" }.compactMap { $0["path"] as? String }
+  }
+
+  /// A player with its window titled `title` (`--title`, and events on stdout), once the window is there.
+  static func window(_ args: [String], title: String, environment: [String: String] = [:]) throws
+    -> BackgroundPlayer
+  {
+    try Screen.requireDisplay()
+    let player = try BackgroundPlayer(["--title", title, "--events-fd", "1"] + args, environment: environment)
+    guard Screen.waitForWindow(title: title) != nil else {
+      _ = player.wait(timeout: 1)
+      throw TestMediaError("the window never appeared: \(player.stderr)")
+    }
+    return player
+  }
+
+  /// A home folder of the test's own (screenshots land in its Pictures), removed when the test ends: the
+  /// environment that points the player at it.
+  static func temporaryHome(for test: XCTestCase) throws -> [String: String] {
+    let home = NSTemporaryDirectory() + "orb-home-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+    test.addTeardownBlock { try? FileManager.default.removeItem(atPath: home) }
+    return ["HOME": home, "XDG_CONFIG_HOME": "\(home)/.config"]
+  }
 
   /// Waits up to `timeout` seconds for an event that `matches`, among those after the first `after`; the first one.
   func waitForEvent(after: Int = 0, timeout: Double = 10, _ matches: ([String: Any]) -> Bool) -> [String: Any]? {

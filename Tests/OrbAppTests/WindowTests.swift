@@ -11,13 +11,7 @@ final class WindowTests: XCTestCase {
   ]
 
   private func start(_ args: [String], title: String, environment: [String: String] = [:]) throws -> BackgroundPlayer {
-    try Screen.requireDisplay()
-    let player = try BackgroundPlayer(["--title", title, "--events-fd", "1"] + args, environment: environment)
-    guard Screen.waitForWindow(title: title) != nil else {
-      _ = player.wait(timeout: 1)
-      throw TestMediaError("the window never appeared: \(player.stderr)")
-    }
-    return player
+    try BackgroundPlayer.window(args, title: title, environment: environment)
   }
 
   private func windowID(_ title: String) -> String { Screen.windowID(title) }
