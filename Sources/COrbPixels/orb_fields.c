@@ -71,8 +71,8 @@ typedef int16_t orb_i16x16 __attribute__((vector_size(32)));
 typedef uint8_t orb_u8x16 __attribute__((vector_size(16)));
 typedef uint16_t orb_u16x16 __attribute__((vector_size(32)));
 
-// Sixteen samples of the row's type (`orb_row_vector`, the line function's) at `p` in 16-bit lanes. (A macro: a function returning a 32-byte
-// vector would have two calling conventions, with AVX and without.)
+// Sixteen samples of the row's type (`orb_row_vector`, the line function's) at `p` in 16-bit lanes. (A macro: a
+// function returning a 32-byte vector would have two calling conventions, with AVX and without.)
 #define orb_load16(p)                                                                                              \
   ({                                                                                                               \
     orb_row_vector loaded_;                                                                                        \

@@ -2,7 +2,7 @@
 """Packs orb-player with every shared library it loads into one folder that runs on another x86-64 Linux machine
 which has a GPU but none of the player's packages (no GTK, no FFmpeg), so the renderer can be measured there:
 
-    bench/gpu/bundle.py BINARY OUT_DIR [--stub SONAME ...]
+    bench/gpu/bundle.py BINARY OUT_DIR [--stub SONAME ...] [--add SONAME ...]
 
 OUT_DIR gets bin/orb-player (stripped), lib/ (the libraries, the dynamic loader ld-linux-x86-64.so.2 among them, so
 the other machine's C library does not matter) and lib/STUBS (the libraries replaced). Run the player there as
@@ -10,10 +10,11 @@ the other machine's C library does not matter) and lib/STUBS (the libraries repl
 
 A library named with --stub is replaced by a stand-in with the same soname, symbols and symbol versions, whose
 functions all return 0 and whose data is zeroed: the loader is satisfied, and FFmpeg's start-up questions (libaom's
-version, libvpx's capabilities, asked as FFmpeg lists its codecs) get "nothing". Stand-ins are for what the headless
-modes never use: the encoders and the decoders of formats other than the ones measured (libx265, libcodec2, ...). The libraries
-that only a stand-in needed are left out too. A library named with --add is packed too (with what it needs), though
-the binary does not load it: one a GPU driver there may need (libGLdispatch for NVIDIA's Vulkan driver). Reads ELF with readelf (binutils); builds stand-ins with cc.
+version, libvpx's capabilities, asked as FFmpeg lists its codecs) get "nothing". Stand-ins are for what the
+headless modes never use: the encoders and the decoders of formats other than the ones measured (libx265,
+libcodec2, ...). The libraries that only a stand-in needed are left out too. A library named with --add is packed
+too (with what it needs), though the binary does not load it: one a GPU driver there may need (GLVND's libEGL for
+NVIDIA's Vulkan driver). Reads ELF with readelf (binutils); builds stand-ins with cc.
 """
 import os
 import re

@@ -9,10 +9,11 @@
 # ORB_PLAYER_BIN=/path/to/orb-player packs that binary instead of building one. Clips are cached in
 # ${ORB_BENCH_MEDIA:-/tmp/orb-bench-media} as for the other benchmarks.
 #
-# Libraries the headless modes never call on these clips are packed as stand-ins (bundle.py --stub), which keeps the
-# bundle at 58 MB (18 of them the clips) instead of 70: the encoders (x264, x265, SVT-AV1, rav1e), decoders of other formats (codec2, AV1
-# through libaom, VP8/9 through libvpx, JPEG XL, SVG) and ICU's 31 MB of data (only libxml2's
-# encodings use it). A stand-in's functions all return 0 (FFmpeg asks a few of them for versions as it starts).
+# Libraries the headless modes never call on these clips are packed as stand-ins (bundle.py --stub), which keeps
+# the bundle at 58-62 MB (the clips 18-22 of them) instead of 70: the encoders (x264, x265, SVT-AV1, rav1e), decoders
+# of other formats (codec2, AV1 through libaom, VP8/9 through libvpx, JPEG XL, SVG) and ICU's 31 MB of data (only
+# libxml2's encodings use it). A stand-in's functions all return 0 (FFmpeg asks a few of them for versions as it
+# starts).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT="$PWD"
@@ -34,7 +35,8 @@ HLG="$MEDIA/hlg-1080p24-hevc-main10-3s.v1.mkv"
 WIDE="$MEDIA/sdr-bt2020-1080p24-hevc-main10-3s.v1.mkv"
 make_clip "$HLG" 3 -f lavfi -i testsrc2=size=1920x1080:rate=24 -t 3 \
   -vf "zscale=tin=bt709:pin=bt709:min=bt709:rin=tv:t=arib-std-b67:p=bt2020:m=bt2020nc:r=tv:npl=203,format=yuv420p10le" \
-  -c:v libx265 -preset ultrafast -x265-params "colorprim=bt2020:transfer=arib-std-b67:colormatrix=bt2020nc:log-level=error" \
+  -c:v libx265 -preset ultrafast \
+  -x265-params "colorprim=bt2020:transfer=arib-std-b67:colormatrix=bt2020nc:log-level=error" \
   -color_primaries bt2020 -color_trc arib-std-b67 -colorspace bt2020nc -color_range tv
 make_clip "$WIDE" 3 -f lavfi -i testsrc2=size=1920x1080:rate=24 -t 3 \
   -vf "zscale=tin=bt709:pin=bt709:min=bt709:rin=tv:t=bt709:p=bt2020:m=bt2020nc:r=tv,format=yuv420p10le" \

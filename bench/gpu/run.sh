@@ -43,7 +43,8 @@ echo "manifest: ${icd:-none found}"
 [ -n "$icd" ] && cat "$icd"
 export VK_DRIVER_FILES="$icd"
 lib="$(ldconfig -p | sed -n 's/.*libGLX_nvidia.so.0 .*=> //p' | head -n1)"
-[ -n "$lib" ] || lib="$(find /usr/local/nvidia /usr/lib /usr/lib64 -maxdepth 3 -name libGLX_nvidia.so.0 2>/dev/null | head -n1)"
+[ -n "$lib" ] ||
+  lib="$(find /usr/local/nvidia /usr/lib /usr/lib64 -maxdepth 3 -name libGLX_nvidia.so.0 2>/dev/null | head -n1)"
 DRIVER_DIRS="$(dirname "${lib:-/usr/local/nvidia/lib64/x}")"
 for d in /usr/local/nvidia/lib64 /usr/local/nvidia/lib /usr/lib/x86_64-linux-gnu; do
   [ -d "$d" ] && [[ ":$DRIVER_DIRS:" != *":$d:"* ]] && DRIVER_DIRS="$DRIVER_DIRS:$d"
