@@ -37,29 +37,24 @@ static inline int orb_averror_http_other_4xx(void) { return AVERROR_HTTP_OTHER_4
 static inline int orb_averror_http_server_error(void) { return AVERROR_HTTP_SERVER_ERROR; }
 // AV_NOPTS_VALUE is a cast macro Swift does not import.
 static inline int64_t orb_nopts_value(void) { return AV_NOPTS_VALUE; }
-// Whether a decoded picture holds two fields, and which was taken first (FFmpeg 6.1 moved both into `flags`).
-static inline int orb_frame_is_interlaced(const AVFrame *f) {
+// Whether a decoded picture holds two fields, and which was taken first (FFmpeg 6.1, libavutil 58.29, moved both
+// into `flags`).
 #if LIBAVUTIL_VERSION_MAJOR >= 59 || (LIBAVUTIL_VERSION_MAJOR == 58 && LIBAVUTIL_VERSION_MINOR >= 29)
-  return (f->flags & AV_FRAME_FLAG_INTERLACED) != 0;
-#else
-  return f->interlaced_frame;
-#endif
-}
+static inline int orb_frame_is_interlaced(const AVFrame *f) { return (f->flags & AV_FRAME_FLAG_INTERLACED) != 0; }
 static inline int orb_frame_top_field_first(const AVFrame *f) {
-#if LIBAVUTIL_VERSION_MAJOR >= 59 || (LIBAVUTIL_VERSION_MAJOR == 58 && LIBAVUTIL_VERSION_MINOR >= 29)
   return (f->flags & AV_FRAME_FLAG_TOP_FIELD_FIRST) != 0;
-#else
-  return f->top_field_first;
-#endif
 }
 static inline void orb_frame_clear_interlaced(AVFrame *f) {
-#if LIBAVUTIL_VERSION_MAJOR >= 59 || (LIBAVUTIL_VERSION_MAJOR == 58 && LIBAVUTIL_VERSION_MINOR >= 29)
   f->flags &= ~(AV_FRAME_FLAG_INTERLACED | AV_FRAME_FLAG_TOP_FIELD_FIRST);
+}
 #else
+static inline int orb_frame_is_interlaced(const AVFrame *f) { return f->interlaced_frame; }
+static inline int orb_frame_top_field_first(const AVFrame *f) { return f->top_field_first; }
+static inline void orb_frame_clear_interlaced(AVFrame *f) {
   f->interlaced_frame = 0;
   f->top_field_first = 0;
-#endif
 }
+#endif
 // AV_TIME_BASE_Q is a compound literal.
 static inline AVRational orb_time_base_q(void) { return (AVRational){1, AV_TIME_BASE}; }
 

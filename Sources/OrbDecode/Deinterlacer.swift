@@ -98,8 +98,9 @@ struct Deinterlacer {
     let before = previous.flatMap { Self.matches($0, cur) ? $0 : nil } ?? cur
     let after = next.flatMap { Self.matches($0, cur) ? $0 : nil } ?? cur
     let half = held.duration / 2
-    var first = make(cur, before: before, after: after, keepTop: topFirst)
-    guard let made = first, let second = make(cur, before: before, after: after, keepTop: !topFirst) else {
+    var first = make(cur, before: before, after: after, keepTop: topFirst, topFirst: topFirst)
+    guard let made = first, let second = make(cur, before: before, after: after, keepTop: !topFirst, topFirst: topFirst)
+    else {
       av_frame_free(&first)
       // `held` stays owned by this deinterlacer (it becomes `previous`); the caller gets its own reference.
       return av_frame_clone(cur).map {
@@ -112,10 +113,11 @@ struct Deinterlacer {
     ]
   }
 
-  /// `cur` with the field of the other parity than the kept one made anew; nil without memory.
+  /// `cur` (its top field taken first, or not) with the field of the other parity than the kept one made anew; nil
+  /// without memory.
   private func make(
     _ cur: UnsafeMutablePointer<AVFrame>, before: UnsafeMutablePointer<AVFrame>, after: UnsafeMutablePointer<AVFrame>,
-    keepTop: Bool
+    keepTop: Bool, topFirst: Bool
   ) -> UnsafeMutablePointer<AVFrame>? {
     guard let out = av_frame_alloc() else { return nil }
     out.pointee.format = cur.pointee.format
@@ -131,14 +133,14 @@ struct Deinterlacer {
     orb_frame_clear_interlaced(out)
     let d = desc.pointee
     let bytes = Int32(d.comp.0.depth > 8 ? 2 : 1)
-    let components = [d.comp.0, d.comp.1, d.comp.2, d.comp.3].prefix(Int(d.nb_components))
-    for plane in 0..<Int(Self.planeCount(d)) {
+    let format = AVPixelFormat(cur.pointee.format)
+    for plane in 0..<Int(av_pix_fmt_count_planes(format)) {
       guard let target = Self.plane(out, plane), let source = Self.plane(cur, plane) else { continue }
       // Every component in this plane, and how far apart its samples lie (2 in an interleaved CbCr plane).
-      let step = components.first { Int($0.plane) == plane }.map { Int32($0.step) / bytes } ?? 1
+      let step = Self.components(d).first { Int($0.plane) == plane }.map { Int32($0.step) / bytes } ?? 1
       let chroma = plane > 0 && plane < 3 && d.nb_components >= 3
       let height = chroma ? -((-cur.pointee.height) >> Int32(d.log2_chroma_h)) : cur.pointee.height
-      let rowBytes = av_image_get_linesize(AVPixelFormat(cur.pointee.format), cur.pointee.width, Int32(plane))
+      let rowBytes = av_image_get_linesize(format, cur.pointee.width, Int32(plane))
       var job = orb_field_job()
       job.dst = target
       job.dst_stride = Int(Self.stride(out, plane))
@@ -151,7 +153,7 @@ struct Deinterlacer {
       job.width = rowBytes / bytes
       job.height = height
       job.missing = keepTop ? 1 : 0
-      job.missing_is_later = keepTop == (orb_frame_top_field_first(cur) != 0) ? 1 : 0  // kept the first-taken field
+      job.missing_is_later = keepTop == topFirst ? 1 : 0  // the first-taken field is kept
       job.bytes = bytes
       job.bits = Int32(d.comp.0.depth)
       job.step = step
@@ -172,7 +174,7 @@ struct Deinterlacer {
     guard d.flags & unsupported == 0, d.nb_components >= 1, d.comp.0.depth <= 16 else { return false }
     let bytes = Int32(d.comp.0.depth > 8 ? 2 : 1)
     // Each component a whole sample of `bytes`, one or two to a plane's pixel.
-    return [d.comp.0, d.comp.1, d.comp.2, d.comp.3].prefix(Int(d.nb_components)).allSatisfy {
+    return components(d).allSatisfy {
       $0.shift == 0 && $0.offset % bytes == 0 && ($0.step == bytes || $0.step == 2 * bytes)
         && ($0.depth > 8) == (bytes == 2)
     }
@@ -184,9 +186,9 @@ struct Deinterlacer {
       && other.pointee.format == frame.pointee.format
   }
 
-  private static func planeCount(_ d: AVPixFmtDescriptor) -> Int32 {
-    let components = [d.comp.0, d.comp.1, d.comp.2, d.comp.3].prefix(Int(d.nb_components))
-    return (components.map { $0.plane }.max() ?? 0) + 1
+  /// The format's components (Y, Cb, Cr, alpha as it has them).
+  private static func components(_ d: AVPixFmtDescriptor) -> ArraySlice<AVComponentDescriptor> {
+    [d.comp.0, d.comp.1, d.comp.2, d.comp.3].prefix(Int(d.nb_components))
   }
 
   private static func plane(_ frame: UnsafeMutablePointer<AVFrame>, _ index: Int) -> UnsafeMutablePointer<UInt8>? {

@@ -29,10 +29,9 @@ struct VideoDecoding {
     // delay: until the decoder's own copy of it has come out, that copy is dropped.
     var quick = QuickFirstPicture(decoder: decoder, parameters: media.parameters[stream.index], limit: media.limit)
     // Interlaced pictures become one whole picture per field (`Deinterlacer`), each a half of the picture's time;
-    // not those that end before a seek's target (`unseenBefore`), which are dropped: splitting them made an exact
-    // seek in 1080i three to four times slower.
+    // not those that end before a seek's target while the hold waits for it (they are dropped): splitting them made
+    // an exact seek in 1080i three to four times slower.
     var fields = Deinterlacer()
-    var unseenBefore: Double?
     let trustingMarks = stream.codec != "hevc"
     func show(_ picture: Deinterlacer.Timed) {
       guard
@@ -61,8 +60,7 @@ struct VideoDecoding {
       }
       guard let picture = av_frame_alloc() else { return }
       av_frame_move_ref(picture, frame)
-      let unseen = unseenBefore.map { time + duration < $0 - 0.001 } ?? false
-      if !unseen { unseenBefore = nil }
+      let unseen = !hold.emitted && time + duration < hold.target - 0.001
       let timed = Deinterlacer.Timed(frame: picture, time: time, duration: duration)
       for ready in fields.offer(timed, mode: mode, trustingMarks: trustingMarks, unseen: unseen) { show(ready) }
     }
@@ -75,7 +73,6 @@ struct VideoDecoding {
         timing.restart()
         lookahead.restart()
         fields.reset()
-        unseenBefore = t
         quick.cancel()  // a seek's target is seldom its key picture: only the opening's first picture goes ahead
         return nil
       },

@@ -39,7 +39,8 @@ struct VideoTiming {
 struct SeekHold<Picture> {
   private(set) var target = 0.0
   private var held: (picture: Picture, time: Double)?
-  private var emitted = false
+  /// Whether a picture has gone out since the seek (every later one goes at once).
+  private(set) var emitted = false
 
   /// A seek to `target` seconds.
   mutating func restart(at target: Double) {
