@@ -12,9 +12,15 @@
 #    each beep; H.264 + AAC, 12 s.
 # 3. Inside scripts/with-test-env.sh (Xvfb 1920x1080, PipeWire with the null sink `orb-null-sink`, WirePlumber) it
 #    starts pipewire-pulse and checks that `pactl list short sources` has orb-null-sink.monitor. Then, for each
-#    player in turn:
+#    player in turn (PLAYERS):
 #    a. orb-player --events-fd 1 --title T CLIP (its window is the video's 1280x720), or
-#       mpv --no-config --vo=gpu-next --gpu-api=vulkan --vulkan-device=LLVMPIPE --geometry=1280x720 CLIP;
+#       mpv --no-config --vo=gpu-next --gpu-api=vulkan --vulkan-device=LLVMPIPE --geometry=1280x720 CLIP, or
+#       the same with --ao=pulse (row mpv-pulse). Two mpv rows because mpv's default sound output here (Debian 12's
+#       mpv 0.35.1: PipeWire) estimates when its sound is heard from the graph's delay alone: it leaves out what the
+#       stream's converter holds (pw_time.buffered) and the time since PipeWire took its reading (pw_time.now), which
+#       mpv's developers added in 0.38 (commit "ao_pipewire: fix delay calculation"). Its PulseAudio output, here
+#       through pipewire-pulse, asks the server for the latency instead. The run prints orb-player's mean less each
+#       mpv's;
 #    b. once its window is up at 1280x720, one ffmpeg records both, until the player exits:
 #       - the picture: `-f x11grab -framerate 60.37 -use_wallclock_as_timestamps 1` of a 64x32 patch inside the
 #         white block (from the window's position), stored as gray raw video with its wall-clock timestamps
@@ -60,6 +66,8 @@ GRAB_W=64
 GRAB_H=32
 GRAB_FPS=60.37
 SINK=orb-null-sink
+# The players measured, in order (names of the recordings and of the rows; `play` below has their commands).
+PLAYERS=(orb-player mpv mpv-pulse)
 TIMEOUT="${ORB_AVSYNC_TIMEOUT:-40}"
 STEP="checking settings"
 REPORTED=0
@@ -192,6 +200,8 @@ if [ "${1:-}" = "--measure" ]; then
   play orb-player "orb-avsync-$$" "$BIN" --events-fd 1 --title "orb-avsync-$$" "$CLIP"
   play mpv "mpv-avsync-$$" mpv --no-config --vo=gpu-next --gpu-api=vulkan --vulkan-device="$VKDEV" \
     --geometry="${W}x$H" --autofit="${W}x$H" --title="mpv-avsync-$$" "$CLIP"
+  play mpv-pulse "mpvp-avsync-$$" mpv --no-config --ao=pulse --vo=gpu-next --gpu-api=vulkan \
+    --vulkan-device="$VKDEV" --geometry="${W}x$H" --autofit="${W}x$H" --title="mpvp-avsync-$$" "$CLIP"
   STEP="done"
   exit 0
 fi
@@ -247,7 +257,7 @@ fi
 
 # ---------------------------------------------------------------------------------------------- analysis
 STEP="reading the recordings"
-for p in orb-player mpv; do
+for p in "${PLAYERS[@]}"; do
   ffprobe -v error -select_streams a:0 -show_entries packet=pts,size:stream=time_base -of compact=p=0:nk=0 \
     "$WORK/$p.audio.nut" >"$WORK/$p.audio.pts" || die "ffprobe could not read the sound recording of $p"
   ffmpeg -v error -nostdin -i "$WORK/$p.audio.nut" -map 0:a -c copy -f s16le -y "$WORK/$p.audio.raw" ||
@@ -337,7 +347,7 @@ def beeps(name, rate=48000, channels=2):
                    "read_delay_floor_spread_ms": spread}
 
 out = {}
-for name in ("orb-player", "mpv"):
+for name in sys.argv[3:]:
     fl, vinfo, t0 = flashes(name)
     bp, ainfo = beeps(name)
     pairs, unpaired = [], []
@@ -359,12 +369,12 @@ for name in ("orb-player", "mpv"):
     }
 json.dump(out, sys.stdout)
 EOF
-python3 "$WORK/analyse.py" "$WORK" $((GRAB_W * GRAB_H)) >"$WORK/pairs.json" || die
+python3 "$WORK/analyse.py" "$WORK" $((GRAB_W * GRAB_H)) "${PLAYERS[@]}" >"$WORK/pairs.json" || die
 
 STEP="writing results"
 read_json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$WORK/pairs.json" "$1"; }
 ODD=()
-for p in orb-player mpv; do
+for p in "${PLAYERS[@]}"; do
   n="$(read_json "len(d['$p']['pairs'])")"
   [ "$n" -ge 5 ] || ODD+=("$p: only $n flash/beep pairs (the clip has 11 flashes): see flashes, beeps and unpaired in avsync.json")
   u="$(read_json "d['$p']['unpaired_flashes_s']")"
@@ -381,11 +391,12 @@ done
 [ ${#INSTALLED[@]} -eq 0 ] || ODD+=("installed with apt-get in this run: ${INSTALLED[*]}")
 ORB_CMD="orb-player --events-fd 1 --title T CLIP"
 MPV_CMD="mpv --no-config --vo=gpu-next --gpu-api=vulkan --vulkan-device='$VKDEV' --geometry=${W}x$H --autofit=${W}x$H --title=T CLIP"
+MPVP_CMD="mpv --no-config --ao=pulse --vo=gpu-next --gpu-api=vulkan --vulkan-device='$VKDEV' --geometry=${W}x$H --autofit=${W}x$H --title=T CLIP"
 REC_CMD="ffmpeg -thread_queue_size 4096 -f x11grab -framerate $GRAB_FPS -draw_mouse 0 -video_size ${GRAB_W}x$GRAB_H -use_wallclock_as_timestamps 1 -i \$DISPLAY+X,Y -thread_queue_size 4096 -f pulse -sample_rate 48000 -channels 2 -use_wallclock_as_timestamps 1 -i $SINK.monitor -copyts -map 0:v -c:v rawvideo -pix_fmt gray -fps_mode passthrough -enc_time_base:v 1:1000000 -f nut video.nut -map 1:a -c:a pcm_s16le -f nut audio.nut"
 {
   echo "| player | pairs | mean ms | max ms | per-pair offsets ms (picture - sound) | picture time +- ms (worst) |"
   echo "|---|--:|--:|--:|---|--:|"
-  for p in orb-player mpv; do
+  for p in "${PLAYERS[@]}"; do
     printf '| %s | %s | %s | %s | %s | %s |\n' "$p" "$(read_json "len(d['$p']['pairs'])")" \
       "$(read_json "d['$p']['mean_ms']")" "$(read_json "d['$p']['max_abs_ms']")" \
       "$(read_json "' '.join('%+.0f' % o for o in d['$p']['offsets_ms'])")" \
@@ -396,7 +407,10 @@ REC_CMD="ffmpeg -thread_queue_size 4096 -f x11grab -framerate $GRAB_FPS -draw_mo
   echo "Positive = the picture after the sound. Flash: 64x32 patch grabbed at ${GRAB_FPS} fps (x11grab, wall clock), time ="
   echo "midpoint of the first bright capture and the one before (+-8 ms). Beep: onset in the null sink's monitor (pulse"
   echo "input), sample n at T0 + n / 48 kHz, T0 the earliest the packets' read times allow (the least read delay moved by"
-  echo "$(read_json "d['orb-player']['sound_recording']['read_delay_floor_spread_ms']") / $(read_json "d['mpv']['sound_recording']['read_delay_floor_spread_ms']") ms over the recordings). max = the largest |offset|, with its sign."
+  echo "$(for p in "${PLAYERS[@]}"; do read_json "d['$p']['sound_recording']['read_delay_floor_spread_ms']"; done | paste -sd/ | sed 's|/| / |g') ms over the recordings). max = the largest |offset|, with its sign."
+  for p in mpv mpv-pulse; do
+    echo "orb-player's mean - $p's: $(read_json "round(d['orb-player']['mean_ms'] - d['$p']['mean_ms'], 1)") ms."
+  done
   for o in "${ODD[@]+"${ODD[@]}"}"; do echo "- note: $o"; done
 } >"$WORK/avsync.md"
 echo
@@ -404,6 +418,7 @@ cat "$WORK/avsync.md"
 echo
 echo "orb:    $ORB_CMD"
 echo "mpv:    $MPV_CMD"
+echo "mpv-pulse: $MPVP_CMD"
 echo "record: $REC_CMD"
 RESULTS="$ROOT/bench/results"
 mkdir -p "$RESULTS"
@@ -413,9 +428,10 @@ mkdir -p "$RESULTS"
   printf '"clip":"%s","orb_player":{"binary":"%s","version":"%s","commit":"%s","command":"%s"},' \
     "$(esc "$AVS")" "$(esc "$BIN")" "$(esc "$VERSION")" "$(esc "$(binary_commit)")" \
     "$(esc "$ORB_CMD")"
-  printf '"mpv":{"version":"%s","command":"%s"},"recording":{"command":"%s","orb-player":"%s","mpv":"%s","pulse":"%s"},' \
-    "$(esc "$MPV")" "$(esc "$MPV_CMD")" "$(esc "$REC_CMD")" "$(esc "$(paste -sd' ' "$WORK/orb-player.grab")")" \
-    "$(esc "$(paste -sd' ' "$WORK/mpv.grab")")" "$(esc "$(grep -E '^Server (Name|Version)' "$WORK/pactl-info" | paste -sd';' -)")"
+  printf '"mpv":{"version":"%s","command":"%s","command_pulse":"%s"},' "$(esc "$MPV")" "$(esc "$MPV_CMD")" "$(esc "$MPVP_CMD")"
+  printf '"recording":{"command":"%s",' "$(esc "$REC_CMD")"
+  for p in "${PLAYERS[@]}"; do printf '"%s":"%s",' "$p" "$(esc "$(paste -sd' ' "$WORK/$p.grab")")"; done
+  printf '"pulse":"%s"},' "$(esc "$(grep -E '^Server (Name|Version)' "$WORK/pactl-info" | paste -sd';' -)")"
   printf '"results":%s,"notes":%s}\n' "$(cat "$WORK/pairs.json")" "$(json_strings "${ODD[@]+"${ODD[@]}"}")"
 } >"$WORK/avsync.json"
 python3 -m json.tool "$WORK/avsync.json" >/dev/null || { cp "$WORK/avsync.json" "$RESULTS/avsync.json.bad"; die "avsync.json is not valid JSON"; }

@@ -92,9 +92,14 @@ final class Decoder {
   /// time: at 4K HDR10 on two cores, rows cost a fifth more CPU than whole pictures (FFmpeg alone: 6.5 against 5.4 s
   /// for 5 s of video), and the player fell behind (17-29 of 120 pictures dropped, none with frame threads), for
   /// the 25 MB picture a thread more holds.
+  ///
+  /// `ORB_VIDEO_THREADS=N` (1 to 64) in the environment sets the count for every stream instead: to measure what a
+  /// count costs and gains on a machine (bench/gpu/run.sh does on many cores), or to hold a player to fewer cores.
   static func frameThreads(
-    for video: VideoStreamInfo, bitRate: Int64?, cores: Int = ProcessInfo.processInfo.activeProcessorCount
+    for video: VideoStreamInfo, bitRate: Int64?, cores: Int = ProcessInfo.processInfo.activeProcessorCount,
+    environment: [String: String] = ProcessInfo.processInfo.environment
   ) -> Int32 {
+    if let asked = environment["ORB_VIDEO_THREADS"].flatMap({ Int32($0) }), (1...64).contains(asked) { return asked }
     let rate = min(max(video.frameRate ?? 30, 1), 240)
     let perPixel = ["hevc", "vp9", "av1"].contains(video.codec) ? 2.0 : 1.0
     let load = max(

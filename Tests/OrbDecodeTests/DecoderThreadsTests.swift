@@ -31,6 +31,19 @@ final class DecoderThreadsTests: XCTestCase {
     XCTAssertEqual(Decoder.frameThreads(for: video("h264", 1920, 1080, fps: 24), bitRate: 40_000_000, cores: 1), 2)
   }
 
+  func testTheEnvironmentCanSetTheCount() {
+    let uhd = video("hevc", 3840, 2160, fps: 24)
+    XCTAssertEqual(Decoder.frameThreads(for: uhd, bitRate: nil, cores: 16, environment: ["ORB_VIDEO_THREADS": "6"]), 6)
+    XCTAssertEqual(
+      Decoder.frameThreads(for: video("h264", 1280, 720, fps: 30), bitRate: nil, environment: ["ORB_VIDEO_THREADS": "3"]),
+      3)
+    // Not a count from 1 to 64: the player's own choice.
+    for odd in ["0", "65", "many", ""] {
+      XCTAssertEqual(
+        Decoder.frameThreads(for: uhd, bitRate: nil, cores: 16, environment: ["ORB_VIDEO_THREADS": odd]), 16, odd)
+    }
+  }
+
   func testNALUnitsAreReadFromAnHvcCRecordAndFromStartCodes() {
     // Annex B: a 4-byte and a 3-byte start code; the next start code's leading zero is not part of a unit.
     let annexB: [UInt8] = [0, 0, 0, 1, 0x40, 0x01, 0x0C, 0, 0, 1, 0x44, 0x01, 0xC0, 0, 0, 0, 1, 0x4E, 0x01, 0x89]

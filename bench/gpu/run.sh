@@ -77,6 +77,33 @@ fi
 step "--probe sdr"
 player --probe "$DIR/media/sdr.mp4"
 
+# Frame threads (ORB_VIDEO_THREADS) against what they cost: decoding speed (16x16, where drawing is next to nothing),
+# peak RSS, and an exact seek late in a group of pictures (--frame-at decodes every picture from the key frame
+# before to the one asked for: 58 of sdr.mp4's 2 s group, 229 and 109 of the HEVC clips', whose only key frame is
+# at 0 s) timed from launch to the PNG written. Lines `threads CLIP N ...`. ORB_GPU_THREADS lists the counts (default "1 2 4 8 16"; empty skips this).
+threads_sweep() {
+  local clip n i t0 t1 line
+  for clip in sdr.mp4:1.95 hdr.mkv:9.5 uhd.mkv:4.5; do
+    for n in ${ORB_GPU_THREADS-1 2 4 8 16}; do
+      for ((i = 1; i <= RUNS; i++)); do
+        line="$(ORB_VIDEO_THREADS=$n player --benchmark --size 16x16 "$DIR/media/${clip%%:*}")" || line=failed
+        t0=$(date +%s%N)
+        ORB_VIDEO_THREADS=$n player --frame-at "${clip#*:}" --size 1280x720 --output "$DIR/seek.png" \
+          "$DIR/media/${clip%%:*}" >/dev/null || t0=failed
+        t1=$(date +%s%N)
+        [ "$t0" = failed ] && t1=0 t0=0
+        echo "threads ${clip%%:*} $n run $i frame-at ${clip#*:} ms $(((t1 - t0) / 1000000)) benchmark $line"
+      done
+    done
+  done
+}
+if [ "${ORB_GPU_ONLY:-}" = threads ]; then
+  step "frame threads (only)"
+  threads_sweep
+  step "done"
+  exit 0
+fi
+
 : >"$OUT/bench.jsonl"
 bench() { # bench NAME SIZE
   local i line
@@ -102,4 +129,6 @@ for still in sdr.mp4:1280x720 hdr.mkv:1280x720 uhd.mkv:1920x1080 hlg.mkv:1280x72
     echo "still ${clip%%.*}.png $clip 2 $size"
   fi
 done
+step "frame threads"
+threads_sweep
 step "done"
