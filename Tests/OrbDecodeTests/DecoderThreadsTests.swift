@@ -35,7 +35,8 @@ final class DecoderThreadsTests: XCTestCase {
     let uhd = video("hevc", 3840, 2160, fps: 24)
     XCTAssertEqual(Decoder.frameThreads(for: uhd, bitRate: nil, cores: 16, environment: ["ORB_VIDEO_THREADS": "6"]), 6)
     XCTAssertEqual(
-      Decoder.frameThreads(for: video("h264", 1280, 720, fps: 30), bitRate: nil, environment: ["ORB_VIDEO_THREADS": "3"]),
+      Decoder.frameThreads(
+        for: video("h264", 1280, 720, fps: 30), bitRate: nil, environment: ["ORB_VIDEO_THREADS": "3"]),
       3)
     // Not a count from 1 to 64: the player's own choice.
     for odd in ["0", "65", "many", ""] {
