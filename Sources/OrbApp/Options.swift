@@ -149,7 +149,8 @@ struct Options {
     defer { g_option_context_free(context) }
     g_option_context_set_summary(
       context,
-      "Plays video files or streams, in order. With no FILE|URL, a welcome page to open or drop files on.\n"
+      "Plays video files or streams, in order; - is standard input. With no FILE|URL, a welcome page to open or\n"
+        + "drop files on.\n"
         + "Built-in sources: test://bars (options: ?size=WxH&rate=FPS&duration=S).")
     g_option_context_add_main_entries(context, table.entries, nil)
     var argc = Int32(arguments.count)

@@ -19,6 +19,9 @@ public final class Cancellation: Sendable {
 
   public var isCancelled: Bool { flag.load(ordering: .acquiring) == 2 }
 
+  /// A blocked call should return now: interrupted (a seek) or cancelled. What FFmpeg's interrupt callback answers.
+  var interrupts: Bool { flag.load(ordering: .acquiring) != 0 }
+
   /// Breaks the call blocked now (a read waiting on a stalled server) without stopping the source. Never undoes a
   /// `cancel`.
   func interrupt() { _ = flag.compareExchange(expected: 0, desired: 1, ordering: .acquiringAndReleasing) }

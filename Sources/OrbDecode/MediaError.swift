@@ -47,11 +47,9 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
 
   /// The same for the path's bytes (NUL-terminated), named `path` in the message.
   static func checkLocalFile(_ bytes: [CChar], name path: String) -> MediaError? {
-    // mpv's name for standard input: not a file here (the player opens a file more than once and seeks in it).
-    if path == "-" {
-      return MediaError(
-        .unplayable, source: path, reason: "is standard input; only files and URLs can be played (save it to a file)")
-    }
+    // mpv's name for standard input: media is read from it through a spool (`Spool`), before this check; what else
+    // asks (a subtitle file) needs a file.
+    if path == "-" { return MediaError(.unplayable, source: path, reason: "is standard input, not a file") }
     var st = stat()
     if stat(bytes, &st) != 0 {
       switch errno {
@@ -63,13 +61,13 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
     if (st.st_mode & S_IFMT) == S_IFDIR {
       return MediaError(.unplayable, source: path, reason: "is a directory, not a media file")
     }
-    // A pipe or a device has no size to tell, and is not read (the player reads a file more than once and seeks in
-    // it): said for what it is, not called empty.
+    // A pipe or a device has no size to tell: said for what it is, not called empty. (Media from a named pipe is
+    // read through a spool before this check; a subtitle file must be a file.)
     if (st.st_mode & S_IFMT) == S_IFIFO {
-      return MediaError(.unplayable, source: path, reason: "is a named pipe; only files and URLs can be played")
+      return MediaError(.unplayable, source: path, reason: "is a named pipe; only files and URLs can be read")
     }
     if (st.st_mode & S_IFMT) != S_IFREG {
-      return MediaError(.unplayable, source: path, reason: "is not a regular file; only files and URLs can be played")
+      return MediaError(.unplayable, source: path, reason: "is not a regular file; only files and URLs can be read")
     }
     if st.st_size == 0 { return MediaError(.unplayable, source: path, reason: "empty file") }
     if access(bytes, R_OK) != 0 { return MediaError(.unplayable, source: path, reason: "permission denied") }

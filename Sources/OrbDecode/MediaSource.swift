@@ -11,18 +11,22 @@ final class FormatContext {
   private let cancellation: Cancellation
   /// What the origin guard's callbacks are given (a network source's); it must live as long as the context.
   private let guardContext: OriginGuardContext?
+  /// The reading of a spooled pipe the context reads through (`AVFMT_FLAG_CUSTOM_IO`): freed after it.
+  private let spoolReader: SpoolReader?
   init(
     _ pointer: UnsafeMutablePointer<AVFormatContext>, cancellation: Cancellation,
-    guardContext: OriginGuardContext? = nil
+    guardContext: OriginGuardContext? = nil, spoolReader: SpoolReader? = nil
   ) {
     self.pointer = pointer
     self.cancellation = cancellation
     self.guardContext = guardContext
+    self.spoolReader = spoolReader
   }
   deinit {
     orb_origin_guard_free(pointer)
     var c: UnsafeMutablePointer<AVFormatContext>? = pointer
     avformat_close_input(&c)
+    spoolReader?.free()
   }
 }
 
@@ -69,6 +73,7 @@ public final class MediaSource: @unchecked Sendable {
   /// The last part of a local source's path for people to read: escapes decoded, bytes that are not UTF-8 shown as
   /// U+FFFD.
   public static func displayName(_ source: String) -> String {
+    if source == "-" { return "standard input" }
     guard let bytes = pathBytes(source) else { return (source as NSString).lastPathComponent }
     let name = bytes.dropLast().split(separator: CChar(bitPattern: UInt8(ascii: "/"))).last.map(Array.init) ?? []
     return String(decoding: name.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -124,12 +129,38 @@ public final class MediaSource: @unchecked Sendable {
     let isURL = Self.isURL(source) && !source.hasPrefix("file://")
     // A local file is opened by its bytes (`pathBytes`).
     let localPath = isURL ? nil : Self.pathBytes(source)
-    if let localPath, let problem = MediaError.checkLocalFile(localPath, name: source) { throw problem }
+    // Standard input and named pipes are read through a spool (the player opens a source more than once).
+    var spool: Spool?
+    if let localPath {
+      switch Spool.kind(of: source, path: localPath) {
+      case .terminal:
+        throw MediaError(
+          .unplayable, source: source,
+          reason: "is standard input, a terminal here: pipe the media into it (cat FILE | orb-player -)")
+      case .pipe:
+        let opened = try Spool.of(source, path: localPath)
+        try opened.waitForData(source: source, cancellation: cancellation)
+        spool = opened
+      case .file:
+        if let problem = MediaError.checkLocalFile(localPath, name: source) { throw problem }
+      }
+    }
 
     guard let allocated = avformat_alloc_context() else {
       throw MediaError(.unplayable, source: source, reason: "out of memory")
     }
     cancellation.install(on: allocated)
+    // Freed (with its context) when this scope ends, unless the format context takes it.
+    var spoolReader: SpoolReader?
+    if let spool {
+      guard let reader = SpoolReader(spool, cancellation: cancellation) else {
+        avformat_free_context(allocated)
+        throw MediaError(.unplayable, source: source, reason: "out of memory")
+      }
+      allocated.pointee.pb = reader.context
+      allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+      spoolReader = reader
+    }
     // Credentials go to the media's origin only: redirects are resolved first (`RedirectCheck`), and what the
     // demuxer opens beside the first resource loses them when it lies elsewhere (the origin guard).
     var target = source
@@ -190,14 +221,15 @@ public final class MediaSource: @unchecked Sendable {
       av_free(guardCopy)  // FFmpeg freed the context, not what it pointed at
       if refused { throw MediaError.refusedRedirect(source) }
       if cancellation.isCancelled { throw MediaError(.unplayable, source: source, reason: "cancelled") }
-      if let localPath, let problem = MediaError.headerProblem(localPath) {
+      if let localPath, spool == nil, let problem = MediaError.headerProblem(localPath) {
         throw MediaError(.unplayable, source: source, reason: problem)
       }
       throw Self.explained(
         MediaError.fromOpen(openCode, source: source), code: openCode, credentials: credentials,
         cancellation: cancellation)
     }
-    let format = FormatContext(opened, cancellation: cancellation, guardContext: guardContext)
+    let format = FormatContext(
+      opened, cancellation: cancellation, guardContext: guardContext, spoolReader: spoolReader)
     // Probing decodes a few frames: a picture over the limit must fail there too, before its memory is taken.
     let streamCount = Int(opened.pointee.nb_streams)
     var streamOptions = [OpaquePointer?](repeating: nil, count: max(1, streamCount))

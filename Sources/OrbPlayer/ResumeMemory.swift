@@ -62,7 +62,10 @@ public struct ResumeMemory {
   public static func key(for source: String) -> String? {
     guard let bytes = MediaSource.pathBytes(source) else { return nil }
     var info = stat()
-    guard stat(bytes, &info) == 0 else { return nil }
+    // A pipe (standard input, a named pipe) is not a file to come back to.
+    guard MediaSource.filePath(source) != "-", stat(bytes, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+      return nil
+    }
     // A name that is not UTF-8 stays the file:// URL that carries its bytes (`MediaSource.pathBytes`).
     let path = MediaSource.filePath(source)
     let absolute = path.hasPrefix("file://") ? path : URL(fileURLWithPath: path).standardizedFileURL.path

@@ -213,10 +213,13 @@ final class BackgroundPlayer: @unchecked Sendable {
   private var errData = Data()
   private let lock = NSLock()
 
-  /// - Parameter environment: variables set for the player on top of the test's own.
-  init(_ arguments: [String], environment: [String: String] = [:]) throws {
+  /// - Parameters:
+  ///   - environment: variables set for the player on top of the test's own.
+  ///   - input: its standard input: /dev/null unless a test gives it something to read (`-`), never the test's own.
+  init(_ arguments: [String], environment: [String: String] = [:], input: Any = FileHandle.nullDevice) throws {
     process.executableURL = URL(fileURLWithPath: OrbBinary.path)
     process.arguments = arguments
+    process.standardInput = input
     if !environment.isEmpty {
       process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
     }
@@ -259,11 +262,12 @@ final class BackgroundPlayer: @unchecked Sendable {
   }
 
   /// A player with its window titled `title` (`--title`, and events on stdout), once the window is there.
-  static func window(_ args: [String], title: String, environment: [String: String] = [:]) throws
-    -> BackgroundPlayer
-  {
+  static func window(
+    _ args: [String], title: String, environment: [String: String] = [:], input: Any = FileHandle.nullDevice
+  ) throws -> BackgroundPlayer {
     try Screen.requireDisplay()
-    let player = try BackgroundPlayer(["--title", title, "--events-fd", "1"] + args, environment: environment)
+    let player = try BackgroundPlayer(
+      ["--title", title, "--events-fd", "1"] + args, environment: environment, input: input)
     guard Screen.waitForWindow(title: title) != nil else {
       _ = player.wait(timeout: 1)
       throw TestMediaError("the window never appeared: \(player.stderr)")

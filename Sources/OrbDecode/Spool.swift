@@ -1,0 +1,230 @@
+import CFFmpeg
+import Foundation
+import Synchronization
+
+/// Standard input (`-`, mpv's name for it) or a named pipe, kept so that the player can read it more than once and
+/// seek back in it, as it does a file: the probe, the demuxer, the reader of its text subtitles and a later visit from
+/// the playlist each open it again, and a pipe can be read only once. One thread copies what comes through into a
+/// temporary file (deleted as soon as it is made, so nothing is left behind however the player ends); each opening
+/// reads that file through an `AVIOContext` of its own (`SpoolReader`), waiting where it reads ahead of the copy.
+/// The whole stream goes to the temporary directory's disk (`TMPDIR`, else /tmp), as mpv's cache would to memory.
+/// Thread-safety: Safe. The copying thread is the only writer of the file and of `state`'s counts; readers read the
+/// file below `state.written`, which never shrinks, and wait on `state` (a `Locked`) for more.
+final class Spool: Sendable {
+  struct State {
+    /// Bytes in the file so far.
+    var written: Int64 = 0
+    /// The pipe has ended (or the copy failed): `written` is all there will be.
+    var ended = false
+    /// Why the copy stopped before the pipe ended, in words.
+    var failure: String?
+  }
+
+  let state = Locked(State())
+  /// The temporary file's descriptor (its name already removed).
+  private let file: Int32
+
+  /// One spool a pipe: standard input and each named pipe are read once, whatever opens them.
+  private static let open = Mutex<[String: Spool]>([:])
+
+  /// What a local source is, for the spool: a pipe to copy, or a terminal (nothing to play).
+  enum Kind { case pipe, terminal, file }
+
+  /// Whether `source` (a local path's bytes, or `-`) is read through a spool: standard input unless it is a
+  /// terminal, and a path that names a pipe. Character devices other than standard input are not (a device such as
+  /// /dev/zero would fill the disk).
+  static func kind(of source: String, path: [CChar]?) -> Kind {
+    var st = stat()
+    if source == "-" {
+      if isatty(STDIN_FILENO) != 0 { return .terminal }
+      return .pipe
+    }
+    guard let path, stat(path, &st) == 0 else { return .file }
+    return (st.st_mode & S_IFMT) == S_IFIFO ? .pipe : .file
+  }
+
+  /// The spool of `source` (`-` or a named pipe's path), started at the first call.
+  /// - Throws: `MediaError` when no temporary file can be made.
+  static func of(_ source: String, path: [CChar]?) throws -> Spool {
+    try open.withLock { spools in
+      if let spool = spools[source] { return spool }
+      let spool = try Spool(source, path: source == "-" ? nil : path)
+      spools[source] = spool
+      return spool
+    }
+  }
+
+  private init(_ source: String, path: [CChar]?) throws {
+    let directory = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+    var template = Array("\(directory)/orb-player-pipe-XXXXXX".utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard fd >= 0 else {
+      throw MediaError(
+        .unplayable, source: source,
+        reason: "no temporary file in \(directory) to keep what comes through it (\(String(cString: strerror(errno))))")
+    }
+    unlink(template)
+    file = fd
+    let state = self.state
+    let thread = Thread {
+      // A named pipe is opened here: that waits for its writer, and nothing else should.
+      let input =
+        path.map { p in p.withUnsafeBufferPointer { Foundation.open($0.baseAddress!, O_RDONLY) } }
+        ?? STDIN_FILENO
+      guard input >= 0 else {
+        Self.end(state, failure: String(cString: strerror(errno)))
+        return
+      }
+      Self.copy(from: input, to: fd, state: state)
+      if input != STDIN_FILENO { close(input) }
+    }
+    thread.name = "orb-pipe-spool"
+    thread.start()
+  }
+
+  /// Copies until the pipe ends or the file cannot take more.
+  private static func copy(from input: Int32, to file: Int32, state: Locked<State>) {
+    let size = 1 << 20
+    let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+    defer { buffer.deallocate() }
+    var offset: Int64 = 0
+    while true {
+      let n = Glibc.read(input, buffer, size)
+      if n < 0 && errno == EINTR { continue }
+      if n <= 0 {
+        end(state, failure: n < 0 ? String(cString: strerror(errno)) : nil)
+        return
+      }
+      var done = 0
+      while done < n {
+        let w = pwrite(file, buffer + done, n - done, off_t(offset) + off_t(done))
+        if w < 0 && errno == EINTR { continue }
+        guard w > 0 else {
+          end(state, failure: "the temporary copy could not be written (\(String(cString: strerror(errno))))")
+          return
+        }
+        done += w
+      }
+      offset += Int64(n)
+      state.change { $0.written = offset }
+    }
+  }
+
+  /// No more will come: the pipe ended, or (with `failure`) the copy stopped.
+  private static func end(_ state: Locked<State>, failure: String?) {
+    state.change {
+      $0.failure = failure
+      $0.ended = true
+    }
+  }
+
+  /// Up to `count` bytes from `offset` into `buffer`, waiting until some are there: the count read, 0 at the end,
+  /// nil when `cancellation` interrupts the wait (a seek, or the player stopping).
+  func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int, cancellation: Cancellation) -> Int? {
+    while true {
+      let now = glance(past: offset)
+      if now.written > offset {
+        let n = pread(file, buffer, min(count, Int(now.written - offset)), off_t(offset))
+        return n < 0 ? 0 : n
+      }
+      if now.ended { return 0 }
+      if cancellation.interrupts { return nil }
+    }
+  }
+
+  /// The state once more than `offset` bytes are in or the pipe has ended, or after 50 ms (for the waiter to look at
+  /// its cancellation).
+  private func glance(past offset: Int64) -> State {
+    let ready: (State) -> Bool = { $0.written > offset || $0.ended }
+    return state.wait(until: ready, deadline: Date(timeIntervalSinceNow: 0.05)) { s, _ in s }
+  }
+
+  /// The whole length, once the pipe has ended.
+  var size: Int64? { state.withLock { $0.ended ? $0.written : nil } }
+
+  /// Waits for the first bytes (a pipe's writer may take a while to start: a downloader looking up its address).
+  /// - Throws: `MediaError` when it ends with nothing, or the wait is cancelled.
+  func waitForData(source: String, cancellation: Cancellation) throws {
+    while true {
+      let now = glance(past: 0)
+      if now.written > 0 { return }
+      if now.ended {
+        throw MediaError(.unplayable, source: source, reason: now.failure ?? "nothing came through it (empty)")
+      }
+      if cancellation.isCancelled { throw MediaError(.unplayable, source: source, reason: "cancelled") }
+    }
+  }
+}
+
+/// One opening's reading of a `Spool`: an `AVIOContext` whose reads and seeks go to the spool, with its own position.
+/// Thread-safety: Unsafe; used by the thread that uses its format context (FFmpeg calls it from there).
+final class SpoolReader {
+  private let spool: Spool
+  private let cancellation: Cancellation
+  private var position: Int64 = 0
+  /// The context FFmpeg reads through; freed with its buffer by `free`.
+  private(set) var context: UnsafeMutablePointer<AVIOContext>?
+
+  init?(_ spool: Spool, cancellation: Cancellation) {
+    self.spool = spool
+    self.cancellation = cancellation
+    let size = 1 << 16
+    guard let buffer = av_malloc(size) else { return nil }
+    let opaque = Unmanaged.passUnretained(self).toOpaque()
+    guard
+      let context = avio_alloc_context(
+        buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0, opaque, Self.readPacket, nil, Self.seek)
+    else {
+      av_free(buffer)
+      return nil
+    }
+    self.context = context
+  }
+
+  /// Frees the context and its buffer (FFmpeg does not, for a context of one's own); after the format context.
+  func free() {
+    guard let context else { return }
+    av_freep(&context.pointee.buffer)
+    var c: UnsafeMutablePointer<AVIOContext>? = context
+    avio_context_free(&c)
+    self.context = nil
+  }
+
+  deinit { free() }
+
+  private static let readPacket:
+    @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) ->
+      Int32 = { opaque, buffer, size in
+        let reader = Unmanaged<SpoolReader>.fromOpaque(opaque!).takeUnretainedValue()
+        guard let buffer, size > 0 else { return 0 }
+        guard
+          let n = reader.spool.read(
+            at: reader.position, into: buffer, count: Int(size), cancellation: reader.cancellation)
+        else { return orb_averror_exit() }
+        if n == 0 {
+          let failure = reader.spool.state.withLock { $0.failure }
+          return failure == nil ? FFmpegError.eof : orb_averror(EIO)
+        }
+        reader.position += Int64(n)
+        return Int32(n)
+      }
+
+  private static let seek: @convention(c) (UnsafeMutableRawPointer?, Int64, Int32) -> Int64 = {
+    opaque, offset, whence in
+    let reader = Unmanaged<SpoolReader>.fromOpaque(opaque!).takeUnretainedValue()
+    let how = whence & ~Int32(AVSEEK_FORCE)
+    if how == Int32(AVSEEK_SIZE) { return reader.spool.size ?? Int64(orb_averror(ENOSYS)) }
+    let target: Int64
+    switch how {
+    case SEEK_SET: target = offset
+    case SEEK_CUR: target = reader.position + offset
+    case SEEK_END:
+      guard let size = reader.spool.size else { return Int64(orb_averror(ENOSYS)) }
+      target = size + offset
+    default: return Int64(orb_averror(EINVAL))
+    }
+    guard target >= 0 else { return Int64(orb_averror(EINVAL)) }
+    reader.position = target
+    return target
+  }
+}
