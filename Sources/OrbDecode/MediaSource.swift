@@ -128,21 +128,20 @@ public final class MediaSource: @unchecked Sendable {
     // A file:// URL still here has escapes that are not UTF-8 (`filePath`): a local file too.
     let isURL = Self.isURL(source) && !source.hasPrefix("file://")
     // A local file is opened by its bytes (`pathBytes`).
-    let localPath = isURL ? nil : Self.pathBytes(source)
+    var localPath = isURL ? nil : Self.pathBytes(source)
     // Standard input and named pipes are read through a spool (the player opens a source more than once).
     var spool: Spool?
-    if let localPath {
-      switch Spool.kind(of: source, path: localPath) {
-      case .terminal:
-        throw MediaError(
-          .unplayable, source: source,
-          reason: "is standard input, a terminal here: pipe the media into it (cat FILE | orb-player -)")
-      case .pipe:
-        let opened = try Spool.of(source, path: localPath)
+    if let path = localPath {
+      switch Spool.kind(of: source, path: path) {
+      case .refused(let reason): throw MediaError(.unplayable, source: source, reason: reason)
+      case .pipe(let key):
+        let opened = try Spool.of(source, key: key, path: path)
         try opened.waitForData(source: source, cancellation: cancellation)
         spool = opened
+      case .standardInputFile:
+        localPath = Array("/proc/self/fd/0".utf8CString)
       case .file:
-        if let problem = MediaError.checkLocalFile(localPath, name: source) { throw problem }
+        if let problem = MediaError.checkLocalFile(path, name: source) { throw problem }
       }
     }
 
@@ -159,6 +158,10 @@ public final class MediaSource: @unchecked Sendable {
       }
       allocated.pointee.pb = reader.context
       allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+      // Read as a stream while the header is read (seekable again below): a demuxer that may seek reads on to the end
+      // of a source of unknown length (MP4: past its media data for more boxes), which a pipe gives only once all of
+      // it has come.
+      reader.context?.pointee.seekable = 0
       spoolReader = reader
     }
     // Credentials go to the media's origin only: redirects are resolved first (`RedirectCheck`), and what the
@@ -243,6 +246,7 @@ public final class MediaSource: @unchecked Sendable {
         MediaError.fromOpen(findCode, source: source), code: findCode, credentials: credentials,
         cancellation: cancellation)
     }
+    if spool != nil { opened.pointee.pb.pointee.seekable = AVIO_SEEKABLE_NORMAL }
     var copies: [Int: StreamParameters] = [:]
     for i in 0..<Int(opened.pointee.nb_streams) {
       let st = opened.pointee.streams[i]!

@@ -24,32 +24,49 @@ final class Spool: Sendable {
   /// The temporary file's descriptor (its name already removed).
   private let file: Int32
 
-  /// One spool a pipe: standard input and each named pipe are read once, whatever opens them.
+  /// One spool a pipe (by its device and inode): standard input and each named pipe are read once, whatever opens
+  /// them and by whatever name (`-` and /dev/stdin, `fifo` and `./fifo`).
   private static let open = Mutex<[String: Spool]>([:])
 
-  /// What a local source is, for the spool: a pipe to copy, or a terminal (nothing to play).
-  enum Kind { case pipe, terminal, file }
+  /// How a local source is read.
+  enum Kind: Equatable {
+    /// By its path, as FFmpeg opens files.
+    case file
+    /// Standard input redirected from a file (`orb-player - < film.mkv`): that file, opened again by its path under
+    /// /proc (no copy).
+    case standardInputFile
+    /// Through the spool of the pipe with this key (device and inode).
+    case pipe(key: String)
+    /// Not to be read, for this reason: a terminal, or a device (/dev/zero would fill the disk).
+    case refused(String)
+  }
 
-  /// Whether `source` (a local path's bytes, or `-`) is read through a spool: standard input unless it is a
-  /// terminal, and a path that names a pipe. Character devices other than standard input are not (a device such as
-  /// /dev/zero would fill the disk).
+  /// How `source` (`-`, or a local path's bytes) is read.
   static func kind(of source: String, path: [CChar]?) -> Kind {
     var st = stat()
     if source == "-" {
-      if isatty(STDIN_FILENO) != 0 { return .terminal }
-      return .pipe
+      if isatty(STDIN_FILENO) != 0 {
+        return .refused("is standard input, a terminal here: pipe the media into it (cat FILE | orb-player -)")
+      }
+      guard fstat(STDIN_FILENO, &st) == 0 else { return .refused("is standard input, which is closed") }
+      switch st.st_mode & S_IFMT {
+      case S_IFREG: return .standardInputFile
+      case S_IFIFO, S_IFSOCK: return .pipe(key: "\(st.st_dev):\(st.st_ino)")
+      default: return .refused("is standard input, a device here, not a pipe or a file")
+      }
     }
-    guard let path, stat(path, &st) == 0 else { return .file }
-    return (st.st_mode & S_IFMT) == S_IFIFO ? .pipe : .file
+    guard let path, stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFIFO else { return .file }
+    return .pipe(key: "\(st.st_dev):\(st.st_ino)")
   }
 
-  /// The spool of `source` (`-` or a named pipe's path), started at the first call.
+  /// The spool of the pipe with `key`, started at the first call: standard input for `-`, else the named pipe at
+  /// `path`.
   /// - Throws: `MediaError` when no temporary file can be made.
-  static func of(_ source: String, path: [CChar]?) throws -> Spool {
+  static func of(_ source: String, key: String, path: [CChar]?) throws -> Spool {
     try open.withLock { spools in
-      if let spool = spools[source] { return spool }
+      if let spool = spools[key] { return spool }
       let spool = try Spool(source, path: source == "-" ? nil : path)
-      spools[source] = spool
+      spools[key] = spool
       return spool
     }
   }
@@ -64,12 +81,14 @@ final class Spool: Sendable {
         reason: "no temporary file in \(directory) to keep what comes through it (\(String(cString: strerror(errno))))")
     }
     unlink(template)
+    // Not handed on to programs the player starts (they would keep the deleted file's room taken).
+    _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
     file = fd
     let state = self.state
     let thread = Thread {
       // A named pipe is opened here: that waits for its writer, and nothing else should.
       let input =
-        path.map { p in p.withUnsafeBufferPointer { Foundation.open($0.baseAddress!, O_RDONLY) } }
+        path.map { p in p.withUnsafeBufferPointer { Foundation.open($0.baseAddress!, O_RDONLY | O_CLOEXEC) } }
         ?? STDIN_FILENO
       guard input >= 0 else {
         Self.end(state, failure: String(cString: strerror(errno)))
@@ -91,6 +110,12 @@ final class Spool: Sendable {
     while true {
       let n = Glibc.read(input, buffer, size)
       if n < 0 && errno == EINTR { continue }
+      if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+        // Standard input left non-blocking by whatever started the player: wait until there is something to read.
+        var ready = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
+        _ = poll(&ready, 1, -1)
+        continue
+      }
       if n <= 0 {
         end(state, failure: n < 0 ? String(cString: strerror(errno)) : nil)
         return
@@ -118,17 +143,27 @@ final class Spool: Sendable {
     }
   }
 
-  /// Up to `count` bytes from `offset` into `buffer`, waiting until some are there: the count read, 0 at the end,
-  /// nil when `cancellation` interrupts the wait (a seek, or the player stopping).
-  func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int, cancellation: Cancellation) -> Int? {
+  /// What a read of the spool gives.
+  enum Read: Equatable {
+    case bytes(Int)
+    case end
+    /// The temporary file could not be read, or the copy into it failed.
+    case failed
+    /// The wait was interrupted (a seek, or the player stopping).
+    case interrupted
+  }
+
+  /// Up to `count` bytes from `offset` into `buffer`, waiting until some are there (or the pipe ends, or
+  /// `cancellation` interrupts the wait).
+  func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int, cancellation: Cancellation) -> Read {
     while true {
       let now = glance(past: offset)
       if now.written > offset {
         let n = pread(file, buffer, min(count, Int(now.written - offset)), off_t(offset))
-        return n < 0 ? 0 : n
+        return n > 0 ? .bytes(n) : .failed
       }
-      if now.ended { return 0 }
-      if cancellation.interrupts { return nil }
+      if now.ended { return now.failure == nil ? .end : .failed }
+      if cancellation.interrupts { return .interrupted }
     }
   }
 
@@ -197,16 +232,16 @@ final class SpoolReader {
       Int32 = { opaque, buffer, size in
         let reader = Unmanaged<SpoolReader>.fromOpaque(opaque!).takeUnretainedValue()
         guard let buffer, size > 0 else { return 0 }
-        guard
-          let n = reader.spool.read(
-            at: reader.position, into: buffer, count: Int(size), cancellation: reader.cancellation)
-        else { return orb_averror_exit() }
-        if n == 0 {
-          let failure = reader.spool.state.withLock { $0.failure }
-          return failure == nil ? FFmpegError.eof : orb_averror(EIO)
+        switch reader.spool.read(
+          at: reader.position, into: buffer, count: Int(size), cancellation: reader.cancellation)
+        {
+        case .bytes(let n):
+          reader.position += Int64(n)
+          return Int32(n)
+        case .end: return FFmpegError.eof
+        case .failed: return orb_averror(EIO)
+        case .interrupted: return orb_averror_exit()
         }
-        reader.position += Int64(n)
-        return Int32(n)
       }
 
   private static let seek: @convention(c) (UnsafeMutableRawPointer?, Int64, Int32) -> Int64 = {
