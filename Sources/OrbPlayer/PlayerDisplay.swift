@@ -79,7 +79,8 @@ extension PlayerState {
       halfRefresh: Double(refreshInterval) / 2e9 * clock.speed, clockPlaying: clock.isPlaying,
       ready: ready.map { PresentationState.Frame(time: $0.frame.time, duration: $0.frame.duration) },
       shown: shownFrame.map { PresentationState.Frame(time: $0.time, duration: $0.duration) },
-      hasVideo: hasVideo, starved: phase == .running || phase == .starting ? (media?.isStarved ?? false) : false,
+      hasVideo: hasVideo,
+      starved: [.running, .starting, .awaitingPicture].contains(phase) ? (media?.isStarved ?? false) : false,
       refilled: phase == .buffering && !retrying ? refilled(at: clock.time()) : false,
       soundFinished: schedule.sourceEnded ? soundFinished(at: presentationTime) : false)
     let decision = schedule.refresh(refresh)

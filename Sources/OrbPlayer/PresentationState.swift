@@ -28,13 +28,19 @@ struct PresentationState: Equatable {
   private(set) var userPaused: Bool
   /// The source gave its last picture (in this seek generation).
   private(set) var sourceEnded = false
-  /// Host time (ns) since which a source without video has been starved.
+  /// Host time (ns) since which a source without video, or a seek's first picture, has been starved.
   private var starvedSince: UInt64?
+  /// A seek's first picture has waited for data (not for decoding) for `seekStarvedSeconds`: a stream that has not
+  /// brought the place yet (a slow network, a pipe not yet there), which the host hears as buffering.
+  private(set) var seekStarved = false
   /// The clock at the last refresh that chose a frame: whether the clock moved by a refresh since (no jump).
   private var lastNow: Double?
 
   /// Host seconds a sound-only source must stay starved before playback waits for it.
   static let starvedSeconds = 0.2
+  /// Host seconds a seek's first picture must wait for data before it is called buffering (a seek in a local file
+  /// takes 0.1-0.15 s, with the demuxer's queue empty for part of that).
+  static let seekStarvedSeconds = 0.5
 
   init(paused: Bool) { userPaused = paused }
 
@@ -49,7 +55,7 @@ struct PresentationState: Equatable {
   }
 
   /// Waiting for data while meant to play.
-  var isBuffering: Bool { phase == .buffering && !userPaused }
+  var isBuffering: Bool { (phase == .buffering || seekStarved) && !userPaused }
 
   /// Whether the clock waits for a first picture to start it.
   var awaitsPicture: Bool { phase == .opening || phase == .awaitingPicture }
@@ -123,9 +129,16 @@ struct PresentationState: Equatable {
       return d
     case .opening, .awaitingPicture:
       guard let first = r.ready.first else {
+        if phase == .awaitingPicture {
+          let since = r.starved ? starvedSince ?? r.host : nil
+          starvedSince = since
+          seekStarved = since.map { r.host > $0 + UInt64(Self.seekStarvedSeconds * 1e9) } ?? false
+        }
         d.ended = endReached(r, now: r.now)
         return d
       }
+      starvedSince = nil
+      seekStarved = false
       // The first picture after opening or seeking starts the clock: no frame is late for a slow start.
       phase = .starting
       d.clock = .start(at: first.time)
@@ -237,6 +250,7 @@ struct PresentationState: Equatable {
     guard phase != .failed else { return false }
     sourceEnded = false
     starvedSince = nil  // a seek is not a wait for data
+    seekStarved = false
     phase = hasVideo ? (phase == .opening ? .opening : .awaitingPicture) : .running
     return !hasVideo && !userPaused
   }

@@ -79,17 +79,11 @@ final class PipeInputTests: XCTestCase {
     XCTAssertEqual(fromPipe, try frameAt("7.5", path))
   }
 
-  /// In the window, from a pipe written a little at a time (an MP4 with its index first, over about 6 s, as a
-  /// download streams it): the title names standard input, a resume point 4 s in is sought to in what has come,
-  /// playing starts before the pipe has ended (the demuxer reads on as a stream does, not to the end for more boxes),
-  /// and it plays to the end.
-  func testTheWindowPlaysStandardInputWithAResumePoint() throws {
-    let data = try Data(contentsOf: URL(fileURLWithPath: try clip("mp4")))
-    let pipe = Pipe()
-    try Screen.requireDisplay()
-    let player = try BackgroundPlayer(["--events-fd", "1", "--resume-ms", "4000", "-"], input: pipe)
+  /// Writes the file at `path` into `pipe` in 120 pieces over about `seconds`, then closes it; signals when done.
+  private func feed(_ path: String, into pipe: Pipe, over seconds: Double) -> DispatchSemaphore {
+    let data = (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
     let fed = DispatchSemaphore(value: 0)
-    let piece = max(4096, data.count / 120)
+    let piece = max(1, data.count / 120)
     let feeder = Thread {
       let out = pipe.fileHandleForWriting
       var offset = 0
@@ -97,12 +91,52 @@ final class PipeInputTests: XCTestCase {
         let end = min(offset + piece, data.count)
         try? out.write(contentsOf: data[offset..<end])
         offset = end
-        usleep(50_000)
+        usleep(UInt32(seconds / 120 * 1e6))
       }
       try? out.close()
       fed.signal()
     }
     feeder.start()
+    return fed
+  }
+
+  /// The subtitles inside a file coming through a pipe more slowly than it plays show at their time, not once all of
+  /// it has come (their reader's first seek made the demuxer read its index at the end first).
+  func testSubtitlesInASlowPipeShowAtTheirTime() throws {
+    try Screen.requireDisplay()
+    let pipe = Pipe()
+    let player = try BackgroundPlayer(["--events-fd", "1", "--sid", "1", "-"], input: pipe)
+    // testsrc2's busy picture makes the file large enough (about 0.8 MB) to come in over the seconds asked.
+    let srt = try TestMedia.file(named: "pipe-cues.srt", contents: SubtitleMedia.srt(SubtitleAppTests.cues))
+    let clip = try TestMedia.path(
+      "pipe-subtitled.mkv",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=8", "-f", "lavfi", "-i",
+        "sine=frequency=440:sample_rate=48000:duration=8", "-i", srt, "-map", "0:v", "-map", "1:a", "-map", "2:s",
+        "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-c:s", "srt",
+      ])
+    _ = feed(clip, into: pipe, over: 12)
+    let cue = player.waitForEvent(timeout: 30) {
+      $0["event"] as? String == "cue" && ($0["text"] as? String ?? "").hasPrefix("First cue")
+    }
+    XCTAssertNotNil(cue, player.stdout)
+    // Shown while it is on (0.5-3 s): before the play head passes its end.
+    let events = player.events
+    let shown = events.firstIndex { $0["event"] as? String == "cue" && ($0["text"] as? String ?? "") != "" }
+    let past = events.firstIndex { $0["event"] as? String == "progress" && ($0["position_ms"] as? Int ?? 0) >= 3000 }
+    XCTAssertLessThan(shown ?? Int.max, past ?? Int.max, "the first cue came after its time: \(player.stdout)")
+    XCTAssertEqual(player.wait(timeout: 40), 0, player.stderr)
+  }
+
+  /// In the window, from a pipe written a little at a time (an MP4 with its index first, over about 6 s, as a
+  /// download streams it): the title names standard input, a resume point 4 s in is sought to in what has come,
+  /// playing starts before the pipe has ended (the demuxer reads on as a stream does, not to the end for more boxes),
+  /// and it plays to the end.
+  func testTheWindowPlaysStandardInputWithAResumePoint() throws {
+    try Screen.requireDisplay()
+    let pipe = Pipe()
+    let player = try BackgroundPlayer(["--events-fd", "1", "--resume-ms", "4000", "-"], input: pipe)
+    let fed = feed(try clip("mp4"), into: pipe, over: 6)
     // The window is named for what it plays.
     XCTAssertNotNil(Screen.waitForWindow(title: "standard input"), player.stderr)
     let playing = player.waitForEvent(timeout: 30) {

@@ -216,6 +216,36 @@ final class PresentationStateTests: XCTestCase {
     XCTAssertFalse(s.isBuffering)
   }
 
+  func testASeekWaitingForDataIsBufferingAfterHalfASecond() {
+    var s = PresentationState(paused: false)
+    _ = refresh(&s, now: 0, ready: frames(from: 0, count: 1))
+    _ = refresh(&s, host: 0.02, now: 0.02, ready: [], shown: Frame(time: 0, duration: 0.04))
+    XCTAssertFalse(s.seeked(hasVideo: true))
+    // Decoding up to the target (packets in hand): never buffering, however long.
+    _ = refresh(&s, host: 1, now: 20, playing: false, ready: [], starved: false)
+    _ = refresh(&s, host: 3, now: 20, playing: false, ready: [], starved: false)
+    XCTAssertFalse(s.isBuffering)
+    // Waiting for data (nothing to decode, the place not read yet): buffering once it has lasted half a second.
+    _ = refresh(&s, host: 4, now: 20, playing: false, ready: [], starved: true)
+    _ = refresh(&s, host: 4.4, now: 20, playing: false, ready: [], starved: true)
+    XCTAssertFalse(s.isBuffering)
+    _ = refresh(&s, host: 4.6, now: 20, playing: false, ready: [], starved: true)
+    XCTAssertTrue(s.isBuffering)
+    XCTAssertEqual(s.state, .playing)
+    // Paused, it is a pause.
+    _ = s.togglePause()
+    XCTAssertFalse(s.isBuffering)
+    _ = s.togglePause()
+    // The picture comes: it plays from there.
+    let d = refresh(&s, host: 5, now: 20, playing: false, ready: frames(from: 20, count: 1))
+    XCTAssertEqual(d.clock, .start(at: 20))
+    XCTAssertFalse(s.isBuffering)
+    // Another seek starts the count again.
+    _ = s.seeked(hasVideo: true)
+    _ = refresh(&s, host: 6, now: 30, playing: false, ready: [], starved: true)
+    XCTAssertFalse(s.isBuffering)
+  }
+
   func testAPauseWhileWaitingForDataIsAPauseAndResumesOnlyWhenRefilled() {
     var s = PresentationState(paused: false)
     _ = refresh(&s, now: 0, ready: frames(from: 0, count: 1))

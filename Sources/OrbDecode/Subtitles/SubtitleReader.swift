@@ -191,8 +191,14 @@ private final class SubtitleInput {
     av_packet_free(&p)
   }
 
-  /// Goes back to `preroll` seconds before `target`, so a cue shown at the target but begun before it is read.
+  /// Nothing has been read since the opening: reading starts at the beginning of the source.
+  private var atOpening = true
+
+  /// Goes back to `preroll` seconds before `target`, so a cue shown at the target but begun before it is read. Not
+  /// at all when that is the beginning and nothing has been read yet: a first seek makes a Matroska demuxer read its
+  /// index at the end of the file, which a pipe or a download brings last (cues showed only once all had come).
   func seek(before target: Double) {
+    if atOpening && target - SubtitleReader.preroll <= 0 { return }
     let ctx = media.context
     let from = ((max(0, target - SubtitleReader.preroll) + origin) * Double(AV_TIME_BASE)).rounded()
     let ts = from.isFinite ? Int64(max(-9e18, min(9e18, from))) : 0
@@ -205,6 +211,7 @@ private final class SubtitleInput {
   }
 
   func read() -> Read {
+    atOpening = false
     let code = av_read_frame(media.context, packet)
     if code == FFmpegError.again { return .other }
     if code < 0 { return .end(code == FFmpegError.eof ? nil : FFmpegError.message(code)) }
