@@ -74,6 +74,8 @@ public final class MediaSource: @unchecked Sendable {
   /// U+FFFD.
   public static func displayName(_ source: String) -> String {
     if source == "-" { return "standard input" }
+    // Bash's <(…) names a pipe by its number.
+    if source.hasPrefix("/dev/fd/") || source.hasPrefix("/proc/self/fd/") { return "pipe (\(source))" }
     guard let bytes = pathBytes(source) else { return (source as NSString).lastPathComponent }
     let name = bytes.dropLast().split(separator: CChar(bitPattern: UInt8(ascii: "/"))).last.map(Array.init) ?? []
     return String(decoding: name.map { UInt8(bitPattern: $0) }, as: UTF8.self)
@@ -246,7 +248,14 @@ public final class MediaSource: @unchecked Sendable {
         MediaError.fromOpen(findCode, source: source), code: findCode, credentials: credentials,
         cancellation: cancellation)
     }
-    if spool != nil { opened.pointee.pb.pointee.seekable = AVIO_SEEKABLE_NORMAL }
+    if spool != nil {
+      opened.pointee.pb.pointee.seekable = AVIO_SEEKABLE_NORMAL
+      // A length guessed from the bit rate and the bytes seen so far (Ogg, whose length is its last page's time) is
+      // wrong for a pipe, of which only the start had come: unknown instead (the host's bar would overflow).
+      if opened.pointee.duration_estimation_method == AVFMT_DURATION_FROM_BITRATE {
+        opened.pointee.duration = orb_nopts_value()
+      }
+    }
     var copies: [Int: StreamParameters] = [:]
     for i in 0..<Int(opened.pointee.nb_streams) {
       let st = opened.pointee.streams[i]!

@@ -52,11 +52,18 @@ final class Spool: Sendable {
       switch st.st_mode & S_IFMT {
       case S_IFREG: return .standardInputFile
       case S_IFIFO, S_IFSOCK: return .pipe(key: "\(st.st_dev):\(st.st_ino)")
+      case S_IFCHR where isNull(st): return .refused("nothing came through it (empty: /dev/null)")
       default: return .refused("is standard input, a device here, not a pipe or a file")
       }
     }
     guard let path, stat(path, &st) == 0, (st.st_mode & S_IFMT) == S_IFIFO else { return .file }
     return .pipe(key: "\(st.st_dev):\(st.st_ino)")
+  }
+
+  /// Whether `st` is /dev/null's.
+  private static func isNull(_ st: stat) -> Bool {
+    var null = stat()
+    return stat("/dev/null", &null) == 0 && null.st_rdev == st.st_rdev
   }
 
   /// The spool of the pipe with `key`, started at the first call: standard input for `-`, else the named pipe at

@@ -17,8 +17,8 @@ final class AppBadInputTests: XCTestCase {
       ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=4", "-c:v", "libx264", "-preset", "ultrafast"])
     return [
       Case(path: dir + "/missing.mkv", reason: "no such file"),
-      // Standard input is read (PipeInputTests), but not from a device (here /dev/null; /dev/zero would never end).
-      Case(path: "-", reason: "is standard input, a device here, not a pipe or a file"),
+      // Standard input is read (PipeInputTests): /dev/null gives nothing (/dev/zero, a device, is refused).
+      Case(path: "-", reason: "nothing came through it (empty: /dev/null)"),
       // Escapes that are not UTF-8 give no path: the message named nothing ('').
       Case(path: "file://\(dir)/caf%E9.mp4", reason: "no such file"),
       Case(path: dir, reason: "is a directory"),

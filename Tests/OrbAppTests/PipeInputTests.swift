@@ -67,6 +67,13 @@ final class PipeInputTests: XCTestCase {
     XCTAssertEqual((json["video"] as? [[String: Any]])?.first?["codec"] as? String, "h264")
     XCTAssertEqual((json["audio"] as? [[String: Any]])?.first?["codec"] as? String, "aac")
     XCTAssertEqual(try XCTUnwrap(json["duration_ms"] as? Int), 10_000, accuracy: 100)
+    // Ogg states no length in its header (its last page's time is it): unknown through a pipe, not one guessed from
+    // the bit rate and the first bytes (1.4 s for 8 s).
+    let ogg = try TestMedia.path("pipe-tone.ogg", ["-f", "lavfi", "-i", "sine=duration=8", "-c:a", "libvorbis"])
+    let o = Tool.run("sh", ["-c", "cat '\(ogg)' | \"$0\" --probe -", OrbBinary.path], timeout: 60)
+    XCTAssertEqual(o.status, 0, o.stderr)
+    let oggJSON = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(o.stdout.utf8)) as? [String: Any])
+    XCTAssertNil(oggJSON["duration_ms"], o.stdout)
   }
 
   func testANamedPipePlays() throws {

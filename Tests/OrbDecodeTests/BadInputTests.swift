@@ -19,6 +19,14 @@ final class BadInputTests: XCTestCase {
     }
   }
 
+  /// What the window and the host call a source: the file's name; standard input and bash's <(…) pipes by what
+  /// they are (a pipe's number alone, "63", said nothing).
+  func testSourcesAreNamedForPeople() {
+    XCTAssertEqual(MediaSource.displayName("/films/a b.mkv"), "a b.mkv")
+    XCTAssertEqual(MediaSource.displayName("-"), "standard input")
+    XCTAssertEqual(MediaSource.displayName("/dev/fd/63"), "pipe (/dev/fd/63)")
+  }
+
   func testMissingFileSaysNoSuchFile() {
     let path = "\(TestMedia.directory)/no-such-clip-\(UUID().uuidString).mkv"
     assertOpenFails(path, kind: .missing, reasonContains: "no such file")
