@@ -42,11 +42,14 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
     return error
   }
 
-  /// Checks a local path before FFmpeg sees it, so the common mistakes get plain words.
-  static func checkLocalFile(_ path: String) -> MediaError? { checkLocalFile(Array(path.utf8CString), name: path) }
+  /// Checks a local path before FFmpeg sees it, so the common mistakes get plain words; `what` the file should be
+  /// ("media file", "subtitle file").
+  public static func checkLocalFile(_ path: String, what: String = "media file") -> MediaError? {
+    checkLocalFile(Array(path.utf8CString), name: path, what: what)
+  }
 
   /// The same for the path's bytes (NUL-terminated), named `path` in the message.
-  static func checkLocalFile(_ bytes: [CChar], name path: String) -> MediaError? {
+  static func checkLocalFile(_ bytes: [CChar], name path: String, what: String = "media file") -> MediaError? {
     // mpv's name for standard input: media is read from it through a spool (`Spool`), before this check; what else
     // asks (a subtitle file) needs a file.
     if path == "-" { return MediaError(.unplayable, source: path, reason: "is standard input, not a file") }
@@ -59,7 +62,7 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
       }
     }
     if (st.st_mode & S_IFMT) == S_IFDIR {
-      return MediaError(.unplayable, source: path, reason: "is a directory, not a media file")
+      return MediaError(.unplayable, source: path, reason: "is a directory, not a \(what)")
     }
     // A pipe or a device has no size to tell: said for what it is, not called empty. (Media from a named pipe is
     // read through a spool before this check; a subtitle file must be a file.)

@@ -42,8 +42,9 @@ public final class SubtitlePlayback: Sendable {
     // falls to the media's own (it was chosen over the default track and showed nothing).
     let listed = SubtitleChoice.list(info: info, files: files)
     tracks = listed.filter { track in
-      guard case .file(let path) = track.origin, let problem = Self.unreadable(path) else { return true }
-      warn("subtitles: \(path): \(problem); left out")
+      guard case .file(let path) = track.origin, let problem = MediaError.checkLocalFile(path, what: "subtitle file")
+      else { return true }
+      warn("subtitles: \(path): \(problem.reason); left out")
       return false
     }
     source = info.source
@@ -58,16 +59,6 @@ public final class SubtitlePlayback: Sendable {
       request = .automatic
     }
     if let first = SubtitleChoice.initial(tracks, request: request, files: files) { select(first) }
-  }
-
-  /// Why the file at `path` cannot be a subtitle track, nil when it can be read.
-  static func unreadable(_ path: String) -> String? {
-    var info = stat()
-    guard stat(path, &info) == 0 else { return errno == ENOENT ? "no such file" : String(cString: strerror(errno)) }
-    guard (info.st_mode & S_IFMT) == S_IFREG else { return "not a file" }
-    guard info.st_size > 0 else { return "empty file" }
-    guard access(path, R_OK) == 0 else { return "permission denied" }
-    return nil
   }
 
   /// The track shown (1-based), or nil for none.

@@ -34,7 +34,7 @@ public enum SubtitleFile {
     -> SubtitleTrack
   {
     orb_av_log_quiet()
-    if let problem = MediaError.checkLocalFile(path) { throw problem }
+    if let problem = MediaError.checkLocalFile(path, what: "subtitle file") { throw problem }
     let ext = (path as NSString).pathExtension.lowercased()
     var openPath = path
     var head: [UInt8] = []
