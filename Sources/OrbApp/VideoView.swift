@@ -42,9 +42,10 @@ final class VideoView {
   private var idleRefreshes = 0
   private static let refreshesBeforeRest = 30
   /// While resting: a timer that looks 20 times a second whether the player changed (`Player.changeCount`: a seek
-  /// drawn, a picture to show, a resume from anywhere) or the view's size did, and starts the refreshes again; what
-  /// it saw when the rest began. Sound alone, playing, it is the refresh itself (`refreshSoundOnly`).
-  private var rest: (timer: guint, changes: UInt64, size: (Int, Int))?
+  /// drawn, a picture to show, a resume from anywhere), the view's size did, or the subtitles' cues did (a track chosen
+  /// while paused is read a moment later: its cue showed only at the next change), and starts the refreshes again;
+  /// what it saw when the rest began. Sound alone, playing, it is the refresh itself (`refreshSoundOnly`).
+  private var rest: (timer: guint, changes: UInt64, size: (Int, Int), cues: UInt64)?
   /// Where GTK gets no presentation times and draws with cairo (X11 without a compositor, Xvfb), nothing waits for
   /// a vertical blank: a picture is on screen once its frame is painted. Microseconds from a frame's start to the end
   /// of its paint, smoothed over frames that painted a new picture; measured on `paintClock`'s "after-paint". It
@@ -244,12 +245,16 @@ final class VideoView {
     let timer = MainLoop.every(milliseconds: 50) { [unowned self] in
       guard let rest = self.rest, let player = self.player else { return false }
       if !player.hasVideo && !player.isPaused { return self.refreshSoundOnly(player) }
-      if player.changeCount == rest.changes && self.pixelSize == rest.size && player.isPaused { return true }
+      // Cues that came after the rest began (a track chosen while paused, read a moment later) wake it too.
+      let cues = player.subtitles?.generation ?? 0
+      if player.changeCount == rest.changes && self.pixelSize == rest.size && player.isPaused && cues == rest.cues {
+        return true
+      }
       self.rest = nil
       self.startRefreshes()
       return false
     }
-    rest = (timer, player.changeCount, pixelSize)
+    rest = (timer, player.changeCount, pixelSize, player.subtitles?.generation ?? 0)
   }
 
   /// What a refresh does for sound without pictures, 20 times a second while resting: the player starts and holds the

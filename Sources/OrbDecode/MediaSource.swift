@@ -81,6 +81,8 @@ public final class MediaSource: @unchecked Sendable {
     return String(decoding: name.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
   public let info: MediaInfo
+  /// Read from a pipe (standard input, a named pipe) through its spool: what comes later has not come yet.
+  let isPipe: Bool
   /// Cancels the source's blocking I/O (quit while connecting, a seek while a read waits on the network).
   public let cancellation: Cancellation
   /// The largest picture decoded.
@@ -233,6 +235,7 @@ public final class MediaSource: @unchecked Sendable {
         MediaError.fromOpen(openCode, source: source), code: openCode, credentials: credentials,
         cancellation: cancellation)
     }
+    isPipe = spool != nil
     let format = FormatContext(
       opened, cancellation: cancellation, guardContext: guardContext, spoolReader: spoolReader)
     // Probing decodes a few frames: a picture over the limit must fail there too, before its memory is taken.

@@ -195,10 +195,11 @@ private final class SubtitleInput {
   private var atOpening = true
 
   /// Goes back to `preroll` seconds before `target`, so a cue shown at the target but begun before it is read. Not
-  /// at all when that is the beginning and nothing has been read yet: a first seek makes a Matroska demuxer read its
-  /// index at the end of the file, which a pipe or a download brings last (cues showed only once all had come).
+  /// at all in a pipe when that is the beginning and nothing has been read yet: a first seek makes a Matroska demuxer
+  /// read its index at the end of the file, which a pipe brings last (cues showed only once all had come). A file is
+  /// sought in as before.
   func seek(before target: Double) {
-    if atOpening && target - SubtitleReader.preroll <= 0 { return }
+    if media.isPipe && atOpening && target - SubtitleReader.preroll <= 0 { return }
     let ctx = media.context
     let from = ((max(0, target - SubtitleReader.preroll) + origin) * Double(AV_TIME_BASE)).rounded()
     let ts = from.isFinite ? Int64(max(-9e18, min(9e18, from))) : 0
