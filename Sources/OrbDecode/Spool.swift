@@ -7,9 +7,13 @@ import Synchronization
 /// the playlist each open it again, and a pipe can be read only once. One thread copies what comes through into a
 /// temporary file (deleted as soon as it is made, so nothing is left behind however the player ends); each opening
 /// reads that file through an `AVIOContext` of its own (`SpoolReader`), waiting where it reads ahead of the copy.
-/// The whole stream goes to the temporary directory's disk (`TMPDIR`, else /tmp), as mpv's cache would to memory.
-/// Thread-safety: Safe. The copying thread is the only writer of the file and of `state`'s counts; readers read the
-/// file below `state.written`, which never shrinks, and wait on `state` (a `Locked`) for more.
+/// What has come goes to the temporary directory's disk (`TMPDIR`, else /tmp), as mpv's cache would to memory. The
+/// copy runs at most `readAhead` bytes past the furthest place an opening reads: a fast writer (`cat` of a large
+/// file) then waits on the pipe as playback goes, instead of filling the disk (or, where /tmp is tmpfs, memory) with
+/// the whole stream at once.
+/// Thread-safety: Safe. The copying thread is the only writer of the file and of `state.written` and `ended`;
+/// readers read the file below `state.written`, which never shrinks, say where they read in `state.readers`, and
+/// wait on `state` (a `Locked`) for more.
 final class Spool: Sendable {
   struct State {
     /// Bytes in the file so far.
@@ -18,11 +22,20 @@ final class Spool: Sendable {
     var ended = false
     /// Why the copy stopped before the pipe ended, in words.
     var failure: String?
+    /// Where each open `SpoolReader` reads next (or waits to), by its number.
+    var readers: [Int: Int64] = [:]
+    var nextReader = 0
+    /// How far the copy may run: `readAhead` past the furthest reader.
+    func allowed(readAhead: Int64) -> Int64 { (readers.values.max() ?? 0) + readAhead }
   }
 
   let state = Locked(State())
   /// The temporary file's descriptor (its name already removed).
   private let file: Int32
+  /// Bytes the copy may run ahead of the furthest reader: about 35 s of a 60 Mb/s 4K stream, and more than the
+  /// demuxer reads ahead (64 MB of packets), so playback never waits on the pace of the copy, only on the pipe's.
+  let readAhead: Int64
+  static let defaultReadAhead: Int64 = 256 << 20
 
   /// One spool a pipe (by its device and inode): standard input and each named pipe are read once, whatever opens
   /// them and by whatever name (`-` and /dev/stdin, `fifo` and `./fifo`).
@@ -69,16 +82,19 @@ final class Spool: Sendable {
   /// The spool of the pipe with `key`, started at the first call: standard input for `-`, else the named pipe at
   /// `path`.
   /// - Throws: `MediaError` when no temporary file can be made.
-  static func of(_ source: String, key: String, path: [CChar]?) throws -> Spool {
+  static func of(
+    _ source: String, key: String, path: [CChar]?, readAhead: Int64 = defaultReadAhead
+  ) throws -> Spool {
     try open.withLock { spools in
       if let spool = spools[key] { return spool }
-      let spool = try Spool(source, path: source == "-" ? nil : path)
+      let spool = try Spool(source, path: source == "-" ? nil : path, readAhead: readAhead)
       spools[key] = spool
       return spool
     }
   }
 
-  private init(_ source: String, path: [CChar]?) throws {
+  private init(_ source: String, path: [CChar]?, readAhead: Int64) throws {
+    self.readAhead = readAhead
     let directory = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
     var template = Array("\(directory)/orb-player-pipe-XXXXXX".utf8CString)
     let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -92,7 +108,7 @@ final class Spool: Sendable {
     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
     file = fd
     let state = self.state
-    let thread = Thread {
+    startThread(named: "orb-pipe-spool") {
       // A named pipe is opened here: that waits for its writer, and nothing else should.
       let input =
         path.map { p in p.withUnsafeBufferPointer { Foundation.open($0.baseAddress!, O_RDONLY | O_CLOEXEC) } }
@@ -101,20 +117,21 @@ final class Spool: Sendable {
         Self.end(state, failure: String(cString: strerror(errno)))
         return
       }
-      Self.copy(from: input, to: fd, state: state)
+      Self.copy(from: input, to: fd, state: state, readAhead: readAhead)
       if input != STDIN_FILENO { close(input) }
     }
-    thread.name = "orb-pipe-spool"
-    thread.start()
   }
 
-  /// Copies until the pipe ends or the file cannot take more.
-  private static func copy(from input: Int32, to file: Int32, state: Locked<State>) {
+  /// Copies until the pipe ends or the file cannot take more, waiting while it is `readAhead` past every reader.
+  private static func copy(from input: Int32, to file: Int32, state: Locked<State>, readAhead: Int64) {
     let size = 1 << 20
     let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
     defer { buffer.deallocate() }
     var offset: Int64 = 0
     while true {
+      // Nothing to wake this wait but a reader moving on or a new one: the pipe is not read meanwhile, so its
+      // writer waits too (a closed player ends the process, and with it this thread).
+      state.wait(until: { $0.written < $0.allowed(readAhead: readAhead) }, then: { _, _ in })
       let n = Glibc.read(input, buffer, size)
       if n < 0 && errno == EINTR { continue }
       if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -203,29 +220,52 @@ final class Spool: Sendable {
 final class SpoolReader {
   private let spool: Spool
   private let cancellation: Cancellation
-  private var position: Int64 = 0
+  /// Its number in the spool's `readers`.
+  private let number: Int
+  private var position: Int64 = 0 {
+    didSet {
+      let (number, position) = (number, position)
+      if position != oldValue { spool.state.change { $0.readers[number] = position } }
+    }
+  }
   /// The context FFmpeg reads through; freed with its buffer by `free`.
   private(set) var context: UnsafeMutablePointer<AVIOContext>?
 
   init?(_ spool: Spool, cancellation: Cancellation) {
     self.spool = spool
     self.cancellation = cancellation
+    number = spool.state.change { s in
+      defer { s.nextReader += 1 }
+      s.readers[s.nextReader] = 0
+      return s.nextReader
+    }
     let size = 1 << 16
-    guard let buffer = av_malloc(size) else { return nil }
+    guard let buffer = av_malloc(size) else {
+      leave()
+      return nil
+    }
     let opaque = Unmanaged.passUnretained(self).toOpaque()
     guard
       let context = avio_alloc_context(
         buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0, opaque, Self.readPacket, nil, Self.seek)
     else {
       av_free(buffer)
+      leave()
       return nil
     }
     self.context = context
   }
 
+  /// No longer reads: the copy no longer waits for it to move on.
+  private func leave() {
+    let number = number
+    spool.state.change { _ = $0.readers.removeValue(forKey: number) }
+  }
+
   /// Frees the context and its buffer (FFmpeg does not, for a context of one's own); after the format context.
   func free() {
     guard let context else { return }
+    leave()
     av_freep(&context.pointee.buffer)
     var c: UnsafeMutablePointer<AVIOContext>? = context
     avio_context_free(&c)

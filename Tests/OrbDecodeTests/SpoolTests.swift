@@ -1,0 +1,97 @@
+import CFFmpeg
+import Foundation
+import XCTest
+
+@testable import OrbDecode
+
+/// A pipe is copied only so far ahead of where it is read: a fast writer waits on the pipe as playback goes, and the
+/// temporary copy does not take the whole stream's room at once.
+final class SpoolTests: XCTestCase {
+  private var directory = ""
+
+  override func setUpWithError() throws {
+    directory = NSTemporaryDirectory() + "orb-spool-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+  }
+
+  override func tearDown() {
+    try? FileManager.default.removeItem(atPath: directory)
+  }
+
+  /// The byte at `offset` of what the writer sends.
+  private static func byte(_ offset: Int) -> UInt8 { UInt8(truncatingIfNeeded: offset &* 7 &+ offset >> 12) }
+
+  /// Writes `total` bytes into the pipe at `path` as fast as it takes them, keeping `sent` up to date.
+  private static func send(_ total: Int, to path: String, sent: Locked<Int>) {
+    let fd = open(path, O_WRONLY | O_CLOEXEC)
+    guard fd >= 0 else { return }
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    var offset = 0
+    while offset < total {
+      for i in 0..<chunk.count { chunk[i] = byte(offset + i) }
+      let n = chunk.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      guard n > 0 else { break }
+      offset += n
+      sent.change { $0 = offset }
+    }
+    close(fd)
+  }
+
+  /// The spool's copied bytes once they have stopped growing for a while.
+  private func settledLength(_ spool: Spool) -> Int64 {
+    var last: Int64 = -1
+    for _ in 0..<50 {
+      let now = spool.state.withLock { $0.written }
+      if now == last { return now }
+      last = now
+      usleep(100_000)
+    }
+    return last
+  }
+
+  func testTheCopyRunsOnlyItsReadAheadPastTheReader() throws {
+    let total = 12 << 20
+    let ahead: Int64 = 2 << 20
+    let fifo = directory + "/fifo"
+    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+    // The writer sends as fast as the pipe takes it, and says how far it got.
+    let sent = Locked(0)
+    let path = fifo
+    Thread { SpoolTests.send(total, to: path, sent: sent) }.start()
+    let spool = try Spool.of(
+      fifo, key: "test:\(UUID().uuidString)", path: Array(fifo.utf8CString), readAhead: ahead)
+    let reader = try XCTUnwrap(SpoolReader(spool, cancellation: Cancellation()))
+    let context = try XCTUnwrap(reader.context)
+
+    // Nobody has read yet: the copy stops at its read-ahead (give or take one of its 1 MB reads), and the writer waits.
+    let first = settledLength(spool)
+    XCTAssertGreaterThan(first, 0)
+    XCTAssertLessThanOrEqual(first, ahead + (1 << 20))
+    XCTAssertLessThan(sent.withLock { $0 }, total)
+
+    // Reading moves it on; everything comes through in order, to the end.
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    var offset = 0
+    var wrong = 0
+    var checkedHalfWay = false
+    while true {
+      let n = buffer.withUnsafeMutableBufferPointer { avio_read(context, $0.baseAddress, Int32($0.count)) }
+      if n <= 0 { break }
+      for i in 0..<Int(n) where buffer[i] != Self.byte(offset + i) { wrong += 1 }
+      offset += Int(n)
+      if !checkedHalfWay && offset >= 6 << 20 {
+        checkedHalfWay = true
+        // Half way: the copy is past the reader, but still within its read-ahead of it.
+        let now = settledLength(spool)
+        XCTAssertGreaterThan(now, Int64(offset))
+        XCTAssertLessThanOrEqual(now, Int64(offset) + ahead + (1 << 20) + (1 << 16))
+      }
+    }
+    XCTAssertTrue(checkedHalfWay)
+    XCTAssertEqual(offset, total)
+    XCTAssertEqual(wrong, 0)
+    XCTAssertEqual(spool.size, Int64(total))
+    reader.free()
+    XCTAssertTrue(spool.state.withLock { $0.readers.isEmpty })
+  }
+}
