@@ -7,7 +7,7 @@ import Synchronization
 /// the playlist each open it again, and a pipe can be read only once. One thread copies what comes through into a
 /// temporary file (deleted as soon as it is made, so nothing is left behind however the player ends); each opening
 /// reads that file through an `AVIOContext` of its own (`SpoolReader`), waiting where it reads ahead of the copy.
-/// What has come goes to the temporary directory's disk (`TMPDIR`, else /tmp), as mpv's cache would to memory. The
+/// What has come goes to a temporary file (`directories`: on disk, not in memory), as mpv's cache would to memory. The
 /// copy runs at most `readAhead` bytes past the furthest place an opening reads: a fast writer (`cat` of a large
 /// file) then waits on the pipe as playback goes, instead of filling the disk (or, where /tmp is tmpfs, memory) with
 /// the whole stream at once.
@@ -31,7 +31,7 @@ final class Spool: Sendable {
 
   let state = Locked(State())
   /// The temporary file's descriptor (its name already removed).
-  private let file: Int32
+  let file: Int32
   /// Bytes the copy may run ahead of the furthest reader: about 35 s of a 60 Mb/s 4K stream, and more than the
   /// demuxer reads ahead (64 MB of packets), so playback never waits on the pace of the copy, only on the pipe's.
   let readAhead: Int64
@@ -93,17 +93,29 @@ final class Spool: Sendable {
     }
   }
 
+  /// Where the copy is made: `TMPDIR` where it is set, else /var/tmp, which is on disk where /tmp is often tmpfs
+  /// (memory: Fedora's and Arch's), and then /tmp.
+  static func directories(environment: [String: String]) -> [String] {
+    if let chosen = environment["TMPDIR"], !chosen.isEmpty { return [chosen] }
+    return ["/var/tmp", "/tmp"]
+  }
+
   private init(_ source: String, path: [CChar]?, readAhead: Int64) throws {
     self.readAhead = readAhead
-    let directory = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
-    var template = Array("\(directory)/orb-player-pipe-XXXXXX".utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    guard fd >= 0 else {
+    let directories = Self.directories(environment: ProcessInfo.processInfo.environment)
+    var made: (fd: Int32, name: [CChar])?
+    var problem = ""
+    for directory in directories where made == nil {
+      var template = Array("\(directory)/orb-player-pipe-XXXXXX".utf8CString)
+      let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+      if fd >= 0 { made = (fd, template) } else { problem = String(cString: strerror(errno)) }
+    }
+    guard let (fd, name) = made else {
       throw MediaError(
         .unplayable, source: source,
-        reason: "no temporary file in \(directory) to keep what comes through it (\(String(cString: strerror(errno))))")
+        reason: "no temporary file in \(directories.joined(separator: " or ")) to keep what comes through it (\(problem))")
     }
-    unlink(template)
+    unlink(name)
     // Not handed on to programs the player starts (they would keep the deleted file's room taken).
     _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
     file = fd

@@ -93,5 +93,15 @@ final class SpoolTests: XCTestCase {
     XCTAssertEqual(spool.size, Int64(total))
     reader.free()
     XCTAssertTrue(spool.state.withLock { $0.readers.isEmpty })
+    // The copy is on disk where the system's temporary directory may be memory (tmpfs): TMPDIR, else /var/tmp.
+    let expected = Spool.directories(environment: ProcessInfo.processInfo.environment)[0] + "/orb-player-pipe-"
+    let copy = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(spool.file)")
+    XCTAssertTrue(copy.hasPrefix(expected) && copy.hasSuffix(" (deleted)"), copy)
+  }
+
+  func testTheCopyGoesToTMPDIRElseVarTmp() {
+    XCTAssertEqual(Spool.directories(environment: ["TMPDIR": "/scratch"]), ["/scratch"])
+    XCTAssertEqual(Spool.directories(environment: ["TMPDIR": ""]), ["/var/tmp", "/tmp"])
+    XCTAssertEqual(Spool.directories(environment: [:]), ["/var/tmp", "/tmp"])
   }
 }
