@@ -111,9 +111,9 @@ final class Spool: Sendable {
       if fd >= 0 { made = (fd, template) } else { problem = String(cString: strerror(errno)) }
     }
     guard let (fd, name) = made else {
+      let tried = directories.joined(separator: " or ")
       throw MediaError(
-        .unplayable, source: source,
-        reason: "no temporary file in \(directories.joined(separator: " or ")) to keep what comes through it (\(problem))")
+        .unplayable, source: source, reason: "no temporary file in \(tried) to keep what comes through it (\(problem))")
     }
     unlink(name)
     // Not handed on to programs the player starts (they would keep the deleted file's room taken).
