@@ -195,9 +195,10 @@ private final class SubtitleInput {
   private var atOpening = true
 
   /// Goes back to `preroll` seconds before `target`, so a cue shown at the target but begun before it is read. Not
-  /// at all in a pipe when that is the beginning and nothing has been read yet: a first seek makes a Matroska demuxer
-  /// read its index at the end of the file, which a pipe brings last (cues showed only once all had come). A file is
-  /// sought in as before.
+  /// at all in a pipe when that is the beginning and nothing has been read yet: a Matroska header read from a pipe
+  /// comes as a stream, without its index (Cues), so a seek there is FFmpeg's generic search, which reads on to the
+  /// first key frame after the target; with a video whose one key frame is at 0 s, that was the end of the pipe, and
+  /// the cues showed only once all had come. A file is sought in as before.
   func seek(before target: Double) {
     if media.isPipe && atOpening && target - SubtitleReader.preroll <= 0 { return }
     let ctx = media.context
