@@ -192,22 +192,26 @@ final class Spool: Sendable {
   /// Up to `count` bytes from `offset` into `buffer`, waiting until some are there (or the pipe ends, or
   /// `cancellation` interrupts the wait).
   func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int, cancellation: Cancellation) -> Read {
-    while true {
-      let now = glance(past: offset)
-      if now.written > offset {
-        let n = pread(file, buffer, min(count, Int(now.written - offset)), off_t(offset))
-        return n > 0 ? .bytes(n) : .failed
-      }
-      if now.ended { return now.failure == nil ? .end : .failed }
-      if cancellation.interrupts { return .interrupted }
+    let now = wait(past: offset, cancellation: cancellation) { $0.interrupts }
+    if now.written > offset {
+      let n = pread(file, buffer, min(count, Int(now.written - offset)), off_t(offset))
+      return n > 0 ? .bytes(n) : .failed
     }
+    if now.ended { return now.failure == nil ? .end : .failed }
+    return .interrupted
   }
 
-  /// The state once more than `offset` bytes are in or the pipe has ended, or after 50 ms (for the waiter to look at
-  /// its cancellation).
-  private func glance(past offset: Int64) -> State {
-    let ready: (State) -> Bool = { $0.written > offset || $0.ended }
-    return state.wait(until: ready, deadline: Date(timeIntervalSinceNow: 0.05)) { s, _ in s }
+  /// The state once more than `offset` bytes are in, the pipe has ended, or `stops` says the wait is over; woken by
+  /// the copy and by `cancellation`, never polling.
+  private func wait(
+    past offset: Int64, cancellation: Cancellation, stops: @escaping (Cancellation) -> Bool
+  ) -> State {
+    let ready: (State) -> Bool = { $0.written > offset || $0.ended || stops(cancellation) }
+    if let now = state.withLock({ ready($0) ? $0 : nil }) { return now }
+    let state = state
+    let waker = cancellation.wakeOnInterrupt { state.change { _ in } }
+    defer { cancellation.stopWaking(waker) }
+    return state.wait(until: ready) { s, _ in s }
   }
 
   /// The whole length, once the pipe has ended.
@@ -216,14 +220,12 @@ final class Spool: Sendable {
   /// Waits for the first bytes (a pipe's writer may take a while to start: a downloader looking up its address).
   /// - Throws: `MediaError` when it ends with nothing, or the wait is cancelled.
   func waitForData(source: String, cancellation: Cancellation) throws {
-    while true {
-      let now = glance(past: 0)
-      if now.written > 0 { return }
-      if now.ended {
-        throw MediaError(.unplayable, source: source, reason: now.failure ?? "nothing came through it (empty)")
-      }
-      if cancellation.isCancelled { throw MediaError(.unplayable, source: source, reason: "cancelled") }
+    let now = wait(past: 0, cancellation: cancellation) { $0.isCancelled }
+    if now.written > 0 { return }
+    if now.ended {
+      throw MediaError(.unplayable, source: source, reason: now.failure ?? "nothing came through it (empty)")
     }
+    throw MediaError(.unplayable, source: source, reason: "cancelled")
   }
 }
 

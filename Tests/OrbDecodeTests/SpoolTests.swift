@@ -104,4 +104,56 @@ final class SpoolTests: XCTestCase {
     XCTAssertEqual(Spool.directories(environment: ["TMPDIR": ""]), ["/var/tmp", "/tmp"])
     XCTAssertEqual(Spool.directories(environment: [:]), ["/var/tmp", "/tmp"])
   }
+
+  /// A read waiting for more of a pipe whose writer is silent ends when a seek interrupts it (it is woken, it does
+  /// not look now and then), reads on once resumed, and sees the end once the writer closes; the wait for a first
+  /// byte ends when the opening is cancelled.
+  func testAWaitForThePipeEndsAtAnInterruptAndACancel() throws {
+    let fifo = directory + "/silent"
+    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+    let key = "test:\(UUID().uuidString)"
+    let quiet = try Spool.of(fifo, key: key, path: Array(fifo.utf8CString))
+    let opening = Cancellation()
+    let gaveUp = expectation(description: "the wait for a first byte ended")
+    Thread {
+      let outcome = Result { try quiet.waitForData(source: fifo, cancellation: opening) }
+      if case .failure(let error) = outcome, "\(error)".contains("cancelled") { gaveUp.fulfill() }
+    }.start()
+    usleep(200_000)
+    opening.cancel()
+    wait(for: [gaveUp], timeout: 10)
+
+    // The spool's thread waits for a writer: one comes, writes 1000 bytes and falls silent.
+    let writer = open(fifo, O_WRONLY | O_CLOEXEC)
+    XCTAssertGreaterThanOrEqual(writer, 0)
+    let bytes = [UInt8](repeating: 42, count: 1000)
+    XCTAssertEqual(bytes.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }, 1000)
+    let cancellation = Cancellation()
+    try quiet.waitForData(source: fifo, cancellation: cancellation)
+    let reads = Locked<[Spool.Read]>([])
+    let interrupted = expectation(description: "the waiting read ended")
+    Thread {
+      let buffer = UnsafeMutableRawPointer.allocate(byteCount: 4096, alignment: 16)
+      defer { buffer.deallocate() }
+      var offset: Int64 = 0
+      while true {
+        let read = quiet.read(at: offset, into: buffer, count: 4096, cancellation: cancellation)
+        reads.change { $0.append(read) }
+        guard case .bytes(let n) = read else { break }
+        offset += Int64(n)
+      }
+      interrupted.fulfill()
+    }.start()
+    usleep(300_000)
+    cancellation.interrupt()
+    wait(for: [interrupted], timeout: 10)
+    XCTAssertEqual(reads.withLock { $0.last }, .interrupted)
+    XCTAssertEqual(reads.withLock { $0.reduce(0) { if case .bytes(let n) = $1 { $0 + n } else { $0 } } }, 1000)
+
+    cancellation.resume()
+    close(writer)
+    let buffer = UnsafeMutableRawPointer.allocate(byteCount: 16, alignment: 16)
+    defer { buffer.deallocate() }
+    XCTAssertEqual(quiet.read(at: 1000, into: buffer, count: 16, cancellation: cancellation), .end)
+  }
 }
