@@ -11,8 +11,9 @@ final class FormatContext {
   private let cancellation: Cancellation
   /// What the origin guard's callbacks are given (a network source's); it must live as long as the context.
   private let guardContext: OriginGuardContext?
-  /// The reading of a spooled pipe the context reads through (`AVFMT_FLAG_CUSTOM_IO`): freed after it.
-  private let spoolReader: SpoolReader?
+  /// The reading of a spooled pipe the context reads through (`AVFMT_FLAG_CUSTOM_IO`): freed after it. Nil for
+  /// everything that is not a pipe.
+  let spoolReader: SpoolReader?
   init(
     _ pointer: UnsafeMutablePointer<AVFormatContext>, cancellation: Cancellation,
     guardContext: OriginGuardContext? = nil, spoolReader: SpoolReader? = nil
@@ -82,7 +83,7 @@ public final class MediaSource: @unchecked Sendable {
   }
   public let info: MediaInfo
   /// Read from a pipe (standard input, a named pipe) through its spool: what comes later has not come yet.
-  let isPipe: Bool
+  var isPipe: Bool { format.spoolReader != nil }
   /// Cancels the source's blocking I/O (quit while connecting, a seek while a read waits on the network).
   public let cancellation: Cancellation
   /// The largest picture decoded.
@@ -235,7 +236,6 @@ public final class MediaSource: @unchecked Sendable {
         MediaError.fromOpen(openCode, source: source), code: openCode, credentials: credentials,
         cancellation: cancellation)
     }
-    isPipe = spool != nil
     let format = FormatContext(
       opened, cancellation: cancellation, guardContext: guardContext, spoolReader: spoolReader)
     // Probing decodes a few frames: a picture over the limit must fail there too, before its memory is taken.
