@@ -46,6 +46,9 @@ public final class Cancellation: Sendable {
 
   func stopWaking(_ number: Int) { _ = wakers.withLock { $0.all.removeValue(forKey: number) } }
 
+  /// How many waits are ready to be woken now (for tests).
+  var wakerCount: Int { wakers.withLock { $0.all.count } }
+
   private func wake() {
     for waker in wakers.withLock({ Array($0.all.values) }) { waker() }
   }

@@ -25,8 +25,12 @@ final class Spool: Sendable {
     /// Where each open `SpoolReader` reads next (or waits to), by its number.
     var readers: [Int: Int64] = [:]
     var nextReader = 0
-    /// How far the copy may run: `readAhead` past the furthest reader.
-    func allowed(readAhead: Int64) -> Int64 { (readers.values.max() ?? 0) + readAhead }
+    /// How far the copy may run: `readAhead` past the furthest reader (a position FFmpeg took from a damaged file
+    /// may be near Int64's limit: the sum stops there).
+    func allowed(readAhead: Int64) -> Int64 {
+      let (sum, overflow) = (readers.values.max() ?? 0).addingReportingOverflow(readAhead)
+      return overflow ? .max : sum
+    }
   }
 
   let state = Locked(State())
@@ -101,6 +105,7 @@ final class Spool: Sendable {
   }
 
   private init(_ source: String, path: [CChar]?, readAhead: Int64) throws {
+    precondition(readAhead > 0, "a copy that may not run ahead of its reader would wait for it forever")
     self.readAhead = readAhead
     let directories = Self.directories(environment: ProcessInfo.processInfo.environment)
     var made: (fd: Int32, name: [CChar])?
@@ -142,7 +147,9 @@ final class Spool: Sendable {
     var offset: Int64 = 0
     while true {
       // Nothing to wake this wait but a reader moving on or a new one: the pipe is not read meanwhile, so its
-      // writer waits too (a closed player ends the process, and with it this thread).
+      // writer waits too, until the player exits (also when a playlist has gone on to its next entry and left the
+      // rest of the pipe unread, as it would leave a file; coming back reads on). Its length stays unknown until the
+      // copy reaches its end.
       state.wait(until: { $0.written < $0.allowed(readAhead: readAhead) }, then: { _, _ in })
       let n = Glibc.read(input, buffer, size)
       if n < 0 && errno == EINTR { continue }
@@ -313,12 +320,14 @@ final class SpoolReader {
     let target: Int64
     switch how {
     case SEEK_SET: target = offset
-    case SEEK_CUR: target = reader.position + offset
+    case SEEK_CUR: target = reader.position &+ offset
     case SEEK_END:
       guard let size = reader.spool.size else { return Int64(orb_averror(ENOSYS)) }
-      target = size + offset
+      target = size &+ offset
     default: return Int64(orb_averror(EINVAL))
     }
+    // Both bases are never negative: a sum past Int64's limit (an offset from a damaged file) wraps to a negative
+    // target, refused as any negative one is.
     guard target >= 0 else { return Int64(orb_averror(EINVAL)) }
     reader.position = target
     return target

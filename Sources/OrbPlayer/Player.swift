@@ -12,6 +12,8 @@ import OrbRender
 ///
 /// Lock order (a lock may be taken while holding only those before it; never the other way):
 /// `Player.shared` → `MediaClock` → `AudioPlayback` → the source's state (`MediaPipeline`) → a `BoundedQueue`.
+/// A `Cancellation`'s wakers, then a pipe's `Spool` state, are last of all: `interrupt` runs them under the
+/// source's state, and they take nothing else; nothing interrupts or cancels while holding a spool's state.
 /// PipeWire's thread-loop lock (taken by `AudioPlayback.setPaused` and `AudioOutput`) is never taken while holding
 /// `Player.shared`: such calls are collected under the lock and made after it is let go. Events are sent with no
 /// lock held.
