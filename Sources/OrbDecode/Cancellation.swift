@@ -6,8 +6,9 @@ import Synchronization
 /// `cancel` is for good (quit, close); `interrupt` breaks one blocked read so a seek can run, and the demux thread
 /// calls `resume` once it has taken the seek.
 /// Thread-safety: `Sendable`, checked by the compiler: its state is an `Atomic`, read by FFmpeg on whatever thread
-/// is blocked in it, and the wakers of waits of our own behind a `Mutex` (run outside it). FFmpeg holds it unretained (the callback's opaque pointer): whoever installs it keeps it
-/// alive as long as the context or I/O that polls it (`FormatContext` does; a closed TLS connection still polls).
+/// is blocked in it, and the wakers of waits of our own behind a `Mutex` (run outside it). FFmpeg holds it
+/// unretained (the callback's opaque pointer): whoever installs it keeps it alive as long as the context or I/O that
+/// polls it (`FormatContext` does; a closed TLS connection still polls).
 public final class Cancellation: Sendable {
   /// 0: carry on; 1: a seek wants the blocked call to return; 2: stopped for good.
   private let flag = Atomic<Int32>(0)
