@@ -29,8 +29,6 @@ enum LocalName {
       let here = FileManager.default.currentDirectoryPath
       absolute = Array(here.utf8) + (here.hasSuffix("/") ? [] : [UInt8(ascii: "/")]) + path
     }
-    let plain = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
-    return "file://"
-      + absolute.map { plain.contains($0) ? String(UnicodeScalar($0)) : String(format: "%%%02X", $0) }.joined()
+    return MediaSource.fileURL(absolute: absolute)
   }
 }

@@ -44,8 +44,9 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
 
   /// Checks a local path before FFmpeg sees it, so the common mistakes get plain words; `what` the file should be
   /// ("media file", "subtitle file").
+  /// A file:// URL is checked at the path it names, byte for byte (`MediaSource.pathBytes`).
   public static func checkLocalFile(_ path: String, what: String = "media file") -> MediaError? {
-    checkLocalFile(Array(path.utf8CString), name: path, what: what)
+    checkLocalFile(MediaSource.pathBytes(path) ?? Array(path.utf8CString), name: path, what: what)
   }
 
   /// The same for the path's bytes (NUL-terminated), named `path` in the message.

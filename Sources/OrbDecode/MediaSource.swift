@@ -71,6 +71,14 @@ public final class MediaSource: @unchecked Sendable {
     return bytes.map { CChar(bitPattern: $0) } + [0]
   }
 
+  /// A file:// URL of the absolute path `bytes`, every byte but the plain ones escaped: how a name that is not UTF-8
+  /// travels as a String (`pathBytes` gives the bytes back).
+  public static func fileURL(absolute bytes: [UInt8]) -> String {
+    let plain = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~/".utf8)
+    let escaped = bytes.map { plain.contains($0) ? String(UnicodeScalar($0)) : String(format: "%%%02X", $0) }
+    return "file://" + escaped.joined()
+  }
+
   /// The last part of a local source's path for people to read: escapes decoded, bytes that are not UTF-8 shown as
   /// U+FFFD.
   public static func displayName(_ source: String) -> String {

@@ -114,6 +114,32 @@ final class SubtitlePartsTests: XCTestCase {
     XCTAssertEqual(store.active(at: 1500.75).map(\.plainText), [])
   }
 
+  /// A video whose name is not UTF-8 (an old archive's Latin-1 "café", E9 as one byte), named by the file:// URL the
+  /// command line turns it into: its sidecars are found byte for byte, come as file:// URLs where their names are not
+  /// UTF-8 either, pass the file check, and are read.
+  func testSidecarsOfAVideoNamedInLatin1() throws {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("orb-latin1-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let stem = Array("\(folder)/caf".utf8) + [0xE9]
+    let srt = "1\n00:00:00,500 --> 00:00:02,000\nBonjour du fichier\n"
+    for (suffix, text) in [(".mkv", "x"), (".srt", srt), (".fr.srt", srt), ("e.srt", srt)] {
+      let path = (stem + Array(suffix.utf8)).map { CChar(bitPattern: $0) } + [0]
+      let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+      XCTAssertGreaterThanOrEqual(fd, 0)
+      _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+      close(fd)
+    }
+    let found = SidecarFinder.find(forVideo: MediaSource.fileURL(absolute: stem + Array(".mkv".utf8)))
+    let expected = [".srt", ".fr.srt"].map { MediaSource.fileURL(absolute: stem + Array($0.utf8)) }
+    XCTAssertEqual(found.map(\.path), expected)
+    XCTAssertEqual(found.map(\.displayName), ["SRT", "French (SRT)"])
+    let first = try XCTUnwrap(found.first)
+    XCTAssertNil(MediaError.checkLocalFile(first.path, what: "subtitle file"))
+    let track = try SubtitleFile.read(first.path)
+    XCTAssertEqual(track.cues.map(\.plainText), ["Bonjour du fichier"])
+  }
+
   func testSidecarFinder() throws {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("orb-sidecars-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

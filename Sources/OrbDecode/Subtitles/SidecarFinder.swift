@@ -37,12 +37,22 @@ public enum SidecarFinder {
   /// The sidecars of the video at `videoPath`: files whose name is the video's name without its extension, then
   /// optional dot-separated tags, then a subtitle extension (any case). A .sub with an .idx of the same name is
   /// left out (the .idx opens both). Untagged files come first, then the rest by file name.
-  public static func find(forVideo videoPath: String) -> [Sidecar] {
-    let video = URL(fileURLWithPath: videoPath)
-    let folder = video.deletingLastPathComponent().path
-    let base = video.deletingPathExtension().lastPathComponent
-    guard !base.isEmpty, let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
-    let found = names.compactMap { sidecar(named: $0, in: folder, base: base) }
+  /// `source` is a path or a file:// URL; one whose name is not UTF-8 (`MediaSource.pathBytes`) is looked for beside
+  /// byte for byte, and its sidecars' names that are not UTF-8 either come as file:// URLs, which `SubtitleFile`
+  /// reads.
+  public static func find(forVideo source: String) -> [Sidecar] {
+    guard let bytes = MediaSource.pathBytes(source) else { return [] }
+    let raw = bytes.dropLast().map { UInt8(bitPattern: $0) }
+    let found: [Sidecar]
+    if let videoPath = String(validating: raw, as: UTF8.self) {
+      let video = URL(fileURLWithPath: videoPath)
+      let folder = video.deletingLastPathComponent().path
+      let base = video.deletingPathExtension().lastPathComponent
+      guard !base.isEmpty, let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
+      found = names.compactMap { sidecar(named: $0, in: folder, base: base) }
+    } else {
+      found = byteNamed(besideVideo: raw)
+    }
     let idxStems = Set(found.filter { $0.format == "VobSub" }.map { stem(of: $0.path) })
     return found.filter { !($0.format == "SUB" && idxStems.contains(stem(of: $0.path))) }
       .sorted { a, b in
@@ -53,17 +63,45 @@ public enum SidecarFinder {
 
   /// The sidecar `name` describes, or nil when it is not one of the video named `base`.
   static func sidecar(named name: String, in folder: String, base: String) -> Sidecar? {
-    guard name.hasPrefix(base + "."), let dot = name.lastIndex(of: ".") else { return nil }
-    guard let format = formats[String(name[name.index(after: dot)...]).lowercased()] else { return nil }
-    let middle = name[name.index(name.startIndex, offsetBy: base.count)..<dot]  // "" or ".en.forced"
-    let tags = middle.split(separator: ".", omittingEmptySubsequences: false).dropFirst().map(String.init)
+    guard name.hasPrefix(base + ".") else { return nil }
+    return sidecar(after: String(name.dropFirst(base.count)), path: folder == "/" ? "/\(name)" : "\(folder)/\(name)")
+  }
+
+  /// The sidecar whose name goes on from the video's with `rest` (".srt", ".en.forced.ass"), found at `path`.
+  private static func sidecar(after rest: String, path: String) -> Sidecar? {
+    guard rest.hasPrefix("."), let dot = rest.lastIndex(of: ".") else { return nil }
+    guard let format = formats[String(rest[rest.index(after: dot)...]).lowercased()] else { return nil }
+    let tags = rest[..<dot].split(separator: ".", omittingEmptySubsequences: false).dropFirst().map(String.init)
     guard !tags.contains(where: \.isEmpty) else { return nil }  // "movie..srt"
     let lowered = tags.map { $0.lowercased() }
     return Sidecar(
-      path: folder == "/" ? "/\(name)" : "\(folder)/\(name)", tags: tags,
-      language: tags.first { !flagWords.contains($0.lowercased()) }, isForced: lowered.contains("forced"),
-      isDefault: lowered.contains("default"), format: format)
+      path: path, tags: tags, language: tags.first { !flagWords.contains($0.lowercased()) },
+      isForced: lowered.contains("forced"), isDefault: lowered.contains("default"), format: format)
   }
 
-  private static func stem(of path: String) -> String { (path as NSString).deletingPathExtension }
+  /// The sidecars of a video whose absolute path `video` is not UTF-8 (an old archive's Latin-1), read from its
+  /// folder byte for byte.
+  private static func byteNamed(besideVideo video: [UInt8]) -> [Sidecar] {
+    guard let slash = video.lastIndex(of: UInt8(ascii: "/")) else { return [] }
+    let folder = Array(video[..<slash])
+    let name = video[(slash + 1)...]
+    let base = Array(name.lastIndex(of: UInt8(ascii: ".")).map { name[..<$0] } ?? name)
+    guard !base.isEmpty, let directory = opendir((folder.isEmpty ? [UInt8(ascii: "/")] : folder).map(CChar.init) + [0])
+    else { return [] }
+    defer { closedir(directory) }
+    var found: [Sidecar] = []
+    while let entry = readdir(directory) {
+      let entryName = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+      guard entryName.count > base.count, entryName.starts(with: base) else { continue }
+      let path = folder + [UInt8(ascii: "/")] + entryName
+      let named = String(validating: path, as: UTF8.self) ?? MediaSource.fileURL(absolute: path)
+      if let sidecar = sidecar(after: String(decoding: entryName[base.count...], as: UTF8.self), path: named) {
+        found.append(sidecar)
+      }
+    }
+    return found
+  }
+
+  /// The path without its extension (not NSString's: it would fold a file:// URL's "//").
+  private static func stem(of path: String) -> String { path.lastIndex(of: ".").map { String(path[..<$0]) } ?? path }
 }

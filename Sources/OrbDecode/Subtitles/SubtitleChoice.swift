@@ -47,8 +47,8 @@ public struct SubtitleChoice: Sendable, Equatable {
         origin: .embedded(index: s.index), language: s.language, title: s.title,
         format: SubtitleFile.codecNames[s.codec] ?? s.codec.uppercased(), isDefault: s.isDefault, isForced: s.isForced)
     }
-    let isLocal = !info.source.contains("://")
-    let sidecars = isLocal ? SidecarFinder.find(forVideo: info.source) : []
+    // A path, or a file:// URL (a name that is not UTF-8 stays one: `LocalName`).
+    let sidecars = MediaSource.isLocal(info.source) ? SidecarFinder.find(forVideo: info.source) : []
     for sidecar in sidecars {
       // Put beside the video by a person, for this video: shown unless another track is marked forced.
       tracks.append(

@@ -100,7 +100,7 @@ public enum SubtitleFile {
   private static func open(_ path: String, reportedAs source: String) throws -> FormatContext {
     var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
     // On failure FFmpeg frees what it allocated; on success `FormatContext` owns it from the next line.
-    let code = avformat_open_input(&ctx, path, nil, nil)
+    let code = localBytes(path).withUnsafeBufferPointer { avformat_open_input(&ctx, $0.baseAddress, nil, nil) }
     guard code >= 0, let opened = ctx else {
       let reason = code == FFmpegError.invalidData ? "not a subtitle format FFmpeg can read" : FFmpegError.message(code)
       throw MediaError(code == orb_averror(ENOENT) ? .missing : .unplayable, source: source, reason: reason)
@@ -194,9 +194,9 @@ public enum SubtitleFile {
 
   /// The first `count` bytes of `path`.
   static func bytes(of path: String, upTo count: Int) throws -> [UInt8] {
-    guard let handle = FileHandle(forReadingAtPath: path) else {
-      throw MediaError(.unplayable, source: path, reason: "permission denied")
-    }
+    let fd = localBytes(path).withUnsafeBufferPointer { Glibc.open($0.baseAddress!, O_RDONLY | O_CLOEXEC) }
+    guard fd >= 0 else { throw MediaError(.unplayable, source: path, reason: "permission denied") }
+    let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
     defer { try? handle.close() }
     do {
       return [UInt8](try handle.read(upToCount: count) ?? Data())
@@ -219,9 +219,17 @@ public enum SubtitleFile {
 
   /// The .idx beside a VobSub .sub (any case of the extension).
   static func companionIndex(of sub: String) -> String? {
-    let stem = (sub as NSString).deletingPathExtension
-    return ["idx", "IDX", "Idx"].map { "\(stem).\($0)" }.first { FileManager.default.fileExists(atPath: $0) }
+    // Not NSString's path functions: they would fold a file:// URL's "//".
+    let stem = sub.lastIndex(of: ".").map { String(sub[..<$0]) } ?? sub
+    return ["idx", "IDX", "Idx"].map { "\(stem).\($0)" }.first { candidate in
+      var st = stat()
+      return localBytes(candidate).withUnsafeBufferPointer { stat($0.baseAddress!, &st) } == 0
+    }
   }
+
+  /// The bytes of the file `path` names: a path as it is, a file:// URL (a name that is not UTF-8, `SidecarFinder`)
+  /// with its escapes decoded.
+  private static func localBytes(_ path: String) -> [CChar] { MediaSource.pathBytes(path) ?? Array(path.utf8CString) }
 
   private static func formatName(demuxer: String, codec: StreamParameters, head: [UInt8], ext: String) -> String {
     if demuxer == "ass" {
