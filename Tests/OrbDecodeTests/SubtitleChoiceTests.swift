@@ -44,6 +44,15 @@ final class SubtitleChoiceTests: XCTestCase {
     XCTAssertEqual(tracks[4].origin, .file(path: extra))
   }
 
+  /// A file:// URL is local: its sidecars are listed, as for the path it names (a name that is not UTF-8 travels as
+  /// one, `SubtitlePartsTests.testSidecarsOfAVideoNamedInLatin1`).
+  func testAFileURLHasItsSidecars() {
+    let url = MediaSource.fileURL(absolute: Array("\(folder)/film.mkv".utf8))
+    let local = MediaInfo(source: url, container: "matroska")
+    XCTAssertEqual(
+      SubtitleChoice.list(info: local, files: []).map(\.displayName), ["German, forced (ASS)", "English (SRT)"])
+  }
+
   func testNetworkMediaHasNoSidecars() {
     var remote = MediaInfo(source: "https://example.com/film.mkv", container: "matroska,webm")
     remote.subtitles = [stream(2, "subrip", nil)]
