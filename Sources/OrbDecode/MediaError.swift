@@ -46,7 +46,7 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
   /// ("media file", "subtitle file").
   /// A file:// URL is checked at the path it names, byte for byte (`MediaSource.pathBytes`).
   public static func checkLocalFile(_ path: String, what: String = "media file") -> MediaError? {
-    checkLocalFile(MediaSource.pathBytes(path) ?? Array(path.utf8CString), name: path, what: what)
+    checkLocalFile(MediaSource.localBytes(path), name: path, what: what)
   }
 
   /// The same for the path's bytes (NUL-terminated), named `path` in the message.

@@ -71,6 +71,10 @@ public final class MediaSource: @unchecked Sendable {
     return bytes.map { CChar(bitPattern: $0) } + [0]
   }
 
+  /// The bytes of the local file `path` names, for the file system: `pathBytes`'s, and the text as it is for what
+  /// names no local file (a network URL, which the file system then does not find).
+  static func localBytes(_ path: String) -> [CChar] { pathBytes(path) ?? Array(path.utf8CString) }
+
   /// A file:// URL of the absolute path `bytes`, every byte but the plain ones escaped: how a name that is not UTF-8
   /// travels as a String (`pathBytes` gives the bytes back).
   public static func fileURL(absolute bytes: [UInt8]) -> String {

@@ -103,5 +103,5 @@ public enum SidecarFinder {
   }
 
   /// The path without its extension (not NSString's: it would fold a file:// URL's "//").
-  private static func stem(of path: String) -> String { path.lastIndex(of: ".").map { String(path[..<$0]) } ?? path }
+  static func stem(of path: String) -> String { path.lastIndex(of: ".").map { String(path[..<$0]) } ?? path }
 }

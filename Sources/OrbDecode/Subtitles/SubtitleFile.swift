@@ -100,7 +100,9 @@ public enum SubtitleFile {
   private static func open(_ path: String, reportedAs source: String) throws -> FormatContext {
     var ctx: UnsafeMutablePointer<AVFormatContext>? = nil
     // On failure FFmpeg frees what it allocated; on success `FormatContext` owns it from the next line.
-    let code = localBytes(path).withUnsafeBufferPointer { avformat_open_input(&ctx, $0.baseAddress, nil, nil) }
+    let code = MediaSource.localBytes(path).withUnsafeBufferPointer {
+      avformat_open_input(&ctx, $0.baseAddress, nil, nil)
+    }
     guard code >= 0, let opened = ctx else {
       let reason = code == FFmpegError.invalidData ? "not a subtitle format FFmpeg can read" : FFmpegError.message(code)
       throw MediaError(code == orb_averror(ENOENT) ? .missing : .unplayable, source: source, reason: reason)
@@ -194,7 +196,7 @@ public enum SubtitleFile {
 
   /// The first `count` bytes of `path`.
   static func bytes(of path: String, upTo count: Int) throws -> [UInt8] {
-    let fd = localBytes(path).withUnsafeBufferPointer { Glibc.open($0.baseAddress!, O_RDONLY | O_CLOEXEC) }
+    let fd = MediaSource.localBytes(path).withUnsafeBufferPointer { Glibc.open($0.baseAddress!, O_RDONLY | O_CLOEXEC) }
     guard fd >= 0 else { throw MediaError(.unplayable, source: path, reason: "permission denied") }
     let handle = FileHandle(fileDescriptor: fd, closeOnDealloc: false)
     defer { try? handle.close() }
@@ -219,17 +221,13 @@ public enum SubtitleFile {
 
   /// The .idx beside a VobSub .sub (any case of the extension).
   static func companionIndex(of sub: String) -> String? {
-    // Not NSString's path functions: they would fold a file:// URL's "//".
-    let stem = sub.lastIndex(of: ".").map { String(sub[..<$0]) } ?? sub
+    // A path, or a file:// URL (a name that is not UTF-8, `SidecarFinder`).
+    let stem = SidecarFinder.stem(of: sub)
     return ["idx", "IDX", "Idx"].map { "\(stem).\($0)" }.first { candidate in
       var st = stat()
-      return localBytes(candidate).withUnsafeBufferPointer { stat($0.baseAddress!, &st) } == 0
+      return MediaSource.localBytes(candidate).withUnsafeBufferPointer { stat($0.baseAddress!, &st) } == 0
     }
   }
-
-  /// The bytes of the file `path` names: a path as it is, a file:// URL (a name that is not UTF-8, `SidecarFinder`)
-  /// with its escapes decoded.
-  private static func localBytes(_ path: String) -> [CChar] { MediaSource.pathBytes(path) ?? Array(path.utf8CString) }
 
   private static func formatName(demuxer: String, codec: StreamParameters, head: [UInt8], ext: String) -> String {
     if demuxer == "ass" {
