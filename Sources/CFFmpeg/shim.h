@@ -47,12 +47,20 @@ static inline int orb_frame_top_field_first(const AVFrame *f) {
 static inline void orb_frame_clear_interlaced(AVFrame *f) {
   f->flags &= ~(AV_FRAME_FLAG_INTERLACED | AV_FRAME_FLAG_TOP_FIELD_FIRST);
 }
+static inline void orb_frame_set_interlaced(AVFrame *f, int top_field_first) {
+  orb_frame_clear_interlaced(f);
+  f->flags |= AV_FRAME_FLAG_INTERLACED | (top_field_first ? AV_FRAME_FLAG_TOP_FIELD_FIRST : 0);
+}
 #else
 static inline int orb_frame_is_interlaced(const AVFrame *f) { return f->interlaced_frame; }
 static inline int orb_frame_top_field_first(const AVFrame *f) { return f->top_field_first; }
 static inline void orb_frame_clear_interlaced(AVFrame *f) {
   f->interlaced_frame = 0;
   f->top_field_first = 0;
+}
+static inline void orb_frame_set_interlaced(AVFrame *f, int top_field_first) {
+  f->interlaced_frame = 1;
+  f->top_field_first = top_field_first != 0;
 }
 #endif
 // AV_TIME_BASE_Q is a compound literal.

@@ -191,12 +191,13 @@ struct Deinterlacer {
     [d.comp.0, d.comp.1, d.comp.2, d.comp.3].prefix(Int(d.nb_components))
   }
 
-  private static func plane(_ frame: UnsafeMutablePointer<AVFrame>, _ index: Int) -> UnsafeMutablePointer<UInt8>? {
+  /// Plane `index` of `frame`, and its bytes from one row to the next.
+  static func plane(_ frame: UnsafeMutablePointer<AVFrame>, _ index: Int) -> UnsafeMutablePointer<UInt8>? {
     let f = frame.pointee
     return [f.data.0, f.data.1, f.data.2, f.data.3][index]
   }
 
-  private static func stride(_ frame: UnsafeMutablePointer<AVFrame>, _ index: Int) -> Int32 {
+  static func stride(_ frame: UnsafeMutablePointer<AVFrame>, _ index: Int) -> Int32 {
     let f = frame.pointee
     return [f.linesize.0, f.linesize.1, f.linesize.2, f.linesize.3][index]
   }

@@ -82,6 +82,10 @@ public struct VideoStreamInfo: Sendable, Encodable {
   /// ("tt", or "tb": coded bottom first) or the bottom field first ("bb", "bt"); "unknown" where it does not say.
   public var fieldOrder = "unknown"
 
+  /// Whether each coded picture is a single field (HEVC's way with 1080i and 576i): `height`, `frameRate` and
+  /// `frameCount` are then those of the frames two fields make.
+  public var codedAsFields = false
+
   /// Whether the stream says its pictures are interlaced.
   public var isInterlaced: Bool { ["tt", "bb", "tb", "bt"].contains(fieldOrder) }
 
@@ -107,9 +111,11 @@ public struct VideoStreamInfo: Sendable, Encodable {
     sampleAspectRatio: String, rotation: Int, displayWidth: Int, displayHeight: Int, pixelFormat: String,
     bitDepth: Int, colorPrimaries: String, colorTransfer: String, colorMatrix: String, colorRange: String,
     effectiveColor: EffectiveColor, mastering: HDRMetadata.Mastering?, maxCll: Int?, maxFall: Int?,
-    frameCount: Int64?, isDefault: Bool, variantBitrate: Int64? = nil, fieldOrder: String = "unknown"
+    frameCount: Int64?, isDefault: Bool, variantBitrate: Int64? = nil, fieldOrder: String = "unknown",
+    codedAsFields: Bool = false
   ) {
     self.fieldOrder = fieldOrder
+    self.codedAsFields = codedAsFields
     self.index = index
     self.codec = codec
     self.profile = profile

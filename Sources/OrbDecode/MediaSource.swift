@@ -433,10 +433,15 @@ public final class MediaSource: @unchecked Sendable {
     let sar = av_guess_sample_aspect_ratio(context, st, nil)
     let sarValue = sar.num > 0 && sar.den > 0 ? Double(sar.num) / Double(sar.den) : 1
     let rotation = Self.clockwiseRotation(orb_stream_rotation(st))
+    // HEVC coded in fields: each decoded picture is a field, two of which make one frame of twice the height
+    // (`FieldWeaver`); the stream is described by its frames.
+    let fields = par.codec_id == AV_CODEC_ID_HEVC ? Self.hevcFields(context, par: par, parameters: parameters) : nil
+    let frameHeight = Int(par.height) * (fields != nil ? 2 : 1)
     var displayW = Int((Double(par.width) * sarValue).rounded())
-    var displayH = Int(par.height)
+    var displayH = frameHeight
     if rotation % 180 != 0 { swap(&displayW, &displayH) }
-    let rate = st.pointee.avg_frame_rate.num > 0 ? st.pointee.avg_frame_rate : st.pointee.r_frame_rate
+    var rate = st.pointee.avg_frame_rate.num > 0 ? st.pointee.avg_frame_rate : st.pointee.r_frame_rate
+    if fields != nil { rate = av_mul_q(rate, AVRational(num: 1, den: 2)) }
     let color = ColorMapping.resolve(
       space: par.color_space, range: par.color_range, primaries: par.color_primaries, transfer: par.color_trc,
       format: format, width: Int(par.width), height: Int(par.height))
@@ -457,7 +462,7 @@ public final class MediaSource: @unchecked Sendable {
     let depth = av_pix_fmt_desc_get(format).map { Int($0.pointee.comp.0.depth) } ?? 8
     let variant = tag(st, "variant_bitrate").flatMap { Int64($0) }
     return VideoStreamInfo(
-      index: index, codec: codec, profile: profile, width: Int(par.width), height: Int(par.height),
+      index: index, codec: codec, profile: profile, width: Int(par.width), height: frameHeight,
       frameRate: rate.num > 0 && rate.den > 0 ? Double(rate.num) / Double(rate.den) : nil,
       sampleAspectRatio: sar.num > 0 && sar.den > 0 ? "\(sar.num):\(sar.den)" : "1:1",
       rotation: rotation, displayWidth: displayW, displayHeight: displayH,
@@ -470,8 +475,29 @@ public final class MediaSource: @unchecked Sendable {
         matrix: color.matrix.rawValue, range: color.range.rawValue, primaries: color.primaries.rawValue,
         transfer: color.transfer.rawValue),
       mastering: mastering, maxCll: light?.0, maxFall: light?.1,
-      frameCount: st.pointee.nb_frames > 0 ? st.pointee.nb_frames : nil, isDefault: isDefault,
-      variantBitrate: variant, fieldOrder: Self.fieldOrder(par.field_order))
+      frameCount: st.pointee.nb_frames > 0 ? st.pointee.nb_frames / (fields != nil ? 2 : 1) : nil,
+      isDefault: isDefault, variantBitrate: variant, fieldOrder: fields ?? Self.fieldOrder(par.field_order),
+      codedAsFields: fields != nil)
+  }
+
+  /// For an HEVC stream coded in fields (`HEVCFields`), its field order ("tt": top field first, "bb", or "unknown"
+  /// when its first picture does not say), from its first packets; nil for one coded in frames. (FFmpeg's own word for
+  /// such a stream is "progressive": its parser puts the first picture's structure, top field being 1, where the
+  /// field order goes, which has progressive at 1.)
+  private static func hevcFields(
+    _ context: UnsafeMutablePointer<AVFormatContext>, par: AVCodecParameters, parameters: StreamParameters?
+  ) -> String? {
+    guard let parameters, HEVCFields.areFields(width: Int(par.width), height: Int(par.height)),
+      par.extradata != nil && par.extradata_size > 0,
+      HEVCFields.fieldSequence(
+        in: HEVCBitstream.nalUnits(Array(UnsafeBufferPointer(start: par.extradata, count: Int(par.extradata_size)))))
+    else { return nil }
+    var top: Bool?
+    HEVCBitstream.firstUnits(context: context, stream: parameters) { units in
+      top = HEVCFields.firstFieldIsTop(in: units)
+      return top != nil
+    }
+    return top.map { $0 ? "tt" : "bb" } ?? "unknown"
   }
 
   /// FFmpeg's field order in `VideoStreamInfo.fieldOrder`'s words.
@@ -512,13 +538,26 @@ extension MediaSource {
   }
 }
 
+extension MediaSource {
+  /// Back to the start of `context` after reading its first packets while it opens. A raw elementary stream (.hevc,
+  /// .h264: no start time) has no timestamps to seek by: a seek to time 0 read it to its end looking for one, and
+  /// nothing played.
+  static func rewind(_ context: UnsafeMutablePointer<AVFormatContext>) {
+    if orb_format_has_no_timestamps(context) != 0 || context.pointee.start_time == orb_nopts_value() {
+      avformat_seek_file(context, -1, 0, 0, 0, AVSEEK_FLAG_BYTE)
+    } else {
+      avformat_seek_file(context, -1, Int64.min, 0, 0, 0)
+    }
+  }
+}
+
 /// Decodes the first frame of a stream to read metadata that only frames carry (HDR10 SEI).
 enum FirstFrameMetadata {
   static func read(context: UnsafeMutablePointer<AVFormatContext>, stream: StreamParameters, limit: PictureLimit)
     -> HDRMetadata?
   {
     guard let decoder = try? Decoder(stream, threads: 1, limit: limit) else { return nil }
-    defer { avformat_seek_file(context, -1, Int64.min, 0, 0, 0) }
+    defer { MediaSource.rewind(context) }
     var packet: UnsafeMutablePointer<AVPacket>? = av_packet_alloc()
     defer { av_packet_free(&packet) }
     var frame: UnsafeMutablePointer<AVFrame>? = av_frame_alloc()

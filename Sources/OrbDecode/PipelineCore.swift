@@ -104,7 +104,7 @@ final class PipelineCore: Sendable {
   let media: MediaSource
   /// The container's start time, subtracted from every timestamp, so times are seconds from the start.
   let startTime: Double
-  /// Seconds a picture lasts at the video's nominal rate.
+  /// Seconds a decoded picture lasts at the video's nominal rate (a field, for a stream coded in fields).
   let frameDuration: Double
   let videoStream: VideoStreamInfo?
   let videoTimeBase: AVRational
@@ -139,7 +139,9 @@ final class PipelineCore: Sendable {
     audioChunks = BoundedQueue<AudioItem>(capacity: audioRate / 2)
     let ctxStart = media.context.pointee.start_time
     startTime = ctxStart == orb_nopts_value() ? 0 : Double(ctxStart) / Double(AV_TIME_BASE)
-    frameDuration = 1 / (video?.frameRate.flatMap { $0 > 0 && $0 < 1000 ? $0 : nil } ?? 25)
+    // A stream coded in fields decodes two pictures a frame.
+    frameDuration =
+      1 / (video?.frameRate.flatMap { $0 > 0 && $0 < 1000 ? $0 : nil } ?? 25) / (video?.codedAsFields == true ? 2 : 1)
     videoTimeBase = video.flatMap { media.parameters[$0.index]?.timeBase } ?? AVRational(num: 1, den: 1)
     var initial = PipelineState()
     initial.currentAudio = audio

@@ -32,7 +32,16 @@ struct VideoDecoding {
     // not those that end before a seek's target while the hold waits for it (they are dropped): splitting them made
     // an exact seek in 1080i three to four times slower.
     var fields = Deinterlacer()
-    let trustingMarks = stream.codec != "hevc"
+    // A stream coded in fields: each two make a frame first (`FieldWeaver`), whose marks are its own. Other HEVC
+    // pictures' marks are not trusted (`DeinterlaceMode.applies`).
+    var weaver = stream.codedAsFields ? FieldWeaver() : nil
+    let trustingMarks = stream.codec != "hevc" || stream.codedAsFields
+    func deinterlace(_ frames: [Deinterlacer.Timed], mode: DeinterlaceMode) {
+      for frame in frames {
+        let unseen = !hold.emitted && frame.time + frame.duration < hold.target - 0.001
+        for ready in fields.offer(frame, mode: mode, trustingMarks: trustingMarks, unseen: unseen) { show(ready) }
+      }
+    }
     func show(_ picture: Deinterlacer.Timed) {
       guard
         let video = converter.makeFrame(
@@ -60,9 +69,8 @@ struct VideoDecoding {
       }
       guard let picture = av_frame_alloc() else { return }
       av_frame_move_ref(picture, frame)
-      let unseen = !hold.emitted && time + duration < hold.target - 0.001
       let timed = Deinterlacer.Timed(frame: picture, time: time, duration: duration)
-      for ready in fields.offer(timed, mode: mode, trustingMarks: trustingMarks, unseen: unseen) { show(ready) }
+      deinterlace(weaver?.offer(timed) ?? [timed], mode: mode)
     }
     DecodeLoop(core: core, queue: core.videoPackets, taken: \.videoTakenAt).run(
       decoder,
@@ -72,6 +80,7 @@ struct VideoDecoding {
         hold.restart(at: t)
         timing.restart()
         lookahead.restart()
+        weaver?.reset()
         fields.reset()
         quick.cancel()  // a seek's target is seldom its key picture: only the opening's first picture goes ahead
         return nil
@@ -80,6 +89,7 @@ struct VideoDecoding {
         if quick.admits(frame) { deliver(frame) } else { av_frame_unref(frame) }
       },
       finish: { g in
+        if let last = weaver?.finish() { deinterlace(last, mode: core.state.withLock { $0.deinterlace }) }
         for last in fields.finish() { show(last) }
         _ = lookahead.finish()  // the last picture keeps its own duration
         if let last = hold.finish() { core.frames.push(.frame(last)) }
@@ -108,6 +118,7 @@ struct VideoDecoding {
           if time.map({ $0 >= target }) ?? true { skipUntil = nil }  // past the target: every picture counts
         }
       })
-    fields.reset()  // pictures kept for a stream that stopped before its end
+    weaver?.reset()  // pictures kept for a stream that stopped before its end
+    fields.reset()
   }
 }

@@ -115,6 +115,56 @@ final class DeinterlaceTests: XCTestCase {
     XCTAssertEqual(try benchmarkFrames(clip, ["--deinterlace", "yes"]), 100)
   }
 
+  /// The bar of `Clips.interlacedBar` in HEVC coded in fields, as 576i and 1080i broadcasts carry it: each coded
+  /// picture one field of 720x288, 50 a second, top field first.
+  private func hevcFields(_ container: String) throws -> String {
+    let bar =
+      "color=black:s=720x576:r=50,format=yuv420p[bg];color=white:s=40x576:r=50[bar];"
+      + "[bg][bar]overlay=x='mod(t*600,680)':y=0"
+    let mkv = try TestMedia.path(
+      "bar-25i-hevc-fields.mkv",
+      [
+        "-f", "lavfi", "-i", bar, "-t", "2", "-vf", "tinterlace=mode=interleave_top,setfield=tff,separatefields",
+        "-c:v", "libx265", "-preset", "ultrafast", "-x265-params", "interlace=tff:log-level=error",
+      ])
+    return container == "mkv" ? mkv : try TestMedia.path("bar-25i-hevc-fields.\(container)", ["-i", mkv, "-c", "copy"])
+  }
+
+  /// HEVC coded in fields is shown at the frame's height (not squashed to half of it, as FFmpeg hands out each field),
+  /// each field whole at its own moment, as the same bar coded in frames is.
+  func testHEVCCodedInFieldsIsShownAtFullHeight() throws {
+    let clip = try hevcFields("mkv")
+    let woven = try frame(clip, at: 1.0, ["--deinterlace", "no"])
+    XCTAssertEqual([woven.width, woven.height], [720, 576], "two fields make a frame")
+    XCTAssertGreaterThan(Self.combs(woven), 400, "as stored: the two fields woven, the bar combed")
+    let first = try frame(clip, at: 1.0)
+    XCTAssertEqual([first.width, first.height], [720, 576])
+    XCTAssertLessThan(Self.combs(first), 20)
+    XCTAssertEqual(Double(try XCTUnwrap(leftEdge(first))), 600, accuracy: 3, "the first field's moment")
+    let second = try frame(clip, at: 1.03)
+    XCTAssertLessThan(Self.combs(second), 20)
+    XCTAssertEqual(Double(try XCTUnwrap(leftEdge(second))), 612, accuracy: 3, "the second field's moment")
+    XCTAssertEqual(try benchmarkFrames(clip), 100, "one picture per field")
+    XCTAssertEqual(try benchmarkFrames(clip, ["--deinterlace", "no"]), 50, "as stored: one per frame")
+  }
+
+  /// `--probe` describes a stream coded in fields by its frames, in every container and as a raw stream.
+  func testProbeDescribesHEVCFieldsAsFrames() throws {
+    for container in ["mkv", "mp4", "ts", "hevc"] {
+      let clip = try hevcFields(container)
+      let r = Orb.run(["--probe", clip])
+      XCTAssertEqual(r.status, 0, r.stderr)
+      let json = try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any]
+      let video = try XCTUnwrap((json?["video"] as? [[String: Any]])?.first, r.stdout)
+      XCTAssertEqual(video["coded_as_fields"] as? Bool, true, container)
+      XCTAssertEqual(video["height"] as? Int, 576, container)
+      XCTAssertEqual(video["display_height"] as? Int, 576, container)
+      XCTAssertEqual(video["frame_rate"] as? Double, 25, container)
+      XCTAssertEqual(video["field_order"] as? String, "tt", container)
+    }
+    XCTAssertEqual(try benchmarkFrames(try hevcFields("hevc")), 100, "the raw stream plays from its start")
+  }
+
   func testProbeNamesTheFieldOrder() throws {
     for (clip, order) in [
       (try Clips.interlacedBar(), "tb"), (try Clips.interlacedBar(progressive: true), "progressive"),

@@ -117,12 +117,15 @@ final class ProbeTests: XCTestCase {
   }
 
   /// HEVC's HDR10 metadata is read from its SEI without decoding a picture: in Matroska and MP4 (NAL units after
-  /// their lengths) and in MPEG-TS (Annex B start codes) alike, it is what FFmpeg attaches to the decoded picture.
+  /// their lengths), in MPEG-TS and in a raw stream (Annex B start codes) alike, it is what FFmpeg attaches to the
+  /// decoded picture. The raw stream, which has no timestamps, then plays from its start (a seek back by time read it
+  /// to its end, and nothing played).
   func testHEVCStaticMetadataFromSEIIsTheDecodedPicturesInEveryContainer() throws {
     let mkv = try Clips.hevcHDR10()
     let mp4 = try TestMedia.path("hevc10-hdr10.mp4", ["-i", mkv, "-c", "copy", "-tag:v", "hvc1"])
     let ts = try TestMedia.path("hevc10-hdr10.ts", ["-i", mkv, "-c", "copy"])
-    for path in [mkv, mp4, ts] {
+    let raw = try TestMedia.path("hevc10-hdr10.hevc", ["-i", mkv, "-c", "copy"])
+    for path in [mkv, mp4, ts, raw] {
       let video = try XCTUnwrap(try MediaSource(path).info.video.first, path)
       let pipeline = try MediaPipeline(source: path)
       defer { pipeline.close() }
