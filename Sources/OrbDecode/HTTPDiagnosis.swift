@@ -18,11 +18,19 @@ enum HTTPDiagnosis {
   /// The whole diagnosis gives up after this many seconds (a server that trickles its answer cannot hold it).
   static let deadlineSeconds = 10.0
 
-  /// What went wrong with `url`: the kind of failure the family's rules give it and the reason in words, or nil when
-  /// the server looks fine (the failure lies elsewhere) or `url` is not HTTP(S).
-  static func explain(_ url: String, credentials: Credentials, cancellation: Cancellation) -> (
-    kind: MediaError.Kind, reason: String
-  )? {
+  /// What `explain` found: the kind of failure the family's rules give it and the reason in words.
+  struct Finding {
+    var kind: MediaError.Kind
+    var reason: String
+    /// Where the media is now: the end of redirects that answers with the part asked for. A connection that carries
+    /// credentials follows no redirect by itself (the player resolves them, so that the credentials stay at their
+    /// origin), so one that broke off and is now sent elsewhere cannot reconnect until it is told where.
+    var movedTo: URL? = nil
+  }
+
+  /// What went wrong with `url`, or nil when the server looks fine at `url` itself (the failure lies elsewhere) or
+  /// `url` is not HTTP(S).
+  static func explain(_ url: String, credentials: Credentials, cancellation: Cancellation) -> Finding? {
     guard let start = URL(string: url), ["http", "https"].contains(start.scheme?.lowercased() ?? "") else {
       return nil
     }
@@ -42,34 +50,43 @@ enum HTTPDiagnosis {
       switch answer.status {
       case 301, 302, 303, 307, 308:
         guard let location = answer.headers["location"], let next = URL(string: location, relativeTo: target)
-        else { return (.unplayable, "the server redirects without saying where") }
+        else { return Finding(kind: .unplayable, reason: "the server redirects without saying where") }
         // The rule of the open (`RedirectCheck`): with a token, another origin is a sign-in service turning it away.
         if credentials.hasToken && Self.origin(next.absoluteURL) != origin {
-          return (.signIn, Self.sentOnReason(next.absoluteURL))
+          return Finding(kind: .signIn, reason: Self.sentOnReason(next.absoluteURL))
         }
         current = next.absoluteString
       case 200:
         if answer.headers["content-type"]?.lowercased().hasPrefix("text/html") == true {
-          return (.unplayable, "the server sent a web page, not a video")
+          return Finding(kind: .unplayable, reason: "the server sent a web page, not a video")
         }
         // Asked for two bytes and sent all of them: it cannot serve the parts a seek needs.
-        return (.unplayable, "the server cannot seek in it (it ignores range requests), and this file needs that")
-      case 401, 403: return (.signIn, "the server refused access (\(answer.status))")
-      case 404, 410: return (.missing, "the server no longer has it (\(answer.status))")
-      case 500...599: return (.network, "server returned \(answer.status)")  // as RedirectCheck says it
+        return Finding(
+          kind: .unplayable, reason: "the server cannot seek in it (it ignores range requests), and this file needs that")
+      case 401, 403: return Finding(kind: .signIn, reason: "the server refused access (\(answer.status))")
+      case 404, 410: return Finding(kind: .missing, reason: "the server no longer has it (\(answer.status))")
+      case 500...599: return Finding(kind: .network, reason: "server returned \(answer.status)")  // as RedirectCheck says it
+      case 206 where current != url:
+        // The media is there, at the end of redirects the connection could not take.
+        return Finding(
+          kind: .network, reason: "the server now sends it from \(hostAndPort(target) ?? "another address")",
+          movedTo: target)
       default:
         return nil
       }
     }
-    return (.unplayable, "too many redirects (more than \(maxRedirects))")
+    return Finding(kind: .unplayable, reason: "too many redirects (more than \(maxRedirects))")
   }
 
   /// Why a redirect to `next`, another origin, is not followed with a token: the host, and the port when the address
   /// names one (127.0.0.1:8080 is another origin than 127.0.0.1).
   static func sentOnReason(_ next: URL) -> String {
-    let host = next.host.map { h in next.port.map { "\(h):\($0)" } ?? h } ?? "another host"
+    let host = hostAndPort(next) ?? "another host"
     return "the server sent the request on to \(host), as a sign-in page does; it is not followed with the credentials"
   }
+
+  /// The host of `url`, with the port when the address names one.
+  private static func hostAndPort(_ url: URL) -> String? { url.host.map { h in url.port.map { "\(h):\($0)" } ?? h } }
 
   /// "scheme://host:port", what credentials belong to.
   static func origin(_ url: URL) -> String {

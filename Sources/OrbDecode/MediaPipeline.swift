@@ -110,15 +110,18 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
     if media.refusedRedirect { return MediaError.refusedRedirect(media.source) }
     let (code, nothing) = state.withLock { ($0.readFailureCode, $0.decodedPictures == 0 && $0.decodedAudioFrames == 0) }
     if let code {
+      // A stream sent elsewhere since it opened goes there at the reconnect's seek (`MediaSource.relocate`).
+      let media = self.media
       return MediaSource.explained(
         MediaError.fromRead(code, source: media.source), code: code, credentials: media.credentials,
-        cancellation: media.cancellation)
+        cancellation: media.cancellation, connectedAt: media.connectedAt, moved: { media.relocate(to: $0) })
     }
     guard nothing,
-      let (kind, reason) = HTTPDiagnosis.explain(
-        media.source, credentials: media.credentials, cancellation: media.cancellation)
+      let finding = HTTPDiagnosis.explain(
+        media.source, credentials: media.credentials, cancellation: media.cancellation),
+      finding.movedTo == nil  // the media is there: the server is not what failed
     else { return nil }
-    return MediaError(kind, source: media.source, reason: reason)
+    return MediaError(finding.kind, source: media.source, reason: finding.reason)
   }
 
   /// How far the demuxer has read ahead of `position` (media seconds; nil when the stream carries no timestamps),

@@ -14,20 +14,24 @@ final class FormatContext {
   /// The reading of a spooled pipe the context reads through (`AVFMT_FLAG_CUSTOM_IO`): freed after it. Nil for
   /// everything that is not a pipe.
   let spoolReader: SpoolReader?
+  /// The connection of a network file read with credentials (`AVFMT_FLAG_CUSTOM_IO`): freed after it.
+  let movable: MovableConnection?
   init(
     _ pointer: UnsafeMutablePointer<AVFormatContext>, cancellation: Cancellation,
-    guardContext: OriginGuardContext? = nil, spoolReader: SpoolReader? = nil
+    guardContext: OriginGuardContext? = nil, spoolReader: SpoolReader? = nil, movable: MovableConnection? = nil
   ) {
     self.pointer = pointer
     self.cancellation = cancellation
     self.guardContext = guardContext
     self.spoolReader = spoolReader
+    self.movable = movable
   }
   deinit {
     orb_origin_guard_free(pointer)
     var c: UnsafeMutablePointer<AVFormatContext>? = pointer
     avformat_close_input(&c)
     spoolReader?.free()
+    movable?.free()
   }
 }
 
@@ -114,6 +118,9 @@ public final class MediaSource: @unchecked Sendable {
   public let coverArt: CoverArt?
   /// The size of the resource the server sent at the open (HTTP's length), nil when it did not say or is not a server.
   private let servedSize: Int64?
+  /// Where the connection reads from (where the open's redirects ended, or where it was moved), and where it is to
+  /// move at the next seek (`relocate`); nil for a file.
+  private let address: Mutex<(current: String, next: String?)>?
   /// Whether the server's resource is no longer the one opened: FFmpeg's reconnect in the middle of a stream takes
   /// an answer that is not the rest of the file (a redirect it may not follow, which carries credentials) for an
   /// empty body, and the demuxer then reports a clean end half way through. Its length changed; read on the
@@ -184,12 +191,14 @@ public final class MediaSource: @unchecked Sendable {
     // Credentials go to the media's origin only: redirects are resolved first (`RedirectCheck`), and what the
     // demuxer opens beside the first resource loses them when it lies elsewhere (the origin guard).
     var target = source
+    var playlist = false
     var sendHeaders = !credentials.headers.isEmpty
     let guardContext = OriginGuardContext(cancellation: cancellation, credentials: credentials)
     if isURL {
       do {
         let resolved = try RedirectCheck.resolve(source, credentials: credentials, cancellation: cancellation)
         target = resolved.url
+        playlist = resolved.isPlaylist
         sendHeaders = sendHeaders && resolved.sameOrigin
       } catch {
         avformat_free_context(allocated)
@@ -231,11 +240,31 @@ public final class MediaSource: @unchecked Sendable {
       }
     }
     defer { av_dict_free(&options) }
-    // On failure FFmpeg frees the context it was given; on success `FormatContext` owns it from the next line.
-    let openCode =
-      localPath.map { path in path.withUnsafeBufferPointer { avformat_open_input(&ctx, $0.baseAddress, nil, &options) }
+    // A file whose connection carries credentials follows no redirect by itself: it is read through a connection
+    // that can be moved where the server sends it later (`MovableConnection`). Not a playlist, whose parts the
+    // demuxer asks for with the connection's own options.
+    var movable: MovableConnection?
+    var openCode: Int32 = 0
+    if isURL && (sendHeaders || sendsCookies) && !playlist {
+      let (connection, code) = MovableConnection.open(format: allocated, url: target, options: options)
+      if let connection, let pb = connection.context {
+        allocated.pointee.pb = pb
+        allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+        movable = connection
+      } else {
+        avformat_free_context(allocated)
+        ctx = nil
+        openCode = code < 0 ? code : orb_averror(ENOMEM)
       }
-      ?? avformat_open_input(&ctx, target, nil, &options)
+    }
+    // On failure FFmpeg frees the context it was given; on success `FormatContext` owns it from the next line.
+    if openCode >= 0 {
+      openCode =
+        localPath.map { path in
+          path.withUnsafeBufferPointer { avformat_open_input(&ctx, $0.baseAddress, nil, &options) }
+        }
+        ?? avformat_open_input(&ctx, target, nil, &options)
+    }
     guard openCode >= 0, let opened = ctx else {
       let refused = orb_origin_guard_refused(guardCopy) != 0
       av_free(guardCopy)  // FFmpeg freed the context, not what it pointed at
@@ -249,7 +278,7 @@ public final class MediaSource: @unchecked Sendable {
         cancellation: cancellation)
     }
     let format = FormatContext(
-      opened, cancellation: cancellation, guardContext: guardContext, spoolReader: spoolReader)
+      opened, cancellation: cancellation, guardContext: guardContext, spoolReader: spoolReader, movable: movable)
     // Probing decodes a few frames: a picture over the limit must fail there too, before its memory is taken.
     let streamCount = Int(opened.pointee.nb_streams)
     var streamOptions = [OpaquePointer?](repeating: nil, count: max(1, streamCount))
@@ -301,19 +330,46 @@ public final class MediaSource: @unchecked Sendable {
     self.format = format
     let size = isURL ? opened.pointee.pb.map { avio_size($0) } ?? -1 : -1
     servedSize = size > 0 ? size : nil
+    address = isURL ? Mutex((target, nil)) : nil
   }
 
   /// `error` in better words where FFmpeg's code says little: an HTTP(S) "input/output error", or any read of a
   /// network stream that broke off, is asked of the server again (a redirect loop, a server that cannot seek, a
   /// 503 while it restarts, a sign-in that expired). What the server says decides the kind.
-  static func explained(_ error: MediaError, code: Int32, credentials: Credentials, cancellation: Cancellation)
-    -> MediaError
-  {
+  /// `moved`: told where the server now sends the media from, when that is not `connectedAt` (where the connection
+  /// reads from); the finding is then the error only if it is told.
+  static func explained(
+    _ error: MediaError, code: Int32, credentials: Credentials, cancellation: Cancellation,
+    connectedAt: String? = nil, moved: ((URL) -> Void)? = nil
+  ) -> MediaError {
     let source = error.source
     guard code == orb_averror(EIO) || error.kind == .network,
-      let (kind, reason) = HTTPDiagnosis.explain(source, credentials: credentials, cancellation: cancellation)
+      let finding = HTTPDiagnosis.explain(source, credentials: credentials, cancellation: cancellation)
     else { return error }
-    return MediaError(kind, source: source, reason: reason)
+    if let to = finding.movedTo {
+      // Redirects the open had followed already, to where the connection is: the failure lies elsewhere.
+      guard let moved, to.absoluteString != connectedAt else { return error }
+      moved(to)
+    }
+    return MediaError(finding.kind, source: source, reason: finding.reason)
+  }
+
+  /// Where the connection reads from now; nil for a file.
+  var connectedAt: String? { address?.withLock { $0.current } }
+
+  /// The server now sends the media from `url` (`HTTPDiagnosis.Finding.movedTo`): a connection that can move
+  /// (`MovableConnection`, one with credentials) goes there at the next seek (a reconnect is one). One without
+  /// credentials follows the redirects itself.
+  func relocate(to url: URL) {
+    guard format.movable != nil else { return }
+    address?.withLock { $0.next = url.absoluteString }
+  }
+
+  /// Moves the connection where `relocate` said, once; on the demux thread, before a seek.
+  func applyRelocation() {
+    guard let movable = format.movable, let url = address?.withLock({ a in defer { a.next = nil }; return a.next })
+    else { return }
+    if movable.move(to: url) { address?.withLock { $0.current = url } }
   }
 
   /// The AVStream at `index`.
@@ -615,10 +671,10 @@ private let resolveForOriginGuard:
     guard let user, let url, let out, size > 0 else { return orb_averror(EINVAL) }
     let context = Unmanaged<OriginGuardContext>.fromOpaque(user).takeUnretainedValue()
     do {
-      let (target, sameOrigin) = try RedirectCheck.resolve(
+      let resolved = try RedirectCheck.resolve(
         String(cString: url), credentials: context.credentials, cancellation: context.cancellation)
-      guard copy(target, to: out, size: size) else { return orb_averror(EINVAL) }
-      return sameOrigin ? 1 : 0
+      guard copy(resolved.url, to: out, size: size) else { return orb_averror(EINVAL) }
+      return resolved.sameOrigin ? 1 : 0
     } catch let error as MediaError where error.kind == .signIn {
       return 2
     } catch {

@@ -16,13 +16,29 @@ import Foundation
 /// cookies that match its own URL.
 /// Thread-safety: stateless; safe from any thread.
 enum RedirectCheck {
+  /// Where the redirects of an address end.
+  struct Resolved {
+    /// The address to open.
+    var url: String
+    /// Whether the credentials may go with it.
+    var sameOrigin: Bool
+    /// What the server said it sends there (its Content-Type, in lower case), when it answered.
+    var contentType: String? = nil
+
+    /// Whether it is a playlist or manifest (HLS, DASH) rather than the media itself, by its type or name: the
+    /// demuxer opens the media's parts itself.
+    var isPlaylist: Bool {
+      let path = URL(string: url)?.path.lowercased() ?? ""
+      return [".m3u8", ".m3u", ".mpd"].contains { path.hasSuffix($0) }
+        || ["mpegurl", "dash+xml"].contains { contentType?.contains($0) == true }
+    }
+  }
+
   /// The address to open for `url`, and whether the credentials may go with it.
   /// - Throws: `MediaError` `sign-in` or `unplayable` as above.
-  static func resolve(_ url: String, credentials: Credentials, cancellation: Cancellation) throws -> (
-    url: String, sameOrigin: Bool
-  ) {
+  static func resolve(_ url: String, credentials: Credentials, cancellation: Cancellation) throws -> Resolved {
     guard let start = URL(string: url), ["http", "https"].contains(start.scheme?.lowercased() ?? "") else {
-      return (url, true)
+      return Resolved(url: url, sameOrigin: true)
     }
     let origin = HTTPDiagnosis.origin(start)
     let hasToken = credentials.hasToken
@@ -51,7 +67,7 @@ enum RedirectCheck {
         guard !hasCredentials else {
           throw MediaError(.network, source: url, reason: "the server gave no answer that could be read")
         }
-        return (current.absoluteString, sameOrigin)
+        return Resolved(url: current.absoluteString, sameOrigin: sameOrigin)
       }
       switch answer.status {
       case 301, 302, 303, 307, 308:
@@ -62,7 +78,7 @@ enum RedirectCheck {
             throw MediaError(
               .unplayable, source: url, reason: "the server redirects to an address that cannot be read")
           }
-          return (current.absoluteString, sameOrigin)
+          return Resolved(url: current.absoluteString, sameOrigin: sameOrigin)
         }
         if hasToken && HTTPDiagnosis.origin(next) != origin {
           throw MediaError(.signIn, source: url, reason: HTTPDiagnosis.sentOnReason(next))
@@ -72,14 +88,15 @@ enum RedirectCheck {
         // Worth trying again (a server restarting, a gateway timing out): the player's retry rule decides when.
         throw MediaError(.network, source: url, reason: "server returned \(answer.status)")
       case 200, 206:
-        if answer.headers["content-type"]?.lowercased().hasPrefix("text/html") == true {
+        let type = answer.headers["content-type"]?.lowercased()
+        if type?.hasPrefix("text/html") == true {
           throw MediaError(
             !hasCredentials || !sameOrigin ? .unplayable : .signIn, source: url,
             reason: "the server sent a web page, not a video")
         }
-        return (current.absoluteString, sameOrigin)
+        return Resolved(url: current.absoluteString, sameOrigin: sameOrigin, contentType: type)
       default:
-        return (current.absoluteString, sameOrigin)
+        return Resolved(url: current.absoluteString, sameOrigin: sameOrigin)
       }
     }
     throw MediaError(.unplayable, source: url, reason: "too many redirects (more than \(HTTPDiagnosis.maxRedirects))")

@@ -276,6 +276,19 @@ final class NetworkFaultTests: XCTestCase {
       fresh.requests.contains { $0.host == "localhost:\(fresh.port)" }, "not followed: \(fresh.requests.map(\.host))")
   }
 
+  /// The same with a `--header` and cookies but no token (a person's own server behind a proxy, not a launch by the
+  /// media server): the redirect is followed, without them, and it plays to its end.
+  func testARedirectElsewhereInTheMiddleWithoutATokenIsFollowedWithoutTheCredentials() throws {
+    let server = try clipServer(["--moved"])
+    let player = try play(server.url("disconnect", "clip.mp4"), credentials(token: false), status: 0)
+    XCTAssertEqual(last(player)["reason"] as? String, "eof", player.stdout)
+    XCTAssertEqual(Double(last(player)["position_ms"] as? Int ?? 0), 3000, accuracy: 150, player.stdout)
+    XCTAssertTrue(
+      server.requests.contains { $0.host == "localhost:\(server.port)" }, "not followed: \(server.requests.map(\.host))")
+    assertCredentialsStayedHome(server.requests, home: server.originHost, token: false)
+    assertNoSecret(player)
+  }
+
   /// HLS whose segments are on a second origin: the playlist takes the credentials, no segment does, and it plays to
   /// its end.
   func testHLSSegmentsOnASecondOriginGetNoCredentials() throws {
