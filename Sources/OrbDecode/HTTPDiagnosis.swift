@@ -62,10 +62,12 @@ enum HTTPDiagnosis {
         }
         // Asked for two bytes and sent all of them: it cannot serve the parts a seek needs.
         return Finding(
-          kind: .unplayable, reason: "the server cannot seek in it (it ignores range requests), and this file needs that")
+          kind: .unplayable,
+          reason: "the server cannot seek in it (it ignores range requests), and this file needs that")
       case 401, 403: return Finding(kind: .signIn, reason: "the server refused access (\(answer.status))")
       case 404, 410: return Finding(kind: .missing, reason: "the server no longer has it (\(answer.status))")
-      case 500...599: return Finding(kind: .network, reason: "server returned \(answer.status)")  // as RedirectCheck says it
+      case 500...599:  // as RedirectCheck says it
+        return Finding(kind: .network, reason: "server returned \(answer.status)")
       case 206 where current != url:
         // The media is there, at the end of redirects the connection could not take.
         return Finding(

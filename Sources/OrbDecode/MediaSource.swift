@@ -367,7 +367,11 @@ public final class MediaSource: @unchecked Sendable {
 
   /// Moves the connection where `relocate` said, once; on the demux thread, before a seek.
   func applyRelocation() {
-    guard let movable = format.movable, let url = address?.withLock({ a in defer { a.next = nil }; return a.next })
+    guard let movable = format.movable,
+      let url = address?.withLock({ a -> String? in
+        defer { a.next = nil }
+        return a.next
+      })
     else { return }
     if movable.move(to: url) { address?.withLock { $0.current = url } }
   }

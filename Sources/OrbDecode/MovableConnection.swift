@@ -34,7 +34,9 @@ final class MovableConnection {
     return (connection, 0)
   }
 
-  private init?(format: UnsafeMutablePointer<AVFormatContext>, inner: UnsafeMutablePointer<AVIOContext>, options: OpaquePointer?) {
+  private init?(
+    format: UnsafeMutablePointer<AVFormatContext>, inner: UnsafeMutablePointer<AVIOContext>, options: OpaquePointer?
+  ) {
     self.format = format
     self.inner = inner
     av_dict_copy(&self.options, options, 0)
