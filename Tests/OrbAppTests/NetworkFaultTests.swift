@@ -284,7 +284,8 @@ final class NetworkFaultTests: XCTestCase {
     XCTAssertEqual(last(player)["reason"] as? String, "eof", player.stdout)
     XCTAssertEqual(Double(last(player)["position_ms"] as? Int ?? 0), 3000, accuracy: 150, player.stdout)
     XCTAssertTrue(
-      server.requests.contains { $0.host == "localhost:\(server.port)" }, "not followed: \(server.requests.map(\.host))")
+      server.requests.contains { $0.host == "localhost:\(server.port)" }, "not followed: \(server.requests.map(\.host))"
+    )
     assertCredentialsStayedHome(server.requests, home: server.originHost, token: false)
     assertNoSecret(player)
   }
