@@ -1,33 +1,42 @@
 import CFFmpeg
 
-/// Makes frames of the fields of a stream coded in fields (`HEVCFields`). Each field waits for the next; a top and a
-/// bottom field one right after the other become one frame of twice the height, the top field's rows at the even
-/// rows, marked interlaced with the one that came first taken first. The `Deinterlacer` then shows each field whole at
-/// its own moment, as it does for a stream coded in frames (or, with deinterlacing off, the frame as woven). A field
-/// with no partner (the first or last, one beside a lost field, two of one parity in a row) becomes a frame alone,
-/// each of its rows twice.
+/// Makes frames of the fields of a stream coded in fields (`HEVCFields`). A field of the parity that goes first
+/// (the stream's field order) waits for the next; a field of the other parity right after it joins it in one frame of
+/// twice the height, the top field's rows at the even rows, marked interlaced with the first one taken first. The
+/// `Deinterlacer` then shows each field whole at its own moment, as it does for a stream coded in frames (or, with
+/// deinterlacing off, the frame as woven). A field with no partner (the first or last, one beside a lost field) becomes
+/// a frame alone, each of its rows twice; pairs start again with the next field of the first parity, never shifted by
+/// one field. A picture of a frame's shape (the stream turned to frames) passes as it is.
 /// Thread-safety: Unsafe; owned by the video decode thread.
 struct FieldWeaver {
+  /// Whether the top field goes first in a pair; until known (the stream did not say), the first field's parity.
+  private var topFirst: Bool?
   /// The field waiting for its partner (owned).
   private var waiting: Deinterlacer.Timed?
 
-  /// Takes `field` (owned) and returns the frames that are ready (owned by the caller), in order.
-  mutating func offer(_ field: Deinterlacer.Timed) -> [Deinterlacer.Timed] {
-    let top = Self.isTop(field.frame)
-    guard let held = waiting else {
-      if top == nil { return [alone(field)] }
-      waiting = field
-      return []
+  init(topFirst: Bool?) { self.topFirst = topFirst }
+
+  /// Takes `picture` (owned) and returns the frames that are ready (owned by the caller), in order.
+  mutating func offer(_ picture: Deinterlacer.Timed) -> [Deinterlacer.Timed] {
+    var ready: [Deinterlacer.Timed] = []
+    let kind = Self.kind(picture.frame)
+    if let held = waiting {
+      waiting = nil
+      if case .field(let top) = kind, top != topFirst, Self.matches(held.frame, picture.frame),
+        picture.time > held.time, picture.time - held.time <= 1.5 * max(held.duration, 0.001),
+        let frame = weave(first: held, second: picture, topFirst: !top)
+      {
+        return [frame]
+      }
+      ready.append(alone(held))
     }
-    waiting = nil
-    if let top, let heldTop = Self.isTop(held.frame), top != heldTop, Self.matches(held.frame, field.frame),
-      field.time > held.time, field.time - held.time <= 1.5 * max(held.duration, 0.001),
-      let frame = weave(first: held, second: field, topFirst: heldTop)
-    {
-      return [frame]
+    switch kind {
+    case .field(let top) where top == (topFirst ?? top):
+      topFirst = top
+      waiting = picture
+    case .field, .unmarkedField: ready.append(alone(picture))
+    case .frame: ready.append(picture)
     }
-    var ready = [alone(held)]
-    if top != nil { waiting = field } else { ready.append(alone(field)) }
     return ready
   }
 
@@ -44,11 +53,23 @@ struct FieldWeaver {
     waiting = nil
   }
 
-  /// Whether `frame` is a top field (true) or a bottom one (false): FFmpeg marks a field picture interlaced, with
-  /// "top field first" for a top field. Nil for a picture not marked a field, or one that cannot be woven.
-  private static func isTop(_ frame: UnsafeMutablePointer<AVFrame>) -> Bool? {
-    guard orb_frame_is_interlaced(frame) != 0, Deinterlacer.canSplit(frame) else { return nil }
-    return orb_frame_top_field_first(frame) != 0
+  private enum Kind {
+    /// A field that can be woven: top (true) or bottom.
+    case field(Bool)
+    /// A picture of a field's shape whose parity is not known, or that cannot be woven.
+    case unmarkedField
+    /// A picture of a frame's shape.
+    case frame
+  }
+
+  /// What `frame` is. FFmpeg marks a field picture interlaced, with "top field first" for a top field.
+  private static func kind(_ frame: UnsafeMutablePointer<AVFrame>) -> Kind {
+    let f = frame.pointee
+    guard HEVCFields.areFields(width: Int(f.width), height: Int(f.height), sar: f.sample_aspect_ratio) else {
+      return .frame
+    }
+    guard orb_frame_is_interlaced(frame) != 0, Deinterlacer.canSplit(frame) else { return .unmarkedField }
+    return .field(orb_frame_top_field_first(frame) != 0)
   }
 
   private static func matches(_ a: UnsafeMutablePointer<AVFrame>, _ b: UnsafeMutablePointer<AVFrame>) -> Bool {
@@ -68,7 +89,8 @@ struct FieldWeaver {
       frame: frame, time: first.time, duration: second.time + second.duration - first.time)
   }
 
-  /// `field` (taken) as a frame on its own, each row twice; where memory for it cannot be had, the field as it is.
+  /// `field` (taken) as a frame on its own, each row twice; one that cannot be split, or without memory for it, as
+  /// it is.
   private func alone(_ field: Deinterlacer.Timed) -> Deinterlacer.Timed {
     guard Deinterlacer.canSplit(field.frame),
       let frame = Self.frame(twiceTheHeightOf: field.frame, rows: [field.frame, field.frame])

@@ -15,22 +15,26 @@ enum HEVCFields {
     return fieldSequenceFlag(&r) ?? false
   }
 
-  /// Whether pictures of `width` x `height` that the stream calls fields are fields. A picture at least twice as
-  /// wide as it is high (1920x540, 720x288, 720x240) is; a taller one is a whole frame that an encoder was told to
-  /// call a field (x265's `interlace` given woven frames instead of fields), shown as it is: woven in pairs it would
-  /// come out twice the height of any frame.
-  static func areFields(width: Int, height: Int) -> Bool { height > 0 && width >= 2 * height }
+  /// Whether pictures of `width` x `height` (samples `sar` wide) that the stream calls fields are fields. A picture
+  /// at least twice as wide as it is high, in samples or as shown (1920x540; 720x288; 544x288 of wide samples) is; a
+  /// taller one is a whole frame that an encoder was told to call a field (x265's `interlace` given woven frames
+  /// instead of fields), shown as it is: woven in pairs it would come out twice the height of any frame.
+  static func areFields(width: Int, height: Int, sar: AVRational) -> Bool {
+    let wide = sar.num > 0 && sar.den > 0 ? Double(width) * Double(sar.num) / Double(sar.den) : Double(width)
+    return height > 0 && (width >= 2 * height || wide >= Double(2 * height))
+  }
 
-  /// The first field of the stream, from its first timing message (D.2.3: `pic_struct` leads the message when the
-  /// VUI's `frame_field_info_present_flag` is set, as a stream of fields must have it): true for a top field
-  /// (pic_struct 1, 9, 11), false for a bottom one (2, 10, 12); nil when none is among `units` or it names no field.
-  static func firstFieldIsTop(in units: [ArraySlice<UInt8>]) -> Bool? {
+  /// Whether the stream's fields go top first, from its first timing message (D.2.3: `pic_struct` leads the message
+  /// when the VUI's `frame_field_info_present_flag` is set, as a stream of fields must have it; Table D.2): a top
+  /// field alone or paired with the next bottom one, or a bottom field paired with the top one before (1, 11, 10);
+  /// false for the other way round (2, 12, 9); nil when no message is among `units` or it names no field.
+  static func topFieldFirst(in units: [ArraySlice<UInt8>]) -> Bool? {
     var found: Bool?
     HEVCBitstream.messages(in: units) { type, r in
       guard type == 1, found == nil, let picStruct = r.bits(4) else { return }
       switch picStruct {
-      case 1, 9, 11: found = true
-      case 2, 10, 12: found = false
+      case 1, 10, 11: found = true
+      case 2, 9, 12: found = false
       default: break
       }
     }

@@ -495,7 +495,8 @@ public final class MediaSource: @unchecked Sendable {
     let rotation = Self.clockwiseRotation(orb_stream_rotation(st))
     // HEVC coded in fields: each decoded picture is a field, two of which make one frame of twice the height
     // (`FieldWeaver`); the stream is described by its frames.
-    let fields = par.codec_id == AV_CODEC_ID_HEVC ? Self.hevcFields(context, par: par, parameters: parameters) : nil
+    let fields =
+      par.codec_id == AV_CODEC_ID_HEVC ? Self.hevcFields(context, par: par, sar: sar, parameters: parameters) : nil
     let frameHeight = Int(par.height) * (fields != nil ? 2 : 1)
     var displayW = Int((Double(par.width) * sarValue).rounded())
     var displayH = frameHeight
@@ -504,7 +505,7 @@ public final class MediaSource: @unchecked Sendable {
     if fields != nil { rate = av_mul_q(rate, AVRational(num: 1, den: 2)) }
     let color = ColorMapping.resolve(
       space: par.color_space, range: par.color_range, primaries: par.color_primaries, transfer: par.color_trc,
-      format: format, width: Int(par.width), height: Int(par.height))
+      format: format, width: Int(par.width), height: frameHeight)
     var mastering = orb_stream_mastering(st).flatMap(ColorMapping.mastering)
     var light = orb_stream_content_light(st).map { (Int($0.pointee.MaxCLL), Int($0.pointee.MaxFALL)) }
     if color.isHDR && (mastering == nil || light == nil), let parameters,
@@ -545,16 +546,17 @@ public final class MediaSource: @unchecked Sendable {
   /// such a stream is "progressive": its parser puts the first picture's structure, top field being 1, where the
   /// field order goes, which has progressive at 1.)
   private static func hevcFields(
-    _ context: UnsafeMutablePointer<AVFormatContext>, par: AVCodecParameters, parameters: StreamParameters?
+    _ context: UnsafeMutablePointer<AVFormatContext>, par: AVCodecParameters, sar: AVRational,
+    parameters: StreamParameters?
   ) -> String? {
-    guard let parameters, HEVCFields.areFields(width: Int(par.width), height: Int(par.height)),
+    guard let parameters, HEVCFields.areFields(width: Int(par.width), height: Int(par.height), sar: sar),
       par.extradata != nil && par.extradata_size > 0,
       HEVCFields.fieldSequence(
         in: HEVCBitstream.nalUnits(Array(UnsafeBufferPointer(start: par.extradata, count: Int(par.extradata_size)))))
     else { return nil }
     var top: Bool?
     HEVCBitstream.firstUnits(context: context, stream: parameters) { units in
-      top = HEVCFields.firstFieldIsTop(in: units)
+      top = HEVCFields.topFieldFirst(in: units)
       return top != nil
     }
     return top.map { $0 ? "tt" : "bb" } ?? "unknown"
@@ -603,9 +605,9 @@ extension MediaSource {
   /// .h264: no start time) has no timestamps to seek by: a seek to time 0 read it to its end looking for one, and
   /// nothing played.
   static func rewind(_ context: UnsafeMutablePointer<AVFormatContext>) {
-    if orb_format_has_no_timestamps(context) != 0 || context.pointee.start_time == orb_nopts_value() {
-      avformat_seek_file(context, -1, 0, 0, 0, AVSEEK_FLAG_BYTE)
-    } else {
+    let untimed = orb_format_has_no_timestamps(context) != 0 || context.pointee.start_time == orb_nopts_value()
+    // (A demuxer that cannot seek by bytes refuses, and seeks by time.)
+    if !untimed || avformat_seek_file(context, -1, 0, 0, 0, AVSEEK_FLAG_BYTE) < 0 {
       avformat_seek_file(context, -1, Int64.min, 0, 0, 0)
     }
   }

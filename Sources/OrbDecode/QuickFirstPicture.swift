@@ -23,12 +23,12 @@ struct QuickFirstPicture {
   /// The timestamp of the picture decoded ahead, until the decoder's own copy of it has been dropped.
   private var ahead: Int64?
 
-  init(decoder: Decoder, parameters: StreamParameters?, limit: PictureLimit) {
+  init(decoder: Decoder, parameters: StreamParameters?, limit: PictureLimit, codedAsFields: Bool = false) {
     let context = decoder.context.pointee
     // Interlaced video may code a picture's two fields in packets of their own: one packet drained alone would be
-    // half a picture.
+    // half a picture. (HEVC coded in fields is one such, whatever its field order says: `HEVCFields`.)
     let order = parameters?.parameters.pointee.field_order ?? AV_FIELD_UNKNOWN
-    let progressive = order == AV_FIELD_PROGRESSIVE || order == AV_FIELD_UNKNOWN
+    let progressive = (order == AV_FIELD_PROGRESSIVE || order == AV_FIELD_UNKNOWN) && !codedAsFields
     pending = parameters != nil && progressive && context.thread_count == 1 && context.has_b_frames > 0
     self.parameters = parameters
     self.limit = limit

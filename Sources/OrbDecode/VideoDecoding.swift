@@ -27,14 +27,18 @@ struct VideoDecoding {
     let converter = FrameConverter()
     // The opening's first picture, decoded on its own (`QuickFirstPicture`) ahead of the decoder's reordering
     // delay: until the decoder's own copy of it has come out, that copy is dropped.
-    var quick = QuickFirstPicture(decoder: decoder, parameters: media.parameters[stream.index], limit: media.limit)
+    var quick = QuickFirstPicture(
+      decoder: decoder, parameters: media.parameters[stream.index], limit: media.limit,
+      codedAsFields: stream.codedAsFields)
     // Interlaced pictures become one whole picture per field (`Deinterlacer`), each a half of the picture's time;
     // not those that end before a seek's target while the hold waits for it (they are dropped): splitting them made
     // an exact seek in 1080i three to four times slower.
     var fields = Deinterlacer()
     // A stream coded in fields: each two make a frame first (`FieldWeaver`), whose marks are its own. Other HEVC
     // pictures' marks are not trusted (`DeinterlaceMode.applies`).
-    var weaver = stream.codedAsFields ? FieldWeaver() : nil
+    var weaver =
+      stream.codedAsFields
+      ? FieldWeaver(topFirst: ["tt", "bb"].contains(stream.fieldOrder) ? stream.fieldOrder == "tt" : nil) : nil
     let trustingMarks = stream.codec != "hevc" || stream.codedAsFields
     func deinterlace(_ frames: [Deinterlacer.Timed], mode: DeinterlaceMode) {
       for frame in frames {
@@ -54,7 +58,8 @@ struct VideoDecoding {
       for ready in hold.offer(video, time: picture.time) { core.frames.push(.frame(ready)) }
     }
     func deliver(_ frame: UnsafeMutablePointer<AVFrame>) {
-      if let refusal = media.limit.refusal(width: Int(frame.pointee.width), height: Int(frame.pointee.height)) {
+      let rows = Int(frame.pointee.height) * (weaver != nil ? 2 : 1)  // a field becomes a frame twice its height
+      if let refusal = media.limit.refusal(width: Int(frame.pointee.width), height: rows) {
         // The stream grew past the limit mid-way: its pictures are skipped, never uploaded.
         core.state.withLock { $0.refusedPictures = refusal }
         av_frame_unref(frame)

@@ -130,6 +130,7 @@ final class ProbeTests: XCTestCase {
       let pipeline = try MediaPipeline(source: path)
       defer { pipeline.close() }
       let frame = try XCTUnwrap(pipeline.nextFrame(), path)
+      XCTAssertEqual(frame.time, 0, accuracy: 0.01, "\(path): plays from its first picture")
       let decoded = try XCTUnwrap(frame.hdr.mastering, "\(path): FFmpeg's decoder found the SEI")
       XCTAssertEqual(video.mastering, decoded, path)
       XCTAssertEqual(video.maxCll, frame.hdr.maxCLL, path)
