@@ -81,7 +81,7 @@ struct Demuxer {
       pb.pointee.error = 0
       pb.pointee.eof_reached = 0
     }
-    core.media.applyRelocation()
+    core.media.prepareSeek()
     if core.untimed {
       // No timestamps to seek by: back to the first byte; the decoder times frames from there to the target.
       avformat_seek_file(ctx, -1, 0, 0, 0, AVSEEK_FLAG_BYTE)

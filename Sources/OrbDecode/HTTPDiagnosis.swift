@@ -13,6 +13,8 @@ enum HTTPDiagnosis {
     var headers: [String: String]
   }
 
+  /// What a web page (`text/html`) where media was expected is called.
+  static let webPageReason = "the server sent a web page, not a video"
   /// Hops followed before a chain of redirects is called a loop.
   static let maxRedirects = 10
   /// The whole diagnosis gives up after this many seconds (a server that trickles its answer cannot hold it).
@@ -26,6 +28,8 @@ enum HTTPDiagnosis {
     /// credentials follows no redirect by itself (the player resolves them, so that the credentials stay at their
     /// origin), so one that broke off and is now sent elsewhere cannot reconnect until it is told where.
     var movedTo: URL? = nil
+    /// The whole length of what is there (its answer's Content-Range), when it said.
+    var movedSize: Int64? = nil
   }
 
   /// What went wrong with `url`, or nil when the server looks fine at `url` itself (the failure lies elsewhere) or
@@ -58,7 +62,7 @@ enum HTTPDiagnosis {
         current = next.absoluteString
       case 200:
         if answer.headers["content-type"]?.lowercased().hasPrefix("text/html") == true {
-          return Finding(kind: .unplayable, reason: "the server sent a web page, not a video")
+          return Finding(kind: .unplayable, reason: webPageReason)
         }
         // Asked for two bytes and sent all of them: it cannot serve the parts a seek needs.
         return Finding(
@@ -69,10 +73,14 @@ enum HTTPDiagnosis {
       case 500...599:  // as RedirectCheck says it
         return Finding(kind: .network, reason: "server returned \(answer.status)")
       case 206 where current != url:
-        // The media is there, at the end of redirects the connection could not take.
+        // The media is there, at the end of redirects the connection could not take (unless it is a page).
+        if answer.headers["content-type"]?.lowercased().hasPrefix("text/html") == true {
+          return Finding(kind: .unplayable, reason: webPageReason)
+        }
+        let total = answer.headers["content-range"].flatMap { $0.split(separator: "/").last }.flatMap { Int64($0) }
         return Finding(
           kind: .network, reason: "the server now sends it from \(hostAndPort(target) ?? "another address")",
-          movedTo: target)
+          movedTo: target, movedSize: total)
       default:
         return nil
       }

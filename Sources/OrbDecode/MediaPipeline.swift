@@ -110,11 +110,13 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
     if media.refusedRedirect { return MediaError.refusedRedirect(media.source) }
     let (code, nothing) = state.withLock { ($0.readFailureCode, $0.decodedPictures == 0 && $0.decodedAudioFrames == 0) }
     if let code {
-      // A stream sent elsewhere since it opened goes there at the reconnect's seek (`MediaSource.relocate`).
+      // A stream sent elsewhere since it opened goes there at the reconnect's seek (`MediaSource.relocate`), when
+      // its connection can move (else FFmpeg follows the redirects itself).
       let media = self.media
       return MediaSource.explained(
         MediaError.fromRead(code, source: media.source), code: code, credentials: media.credentials,
-        cancellation: media.cancellation, connectedAt: media.connectedAt, moved: { media.relocate(to: $0) })
+        cancellation: media.cancellation, connectedAt: media.connectedAt, size: media.lengthServed,
+        moved: media.canMove ? { media.relocate(to: $0) } : nil)
     }
     guard nothing,
       let finding = HTTPDiagnosis.explain(

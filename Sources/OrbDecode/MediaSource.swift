@@ -245,12 +245,23 @@ public final class MediaSource: @unchecked Sendable {
     // demuxer asks for with the connection's own options.
     var movable: MovableConnection?
     var openCode: Int32 = 0
+    var probed: UnsafePointer<AVInputFormat>?
     if isURL && (sendHeaders || sendsCookies) && !playlist {
       let (connection, code) = MovableConnection.open(format: allocated, url: target, options: options)
       if let connection, let pb = connection.context {
-        allocated.pointee.pb = pb
-        allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
-        movable = connection
+        // What the bytes are, as FFmpeg's open would find out (and rewind). A playlist served under another type or
+        // name goes the usual way after all: its demuxer copies the connection's options for the parts.
+        let score = av_probe_input_buffer2(pb, &probed, target, nil, 0, 0)
+        if score >= 0, let name = probed.map({ String(cString: $0.pointee.name) }),
+          name.split(separator: ",").contains(where: { $0 == "hls" || $0 == "dash" })
+        {
+          connection.discard()
+          probed = nil
+        } else {
+          allocated.pointee.pb = pb
+          allocated.pointee.flags |= AVFMT_FLAG_CUSTOM_IO
+          movable = connection
+        }
       } else {
         avformat_free_context(allocated)
         ctx = nil
@@ -263,7 +274,7 @@ public final class MediaSource: @unchecked Sendable {
         localPath.map { path in
           path.withUnsafeBufferPointer { avformat_open_input(&ctx, $0.baseAddress, nil, &options) }
         }
-        ?? avformat_open_input(&ctx, target, nil, &options)
+        ?? avformat_open_input(&ctx, target, probed, &options)
     }
     guard openCode >= 0, let opened = ctx else {
       let refused = orb_origin_guard_refused(guardCopy) != 0
@@ -337,10 +348,10 @@ public final class MediaSource: @unchecked Sendable {
   /// network stream that broke off, is asked of the server again (a redirect loop, a server that cannot seek, a
   /// 503 while it restarts, a sign-in that expired). What the server says decides the kind.
   /// `moved`: told where the server now sends the media from, when that is not `connectedAt` (where the connection
-  /// reads from); the finding is then the error only if it is told.
+  /// reads from) and is a file of the `size` first served; the finding is then the error only if it is told.
   static func explained(
     _ error: MediaError, code: Int32, credentials: Credentials, cancellation: Cancellation,
-    connectedAt: String? = nil, moved: ((URL) -> Void)? = nil
+    connectedAt: String? = nil, size: Int64? = nil, moved: ((URL) -> Void)? = nil
   ) -> MediaError {
     let source = error.source
     guard code == orb_averror(EIO) || error.kind == .network,
@@ -349,6 +360,11 @@ public final class MediaSource: @unchecked Sendable {
     if let to = finding.movedTo {
       // Redirects the open had followed already, to where the connection is: the failure lies elsewhere.
       guard let moved, to.absoluteString != connectedAt else { return error }
+      if let size, let now = finding.movedSize, now != size {
+        return MediaError(
+          .unplayable, source: source,
+          reason: "the server now sends another file (of \(now) bytes, not \(size)) from \(to.host ?? "elsewhere")")
+      }
       moved(to)
     }
     return MediaError(finding.kind, source: source, reason: finding.reason)
@@ -356,6 +372,10 @@ public final class MediaSource: @unchecked Sendable {
 
   /// Where the connection reads from now; nil for a file.
   var connectedAt: String? { address?.withLock { $0.current } }
+  /// Whether the connection can be moved (`MovableConnection`: a network file read with credentials).
+  var canMove: Bool { format.movable != nil }
+  /// The length the server gave the file when it opened (HTTP's), nil when it did not say.
+  var lengthServed: Int64? { servedSize }
 
   /// The server now sends the media from `url` (`HTTPDiagnosis.Finding.movedTo`): a connection that can move
   /// (`MovableConnection`, one with credentials) goes there at the next seek (a reconnect is one). One without
@@ -365,15 +385,16 @@ public final class MediaSource: @unchecked Sendable {
     address?.withLock { $0.next = url.absoluteString }
   }
 
-  /// Moves the connection where `relocate` said, once; on the demux thread, before a seek.
-  func applyRelocation() {
-    guard let movable = format.movable,
-      let url = address?.withLock({ a -> String? in
-        defer { a.next = nil }
-        return a.next
-      })
-    else { return }
-    if movable.move(to: url) { address?.withLock { $0.current = url } }
+  /// Readies a movable connection for a seek, on the demux thread: clears what failed on it, and moves it where
+  /// `relocate` said (once it could; a move that failed is tried again at the next seek).
+  func prepareSeek() {
+    guard let movable = format.movable else { return }
+    movable.clearFailure()
+    guard let url = address?.withLock({ $0.next }), movable.move(to: url) else { return }
+    address?.withLock { a in
+      a.current = url
+      if a.next == url { a.next = nil }
+    }
   }
 
   /// The AVStream at `index`.

@@ -54,23 +54,54 @@ final class MovableConnection {
     self.context = context
   }
 
-  /// Reads and seeks go to `url` from now on, through a new connection (the old one is closed); false, and nothing
-  /// changed, when it cannot be opened.
+  /// Reads and seeks go to `url` from now on, through a new connection (the old one is closed), at the byte the
+  /// reading had reached (a seek that stays near it is served from the context's buffer and never reaches the
+  /// connection); false, and nothing changed, when it cannot be opened or placed there.
   func move(to url: String) -> Bool {
-    var fresh: UnsafeMutablePointer<AVIOContext>?
-    guard Self.open(format, url, options, &fresh) >= 0, let fresh else { return false }
+    guard let context else { return false }
+    var opened: UnsafeMutablePointer<AVIOContext>?
+    guard Self.open(format, url, options, &opened) >= 0, let fresh = opened else { return false }
+    let position = context.pointee.pos
+    // A stream that cannot seek (live) starts where the server is now.
+    if fresh.pointee.seekable & AVIO_SEEKABLE_NORMAL != 0 && position > 0
+      && avio_seek(fresh, position, SEEK_SET) != position
+    {
+      Self.close(format, fresh)
+      return false
+    }
     Self.close(format, inner)
     inner = fresh
-    context?.pointee.seekable = fresh.pointee.seekable
+    context.pointee.seekable = fresh.pointee.seekable
     return true
   }
 
-  /// Closes the connection and frees the context and its buffer; after the format context is closed.
+  /// Clears a failure left on the connection (a read broken off, interrupted, or at the end), which it would give
+  /// again at once: before a seek, which may be served from the context's buffer without reaching it.
+  func clearFailure() {
+    inner.pointee.error = 0
+    inner.pointee.eof_reached = 0
+  }
+
+  /// Closes the connection through the format context's `io_close2` and frees the context: while the format context
+  /// is open, for a connection it will not use (the source is a playlist).
+  func discard() {
+    guard context != nil else { return }
+    Self.close(format, inner)
+    freeContext()
+  }
+
+  /// Closes the connection and frees the context and its buffer; after the format context is closed (its origin
+  /// guard is gone then: the connection is closed directly).
   func free() {
     av_dict_free(&options)
-    guard let context else { return }  // (an init that failed: the caller closes the connection)
+    guard context != nil else { return }  // discarded, or an init that failed (the caller closed the connection)
     var connection: UnsafeMutablePointer<AVIOContext>? = inner
     avio_closep(&connection)
+    freeContext()
+  }
+
+  private func freeContext() {
+    guard let context else { return }
     av_freep(&context.pointee.buffer)
     var c: UnsafeMutablePointer<AVIOContext>? = context
     avio_context_free(&c)
@@ -102,7 +133,7 @@ final class MovableConnection {
   private static let readPacket:
     @convention(c) (UnsafeMutableRawPointer?, UnsafeMutablePointer<UInt8>?, Int32) -> Int32 = { opaque, buffer, size in
       let connection = Unmanaged<MovableConnection>.fromOpaque(opaque!).takeUnretainedValue()
-      guard let buffer, size > 0 else { return 0 }
+      guard let buffer, size > 0 else { return orb_averror(EINVAL) }
       let n = avio_read_partial(connection.inner, buffer, size)
       return n == 0 ? FFmpegError.eof : n
     }
@@ -111,10 +142,11 @@ final class MovableConnection {
     opaque, offset, whence in
     let connection = Unmanaged<MovableConnection>.fromOpaque(opaque!).takeUnretainedValue()
     let inner = connection.inner
-    if whence & ~Int32(AVSEEK_FORCE) == Int32(AVSEEK_SIZE) { return avio_size(inner) }
-    // A read the connection failed (a reset, an interrupt) stays on it until it is cleared: a seek starts clean.
-    inner.pointee.error = 0
-    inner.pointee.eof_reached = 0
+    let how = whence & ~Int32(AVSEEK_FORCE)
+    if how == Int32(AVSEEK_SIZE) { return avio_size(inner) }
+    // A read the connection failed (a reset, an interrupt) stays on it until it is cleared: a seek to a place starts
+    // clean. (Not one from the end, which is how the size is asked for when the server did not say it: it fails.)
+    if how == SEEK_SET || how == SEEK_CUR { connection.clearFailure() }
     return avio_seek(inner, offset, whence)
   }
 }

@@ -92,7 +92,7 @@ enum RedirectCheck {
         if type?.hasPrefix("text/html") == true {
           throw MediaError(
             !hasCredentials || !sameOrigin ? .unplayable : .signIn, source: url,
-            reason: "the server sent a web page, not a video")
+            reason: HTTPDiagnosis.webPageReason)
         }
         return Resolved(url: current.absoluteString, sameOrigin: sameOrigin, contentType: type)
       default:

@@ -277,17 +277,32 @@ final class NetworkFaultTests: XCTestCase {
   }
 
   /// The same with a `--header` and cookies but no token (a person's own server behind a proxy, not a launch by the
-  /// media server): the redirect is followed, without them, and it plays to its end.
+  /// media server): the redirect is followed, without them, and it plays to its end, the connection going on from
+  /// the byte it had reached. With a key picture every 5 pictures, the resume lands just behind the break, inside what
+  /// was already read: the new connection must take up at that byte, or the picture data comes from the file's start.
   func testARedirectElsewhereInTheMiddleWithoutATokenIsFollowedWithoutTheCredentials() throws {
-    let server = try clipServer(["--moved"])
-    let player = try play(server.url("disconnect", "clip.mp4"), credentials(token: false), status: 0)
-    XCTAssertEqual(last(player)["reason"] as? String, "eof", player.stdout)
-    XCTAssertEqual(Double(last(player)["position_ms"] as? Int ?? 0), 3000, accuracy: 150, player.stdout)
-    XCTAssertTrue(
-      server.requests.contains { $0.host == "localhost:\(server.port)" }, "not followed: \(server.requests.map(\.host))"
-    )
-    assertCredentialsStayedHome(server.requests, home: server.originHost, token: false)
-    assertNoSecret(player)
+    let shortGOP = try TestMedia.path(
+      "moving-3s-g5-faststart.mp4",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=3", "-c:v", "libx264", "-preset", "veryfast",
+        "-g", "5", "-pix_fmt", "yuv420p", "-movflags", "+faststart",
+      ])
+    for clip in [try Self.clip(), shortGOP] {
+      let server = try server(["clip.mp4": clip], ["--moved"])
+      let player = try play(server.url("disconnect", "clip.mp4"), credentials(token: false), status: 0)
+      XCTAssertEqual(last(player)["reason"] as? String, "eof", player.stdout)
+      XCTAssertEqual(Double(last(player)["position_ms"] as? Int ?? 0), 3000, accuracy: 150, player.stdout)
+      let stats = last(player)["stats"] as? [String: Any]
+      // The packet the break cut in two is the one that is damaged; bytes from elsewhere would damage most after it.
+      XCTAssertLessThanOrEqual(stats?["corrupt_packets"] as? Int ?? 99, 1, "after the move: \(player.stdout)")
+      let resumed = server.requests.filter {
+        $0.host == "localhost:\(server.port)" && !($0.header("Range") ?? "bytes=0-").hasPrefix("bytes=0-")
+      }
+      XCTAssertFalse(
+        resumed.isEmpty, "the connection did not go on there: \(server.requests.map { ($0.host, $0.header("Range")) })")
+      assertCredentialsStayedHome(server.requests, home: server.originHost, token: false)
+      assertNoSecret(player)
+    }
   }
 
   /// HLS whose segments are on a second origin: the playlist takes the credentials, no segment does, and it plays to
