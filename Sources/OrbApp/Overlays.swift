@@ -43,6 +43,9 @@ final class Overlays {
     }
     let label = addLabel("orb-stats", valign: GTK_ALIGN_START, halign: GTK_ALIGN_START)
     gtk_label_set_xalign(opaque(label), 0)
+    // In a window narrower than a line (a 720x576 video, a long file name) each line ends in "…" at its edge instead
+    // of being cut off there.
+    gtk_label_set_ellipsize(opaque(label), PANGO_ELLIPSIZE_END)
     statsLabel = label
     let refresh = { [weak self] () -> Bool in
       guard let self, let label = self.statsLabel, let lines = text() else { return false }
