@@ -40,16 +40,10 @@ final class MovableConnection {
     self.format = format
     self.inner = inner
     av_dict_copy(&self.options, options, 0)
-    let size = 1 << 15
-    guard let buffer = av_malloc(size) else { return nil }
-    let opaque = Unmanaged.passUnretained(self).toOpaque()
     guard
-      let context = avio_alloc_context(
-        buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0, opaque, Self.readPacket, nil, Self.seek)
-    else {
-      av_free(buffer)
-      return nil
-    }
+      let context = CustomIO.make(
+        size: 1 << 15, opaque: Unmanaged.passUnretained(self).toOpaque(), read: Self.readPacket, seek: Self.seek)
+    else { return nil }
     context.pointee.seekable = inner.pointee.seekable
     self.context = context
   }
@@ -102,9 +96,7 @@ final class MovableConnection {
 
   private func freeContext() {
     guard let context else { return }
-    av_freep(&context.pointee.buffer)
-    var c: UnsafeMutablePointer<AVIOContext>? = context
-    avio_context_free(&c)
+    CustomIO.free(context)
     self.context = nil
   }
 

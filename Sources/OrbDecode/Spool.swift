@@ -328,17 +328,10 @@ final class SpoolReader {
       s.readers[s.nextReader] = 0
       return s.nextReader
     }
-    let size = 1 << 16
-    guard let buffer = av_malloc(size) else {
-      leave()
-      return nil
-    }
-    let opaque = Unmanaged.passUnretained(self).toOpaque()
     guard
-      let context = avio_alloc_context(
-        buffer.assumingMemoryBound(to: UInt8.self), Int32(size), 0, opaque, Self.readPacket, nil, Self.seek)
+      let context = CustomIO.make(
+        size: 1 << 16, opaque: Unmanaged.passUnretained(self).toOpaque(), read: Self.readPacket, seek: Self.seek)
     else {
-      av_free(buffer)
       leave()
       return nil
     }
@@ -355,9 +348,7 @@ final class SpoolReader {
   func free() {
     guard let context else { return }
     leave()
-    av_freep(&context.pointee.buffer)
-    var c: UnsafeMutablePointer<AVIOContext>? = context
-    avio_context_free(&c)
+    CustomIO.free(context)
     self.context = nil
   }
 

@@ -54,20 +54,29 @@ final class SpoolTests: XCTestCase {
     return last.written
   }
 
+  /// A named pipe that a writer fills with `total` bytes as fast as it takes them (`sent`: how far it got), its spool,
+  /// and a cancellation that ends every wait after a minute (should the copy wait for the wrong reader, the reads end
+  /// instead of waiting for good).
+  private func pipe(
+    sending total: Int, readAhead: Int64, keepHead: Int64 = Spool.defaultKeepHead,
+    keepBehind: Int64 = Spool.defaultKeepBehind
+  ) throws -> (Spool, Locked<Int>, Cancellation) {
+    let fifo = directory + "/fifo-\(UUID().uuidString.prefix(8))"
+    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+    let sent = Locked(0)
+    Thread { SpoolTests.send(total, to: fifo, sent: sent) }.start()
+    let spool = try Spool.of(
+      fifo, key: "test:\(UUID().uuidString)", path: Array(fifo.utf8CString), readAhead: readAhead, keepHead: keepHead,
+      keepBehind: keepBehind)
+    let watchdog = Cancellation()
+    DispatchQueue.global().asyncAfter(deadline: .now() + 60) { watchdog.cancel() }
+    return (spool, sent, watchdog)
+  }
+
   func testTheCopyRunsOnlyItsReadAheadPastTheFurthestReader() throws {
     let total = 12 << 20
     let ahead: Int64 = 2 << 20
-    let fifo = directory + "/fifo"
-    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
-    // The writer sends as fast as the pipe takes it, and says how far it got.
-    let sent = Locked(0)
-    let path = fifo
-    Thread { SpoolTests.send(total, to: path, sent: sent) }.start()
-    let spool = try Spool.of(
-      fifo, key: "test:\(UUID().uuidString)", path: Array(fifo.utf8CString), readAhead: ahead)
-    // Should the copy wait for the wrong reader, the reads end after a minute instead of waiting for good.
-    let watchdog = Cancellation()
-    DispatchQueue.global().asyncAfter(deadline: .now() + 60) { watchdog.cancel() }
+    let (spool, sent, watchdog) = try pipe(sending: total, readAhead: ahead)
     let reader = try XCTUnwrap(SpoolReader(spool, cancellation: watchdog))
     let context = try XCTUnwrap(reader.context)
     // Another opening that stays at the start (the probe's, say): the copy follows the furthest reader, not it.
@@ -121,16 +130,7 @@ final class SpoolTests: XCTestCase {
   func testWhatLiesFarBehindTheReaderIsGivenBack() throws {
     let total = 64 << 20
     let (head, behind): (Int64, Int64) = (2 << 20, 8 << 20)
-    let fifo = directory + "/long"
-    XCTAssertEqual(mkfifo(fifo, 0o600), 0)
-    let sent = Locked(0)
-    let path = fifo
-    Thread { SpoolTests.send(total, to: path, sent: sent) }.start()
-    let spool = try Spool.of(
-      fifo, key: "test:\(UUID().uuidString)", path: Array(fifo.utf8CString), readAhead: 4 << 20, keepHead: head,
-      keepBehind: behind)
-    let watchdog = Cancellation()
-    DispatchQueue.global().asyncAfter(deadline: .now() + 60) { watchdog.cancel() }
+    let (spool, _, watchdog) = try pipe(sending: total, readAhead: 4 << 20, keepHead: head, keepBehind: behind)
     let reader = try XCTUnwrap(SpoolReader(spool, cancellation: watchdog))
     defer { reader.free() }
     let context = try XCTUnwrap(reader.context)
