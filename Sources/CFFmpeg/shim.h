@@ -5,8 +5,6 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 #include <libavformat/avformat.h>
 #include <libavcodec/avcodec.h>
 #include <libavutil/avutil.h>
@@ -37,12 +35,6 @@ static inline int orb_averror_http_forbidden(void) { return AVERROR_HTTP_FORBIDD
 static inline int orb_averror_http_not_found(void) { return AVERROR_HTTP_NOT_FOUND; }
 static inline int orb_averror_http_other_4xx(void) { return AVERROR_HTTP_OTHER_4XX; }
 static inline int orb_averror_http_server_error(void) { return AVERROR_HTTP_SERVER_ERROR; }
-// Gives back `length` bytes of `fd`'s file from `offset`: Linux's fallocate with FALLOC_FL_KEEP_SIZE (0x01) |
-// FALLOC_FL_PUNCH_HOLE (0x02), a hole that reads as zeros, the length unchanged (fallocate and its flags are not
-// visible to Swift without _GNU_SOURCE). 0, or -1 with errno (EOPNOTSUPP where the file system cannot).
-static inline int orb_punch_hole(int fd, int64_t offset, int64_t length) {
-  return (int)syscall(SYS_fallocate, fd, 0x01 | 0x02, (off_t)offset, (off_t)length);
-}
 // AV_NOPTS_VALUE is a cast macro Swift does not import.
 static inline int64_t orb_nopts_value(void) { return AV_NOPTS_VALUE; }
 // Whether a decoded picture holds two fields, and which was taken first (FFmpeg 6.1, libavutil 58.29, moved both

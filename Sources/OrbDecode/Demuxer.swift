@@ -6,8 +6,6 @@ import Foundation
 /// Thread-safety: Unsafe; `run` is the body of the one demux thread, the only user of `media.context`.
 struct Demuxer {
   let core: PipelineCore
-  /// For a pipe: the key pictures read, to hold seeks to what its copy keeps.
-  private let keyPictures = KeyPictures()
 
   /// Seconds of packets read ahead of each decoder of a local file, after which the demuxer waits (mpv reads a
   /// second ahead): a disk answers at once, so reading more only holds memory (a 4K film at 60 Mb/s filled the
@@ -57,7 +55,6 @@ struct Demuxer {
           if let new = wantedAudio { core.media.stream(new).pointee.discard = AVDISCARD_DEFAULT }
           routedAudio = wantedAudio
         }
-        let target = reachable(target)
         seek(ctx, to: target)
         // Not exact: the decoders let out what comes first from the key frame the demuxer went back to.
         let from = exact ? target : -Double.infinity
@@ -75,23 +72,6 @@ struct Demuxer {
     }
   }
 
-  /// The time a seek to `target` goes to: for a pipe whose copy gave back what lay far behind, no earlier than the
-  /// first key picture read well inside what it keeps (a seek into what is gone would fail, and stop playback).
-  private func reachable(_ target: Double) -> Double {
-    guard let from = core.media.pipeSeeksFrom, let earliest = keyPictures.first(atOrAfter: from) else { return target }
-    return max(target, earliest)
-  }
-
-  /// For MPEG-TS through a pipe whose copy gave back what lay far behind: the byte of the last key picture read at or
-  /// before `target`, where a seek goes directly. FFmpeg's own seek in MPEG-TS searches the whole length by halves,
-  /// reading where the copy gave back (the read fails, and playback stopped).
-  private func pipeByte(_ ctx: UnsafeMutablePointer<AVFormatContext>, for target: Double) -> Int64? {
-    guard let from = core.media.pipeSeeksFrom, String(cString: ctx.pointee.iformat.pointee.name) == "mpegts" else {
-      return nil
-    }
-    return keyPictures.byte(atOrBefore: target, notBefore: from)
-  }
-
   private func seek(_ ctx: UnsafeMutablePointer<AVFormatContext>, to target: Double) {
     // Saturating: a target past any real length must not trap the conversion.
     let micro = ((target + core.startTime) * Double(AV_TIME_BASE)).rounded()
@@ -105,8 +85,6 @@ struct Demuxer {
     if core.untimed {
       // No timestamps to seek by: back to the first byte; the decoder times frames from there to the target.
       avformat_seek_file(ctx, -1, 0, 0, 0, AVSEEK_FLAG_BYTE)
-    } else if let byte = pipeByte(ctx, for: target) {
-      avformat_seek_file(ctx, -1, byte, byte, byte, AVSEEK_FLAG_BYTE)
     } else if avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0) < 0 {
       // Some demuxers only seek backwards to a key frame; one that cannot seek at all reads on from where it
       // is, and the decoders skip to the target (a seek back then lands on the first picture read).
@@ -278,11 +256,6 @@ struct Demuxer {
     let tb = timeBase(index)
     let start = isVideo || isAudio ? core.seconds(packet, tb) : nil
     let end = start.map { $0 + Double(max(0, packet.pointee.duration)) * av_q2d(tb) }
-    if let start, isVideo || (videoIndex == nil && isAudio), packet.pointee.flags & AV_PKT_FLAG_KEY != 0,
-      core.media.isPipe
-    {
-      keyPictures.note(byte: packet.pointee.pos, time: start)
-    }
     let (videoWanted, audioWanted) = core.state.withLock { s -> (Bool, Bool) in
       if let start, let end, gen == s.generation {
         if isVideo {
@@ -301,31 +274,5 @@ struct Demuxer {
     } else if isAudio && audioWanted {
       core.audioPackets.push(.packet(owned, generation: gen), cost: size)
     }
-  }
-}
-
-/// The key pictures a pipe's demuxer has read: where each lies in the pipe and its time, in the order of the pipe.
-/// Thread-safety: Unsafe; the demux thread's alone.
-final class KeyPictures {
-  private var list: [(byte: Int64, time: Double)] = []
-
-  /// Notes a key picture at `byte` (past every one noted: a seek back reads ones already noted again).
-  func note(byte: Int64, time: Double) {
-    guard byte >= 0, byte > list.last?.byte ?? -1 else { return }
-    list.append((byte, time))
-  }
-
-  /// The time of the first key picture at or past `byte`; the ones before it are forgotten (their bytes are gone).
-  func first(atOrAfter byte: Int64) -> Double? {
-    let firstKept = list.firstIndex { $0.byte >= byte }
-    if let firstKept, firstKept > 0 { list.removeFirst(firstKept) }
-    return firstKept.map { _ in list[0].time }
-  }
-
-  /// The byte of the last key picture at or before `time` (the last one read, for a time past it: the decoders go on
-  /// from there to the time), not before `notBefore`; for a time before the first kept, the first kept.
-  func byte(atOrBefore time: Double, notBefore: Int64) -> Int64? {
-    let kept = list.filter { $0.byte >= notBefore }
-    return (kept.last { $0.time <= time + 0.001 } ?? kept.first)?.byte
   }
 }

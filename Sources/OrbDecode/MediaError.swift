@@ -123,9 +123,6 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
     switch code {
     case orb_averror(ENOENT): return MediaError(.missing, source: source, reason: "no such file")
     case orb_averror(EACCES): return MediaError(.unplayable, source: source, reason: "permission denied")
-    // Only a pipe's copy (`Spool`) gives it: a part it gave back, far behind playback.
-    case orb_averror(ESPIPE):
-      return MediaError(.unplayable, source: source, reason: "that part came through the pipe too long ago to be kept")
     case orb_averror_http_unauthorized(), orb_averror_http_forbidden():
       return MediaError(.signIn, source: source, reason: "the server refused access (\(FFmpegError.message(code)))")
     case orb_averror_http_not_found(): return MediaError(.missing, source: source, reason: "not found on the server")

@@ -100,8 +100,6 @@ public final class MediaSource: @unchecked Sendable {
   public let info: MediaInfo
   /// Read from a pipe (standard input, a named pipe) through its spool: what comes later has not come yet.
   var isPipe: Bool { format.spoolReader != nil }
-  /// For a pipe whose copy gave back what lay far behind (`Spool`), the byte a seek may go from.
-  var pipeSeeksFrom: Int64? { format.spoolReader?.spool.seeksFrom }
   /// Cancels the source's blocking I/O (quit while connecting, a seek while a read waits on the network).
   public let cancellation: Cancellation
   /// The largest picture decoded.

@@ -10,14 +10,10 @@ import Synchronization
 /// What has come goes to a temporary file (`directories`: on disk, not in memory), as mpv's cache would to memory. The
 /// copy runs at most `readAhead` bytes past the furthest place an opening reads: a fast writer (`cat` of a large
 /// file) then waits on the pipe as playback goes, instead of filling the disk (or, where /tmp is tmpfs, memory) with
-/// the whole stream at once. Behind the slowest opening, what lies more than `keepBehind` back is given back to the
-/// file system (a hole punched in the copy), all but the first `keepHead` bytes, where a new opening reads a header: an
-/// endless pipe (a live stream through streamlink, a TV tuner's) takes at most keepHead + keepBehind + readAhead of
-/// disk however long it plays. A read of what was given back fails (`gone`); the demuxer holds its seeks to what is
-/// kept (`keptFrom`).
-/// Thread-safety: Safe. The copying thread is the only writer of the file and of `state.written`, `ended` and
-/// `trimmed`; readers read the file below `state.written`, which never shrinks, outside the hole, say where they read
-/// in `state.readers`, and wait on `state` (a `Locked`) for more.
+/// the whole stream at once.
+/// Thread-safety: Safe. The copying thread is the only writer of the file and of `state.written` and `ended`;
+/// readers read the file below `state.written`, which never shrinks, say where they read in `state.readers`, and
+/// wait on `state` (a `Locked`) for more.
 final class Spool: Sendable {
   struct State {
     /// Bytes in the file so far.
@@ -29,10 +25,6 @@ final class Spool: Sendable {
     /// Where each open `SpoolReader` reads next (or waits to), by its number.
     var readers: [Int: Int64] = [:]
     var nextReader = 0
-    /// The end of the hole given back: bytes from `keepHead` to here are gone (none while it is not past `keepHead`).
-    var trimmed: Int64 = 0
-    /// Holes cannot be punched here (the file system does not do it): the copy keeps everything.
-    var cannotTrim = false
     /// How far the copy may run: `readAhead` past the furthest reader (a position FFmpeg took from a damaged file
     /// may be near Int64's limit: the sum stops there).
     func allowed(readAhead: Int64) -> Int64 {
@@ -48,16 +40,6 @@ final class Spool: Sendable {
   /// demuxer reads ahead (64 MB of packets), so playback never waits on the pace of the copy, only on the pipe's.
   let readAhead: Int64
   static let defaultReadAhead: Int64 = 256 << 20
-  /// The start of the pipe, always kept: a new opening (the subtitles' reader, a playlist's later visit) reads its
-  /// header and first packets there.
-  let keepHead: Int64
-  static let defaultKeepHead: Int64 = 32 << 20
-  /// How much is kept behind the slowest opening, for seeking back: about 70 s of a 60 Mb/s 4K stream, 11 minutes of
-  /// a 6 Mb/s live one.
-  let keepBehind: Int64
-  static let defaultKeepBehind: Int64 = 512 << 20
-  /// Holes are punched this much at a time.
-  static let trimStep: Int64 = 16 << 20
 
   /// One spool a pipe (by its device and inode): standard input and each named pipe are read once, whatever opens
   /// them and by whatever name (`-` and /dev/stdin, `fifo` and `./fifo`).
@@ -105,13 +87,11 @@ final class Spool: Sendable {
   /// `path`.
   /// - Throws: `MediaError` when no temporary file can be made.
   static func of(
-    _ source: String, key: String, path: [CChar]?, readAhead: Int64 = defaultReadAhead,
-    keepHead: Int64 = defaultKeepHead, keepBehind: Int64 = defaultKeepBehind
+    _ source: String, key: String, path: [CChar]?, readAhead: Int64 = defaultReadAhead
   ) throws -> Spool {
     try open.withLock { spools in
       if let spool = spools[key] { return spool }
-      let spool = try Spool(
-        source, path: source == "-" ? nil : path, readAhead: readAhead, keepHead: keepHead, keepBehind: keepBehind)
+      let spool = try Spool(source, path: source == "-" ? nil : path, readAhead: readAhead)
       spools[key] = spool
       return spool
     }
@@ -124,12 +104,9 @@ final class Spool: Sendable {
     return ["/var/tmp", "/tmp"]
   }
 
-  private init(_ source: String, path: [CChar]?, readAhead: Int64, keepHead: Int64, keepBehind: Int64) throws {
+  private init(_ source: String, path: [CChar]?, readAhead: Int64) throws {
     precondition(readAhead > 0, "a copy that may not run ahead of its reader would wait for it forever")
-    precondition(keepHead >= 0 && keepBehind >= 0)
     self.readAhead = readAhead
-    self.keepHead = keepHead
-    self.keepBehind = keepBehind
     let directories = Self.directories(environment: ProcessInfo.processInfo.environment)
     var made: (fd: Int32, name: [CChar])?
     var problem = ""
@@ -157,16 +134,13 @@ final class Spool: Sendable {
         Self.end(state, failure: String(cString: strerror(errno)))
         return
       }
-      Self.copy(
-        from: input, to: fd, state: state, readAhead: readAhead, trim: { Self.trim(fd, state, keepHead, keepBehind) })
+      Self.copy(from: input, to: fd, state: state, readAhead: readAhead)
       if input != STDIN_FILENO { close(input) }
     }
   }
 
   /// Copies until the pipe ends or the file cannot take more, waiting while it is `readAhead` past every reader.
-  private static func copy(
-    from input: Int32, to file: Int32, state: Locked<State>, readAhead: Int64, trim: () -> Void
-  ) {
+  private static func copy(from input: Int32, to file: Int32, state: Locked<State>, readAhead: Int64) {
     let size = 1 << 20
     let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
     defer { buffer.deallocate() }
@@ -201,29 +175,6 @@ final class Spool: Sendable {
       }
       offset += Int64(n)
       state.change { $0.written = offset }
-      trim()
-    }
-  }
-
-  /// Gives back what lies more than `keepBehind` behind the slowest reader, past `keepHead`, a step at least. The
-  /// hole is marked before it is punched, so a read that comes there meanwhile finds it gone (`read` looks again after
-  /// reading). Where the file system cannot punch holes, it stops trying and keeps everything.
-  private static func trim(_ file: Int32, _ state: Locked<State>, _ keepHead: Int64, _ keepBehind: Int64) {
-    guard
-      let (from, to) = state.change({ s -> (Int64, Int64)? in
-        guard !s.cannotTrim, let slowest = s.readers.values.min() else { return nil }
-        let from = max(s.trimmed, keepHead)
-        let to = (slowest - keepBehind) & ~Int64((1 << 20) - 1)  // whole megabytes: whole pages of the file
-        guard to - from >= trimStep else { return nil }
-        s.trimmed = to
-        return (from, to)
-      })
-    else { return }
-    if orb_punch_hole(file, from, to - from) != 0 {
-      state.change {
-        $0.trimmed = from
-        $0.cannotTrim = true
-      }
     }
   }
 
@@ -243,20 +194,6 @@ final class Spool: Sendable {
     case failed
     /// The wait was interrupted (a seek, or the player stopping).
     case interrupted
-    /// That part of the pipe was given back (it lay far behind every reader).
-    case gone
-  }
-
-  /// Where what is kept starts again after the hole (nil while nothing was given back).
-  var keptFrom: Int64? { state.withLock { $0.trimmed > keepHead ? $0.trimmed : nil } }
-
-  /// Where a seek may go from, past the hole (nil while nothing was given back): clear of its end by a margin, as a
-  /// demuxer reads back a little from a key picture (to its cluster's start, the sound stored before it).
-  var seeksFrom: Int64? { keptFrom.map { $0 + min(32 << 20, keepBehind / 4) } }
-
-  /// Whether `count` bytes from `offset` reach into the hole that ends at `trimmed`.
-  private func inHole(_ offset: Int64, count: Int, trimmed: Int64) -> Bool {
-    trimmed > keepHead && offset < trimmed && offset + Int64(count) > keepHead
   }
 
   /// Up to `count` bytes from `offset` into `buffer`, waiting until some are there (or the pipe ends, or
@@ -264,13 +201,8 @@ final class Spool: Sendable {
   func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int, cancellation: Cancellation) -> Read {
     let now = wait(past: offset, cancellation: cancellation) { $0.interrupts }
     if now.written > offset {
-      var wanted = min(count, Int(now.written - offset))
-      // Up to the hole's start: the bytes after it may go while they are read.
-      if offset < keepHead { wanted = min(wanted, Int(keepHead - offset)) }
-      if inHole(offset, count: wanted, trimmed: now.trimmed) { return .gone }
-      let n = pread(file, buffer, wanted, off_t(offset))
-      guard n > 0 else { return .failed }
-      return state.withLock { inHole(offset, count: n, trimmed: $0.trimmed) } ? .gone : .bytes(n)
+      let n = pread(file, buffer, min(count, Int(now.written - offset)), off_t(offset))
+      return n > 0 ? .bytes(n) : .failed
     }
     if now.ended { return now.failure == nil ? .end : .failed }
     return .interrupted
@@ -307,7 +239,7 @@ final class Spool: Sendable {
 /// One opening's reading of a `Spool`: an `AVIOContext` whose reads and seeks go to the spool, with its own position.
 /// Thread-safety: Unsafe; used by the thread that uses its format context (FFmpeg calls it from there).
 final class SpoolReader {
-  let spool: Spool
+  private let spool: Spool
   private let cancellation: Cancellation
   /// Its number in the spool's `readers`.
   private let number: Int
@@ -367,7 +299,6 @@ final class SpoolReader {
           return Int32(n)
         case .end: return FFmpegError.eof
         case .failed: return orb_averror(EIO)
-        case .gone: return orb_averror(ESPIPE)  // `MediaError` names it
         case .interrupted: return orb_averror_exit()
         }
       }

@@ -57,17 +57,13 @@ final class SpoolTests: XCTestCase {
   /// A named pipe that a writer fills with `total` bytes as fast as it takes them (`sent`: how far it got), its spool,
   /// and a cancellation that ends every wait after a minute (should the copy wait for the wrong reader, the reads end
   /// instead of waiting for good).
-  private func pipe(
-    sending total: Int, readAhead: Int64, keepHead: Int64 = Spool.defaultKeepHead,
-    keepBehind: Int64 = Spool.defaultKeepBehind
-  ) throws -> (Spool, Locked<Int>, Cancellation) {
+  private func pipe(sending total: Int, readAhead: Int64) throws -> (Spool, Locked<Int>, Cancellation) {
     let fifo = directory + "/fifo-\(UUID().uuidString.prefix(8))"
     XCTAssertEqual(mkfifo(fifo, 0o600), 0)
     let sent = Locked(0)
     Thread { SpoolTests.send(total, to: fifo, sent: sent) }.start()
     let spool = try Spool.of(
-      fifo, key: "test:\(UUID().uuidString)", path: Array(fifo.utf8CString), readAhead: readAhead, keepHead: keepHead,
-      keepBehind: keepBehind)
+      fifo, key: "test:\(UUID().uuidString)", path: Array(fifo.utf8CString), readAhead: readAhead)
     let watchdog = Cancellation()
     DispatchQueue.global().asyncAfter(deadline: .now() + 60) { watchdog.cancel() }
     return (spool, sent, watchdog)
@@ -122,70 +118,6 @@ final class SpoolTests: XCTestCase {
     let copy = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(spool.file)")
     let folder = (copy as NSString).deletingLastPathComponent
     XCTAssertTrue(tried.contains(folder) && copy.contains("/orb-player-pipe-") && copy.hasSuffix(" (deleted)"), copy)
-  }
-
-  /// An endless pipe takes bounded room: what lies more than `keepBehind` behind the reader is given back to the file
-  /// system, all but the first `keepHead` bytes; a read there fails (it would give zeros), the head and what is kept
-  /// read as sent.
-  func testWhatLiesFarBehindTheReaderIsGivenBack() throws {
-    let total = 64 << 20
-    let (head, behind): (Int64, Int64) = (2 << 20, 8 << 20)
-    let (spool, _, watchdog) = try pipe(sending: total, readAhead: 4 << 20, keepHead: head, keepBehind: behind)
-    let reader = try XCTUnwrap(SpoolReader(spool, cancellation: watchdog))
-    defer { reader.free() }
-    let context = try XCTUnwrap(reader.context)
-    var buffer = [UInt8](repeating: 0, count: 1 << 16)
-    var offset = 0
-    var wrong = 0
-    var mostOnDisk: Int64 = 0
-    while true {
-      let n = buffer.withUnsafeMutableBufferPointer { avio_read(context, $0.baseAddress, Int32($0.count)) }
-      if n <= 0 { break }
-      for i in 0..<Int(n) where buffer[i] != Self.byte(offset + i) { wrong += 1 }
-      offset += Int(n)
-      var st = stat()
-      XCTAssertEqual(fstat(spool.file, &st), 0)
-      mostOnDisk = max(mostOnDisk, Int64(st.st_blocks) * 512)
-    }
-    XCTAssertEqual(offset, total)
-    XCTAssertEqual(wrong, 0, "everything read in order is what was sent")
-    XCTAssertFalse(spool.state.withLock { $0.cannotTrim }, "the file system here punches holes")
-    // Held at the head, what is kept behind, the read-ahead, and a step of trimming (with a read of the copy's): not
-    // the 64 MB sent.
-    XCTAssertLessThanOrEqual(mostOnDisk, head + behind + (4 << 20) + Spool.trimStep + (2 << 20))
-    let kept = try XCTUnwrap(spool.keptFrom, "something was given back")
-    XCTAssertGreaterThanOrEqual(kept, Int64(total) - behind - Spool.trimStep)
-
-    // Another opening: the head and what is kept read as sent, the hole does not.
-    let later = try XCTUnwrap(SpoolReader(spool, cancellation: watchdog))
-    defer { later.free() }
-    let again = try XCTUnwrap(later.context)
-    func read(at position: Int64) -> [UInt8]? {
-      guard avio_seek(again, position, SEEK_SET) == position else { return nil }
-      let n = buffer.withUnsafeMutableBufferPointer { avio_read(again, $0.baseAddress, 4096) }
-      return n > 0 ? Array(buffer[0..<Int(n)]) : nil
-    }
-    XCTAssertEqual(read(at: 100), (100..<4196).map { Self.byte($0) })
-    XCTAssertEqual(read(at: kept + 5), (Int(kept) + 5..<Int(kept) + 4101).map { Self.byte($0) })
-    XCTAssertNil(read(at: head + (1 << 20)), "given back: a failure, not zeros")
-  }
-
-  /// A seek in a piped MPEG-TS whose copy gave back its far past goes to the byte of the last key picture read at or
-  /// before its target among those kept (before the first kept: to it), and a read of what was given back is named.
-  func testAPipesSeekGoesToAKeyPictureItKeeps() {
-    let keys = KeyPictures()
-    for (byte, time) in [(100, 0.0), (5000, 1.0), (9000, 2.0), (13000, 3.0)] {
-      keys.note(byte: Int64(byte), time: time)
-    }
-    keys.note(byte: 5000, time: 1.0)  // read again after a seek back: noted once
-    XCTAssertEqual(keys.byte(atOrBefore: 2.5, notBefore: 0), 9000)
-    XCTAssertEqual(keys.byte(atOrBefore: 0.5, notBefore: 4000), 5000, "before what is kept: the first kept")
-    XCTAssertEqual(keys.byte(atOrBefore: 60, notBefore: 0), 13000, "past what was read: the last read")
-    XCTAssertEqual(keys.first(atOrAfter: 8000), 2.0)
-    XCTAssertNil(keys.first(atOrAfter: 20000))
-    let gone = MediaError.fromRead(orb_averror(ESPIPE), source: "-")
-    XCTAssertEqual(gone.kind, .unplayable, "not tried again as a network failure")
-    XCTAssertTrue(gone.reason.contains("too long ago"), gone.reason)
   }
 
   /// A reader sent near Int64's limit (a position from a damaged file) lets the copy run on, without trapping.
