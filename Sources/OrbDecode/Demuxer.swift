@@ -84,7 +84,7 @@ struct Demuxer {
     core.media.prepareSeek()
     if core.untimed {
       // No timestamps to seek by: back to the first byte; the decoder times frames from there to the target.
-      avformat_seek_file(ctx, -1, 0, 0, 0, AVSEEK_FLAG_BYTE)
+      seekBytes(ctx, to: 0)
     } else if avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0) < 0 {
       // Some demuxers only seek backwards to a key frame; one that cannot seek at all reads on from where it
       // is, and the decoders skip to the target (a seek back then lands on the first picture read).
@@ -165,13 +165,26 @@ struct Demuxer {
       let back = Int64(seconds * byteRate(ctx))
       if orb_format_can_seek_bytes(ctx) != 0, let landing, back > 0 {
         let position = max(0, landing - back)
-        avformat_seek_file(ctx, -1, Int64.min, position, position, AVSEEK_FLAG_BYTE)
+        seekBytes(ctx, to: position)
         if position == 0 { return false }  // from the start, what comes is all there is
       } else {
         seek(ctx, to: max(0, target - seconds))
         if target - seconds <= 0 { return false }
       }
     }
+  }
+
+  /// Goes to byte `position` of the source. FFmpeg's byte seek holds its target below the source's size, and a source
+  /// of no known size (a pipe whose writer is still writing, a live HTTP stream) went nowhere: the demuxer dropped
+  /// what it had read ahead and read on from where it was (a raw stream's seek to its start lost its first key
+  /// picture, and no picture came). There the reading is flushed and moved by hand, as FFmpeg's byte seek does.
+  private func seekBytes(_ ctx: UnsafeMutablePointer<AVFormatContext>, to position: Int64) {
+    guard let pb = ctx.pointee.pb, avio_size(pb) < 0 else {
+      avformat_seek_file(ctx, -1, Int64.min, position, position, AVSEEK_FLAG_BYTE)
+      return
+    }
+    avformat_flush(ctx)
+    if avio_seek(pb, position, SEEK_SET) >= 0 { ctx.pointee.io_repositioned = 1 }
   }
 
   /// The stream's bytes per second: the container's bit rate, else its size over its duration; 0 when unknown.

@@ -53,6 +53,22 @@ final class PipeInputTests: XCTestCase {
     XCTAssertEqual(try frameAt("7.5", "-", shell: "cat '\(mp4)' |"), try frameAt("7.5", mp4))
   }
 
+  /// A raw stream (.h264: no timestamps, so a seek goes back to its first byte and decodes on to the target) from a
+  /// writer that is still writing: the pipe's length is not known yet, and FFmpeg's byte seek, held below it, went
+  /// nowhere (what the open had read ahead was dropped with the stream's only key picture, and no picture came).
+  func testARawStreamFromAWriterStillWritingSeeksToItsStart() throws {
+    // Larger than what the open reads to learn the stream (5 MB), so the open is over while the writer still writes.
+    let raw = try TestMedia.path(
+      "pipe-input-raw-7mb.h264",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=20", "-c:v", "libx264", "-preset", "ultrafast",
+        "-qp", "10", "-pix_fmt", "yuv420p",
+      ])
+    let fromFile = try frameAt("2", raw)
+    XCTAssertEqual(try frameAt("2", "-", shell: "(cat '\(raw)'; sleep 4) |"), fromFile)
+    XCTAssertNotEqual(try frameAt("1", raw), fromFile, "pictures a second apart must differ for this to tell")
+  }
+
   func testAnEmptyPipeSaysNothingCame() {
     let r = Tool.run("sh", ["-c", "true | \"$0\" --probe -", OrbBinary.path], timeout: 30)
     XCTAssertEqual(r.status, 1)
