@@ -36,8 +36,10 @@ final class FormatContext {
 }
 
 /// An opened container: the AVFormatContext and what is known of its streams.
-/// Thread-safety: Unsafe; after opening, one thread (the demux thread) reads from the context. `info`,
-/// `parameters` and `limit` are immutable and may be read from any thread.
+/// Thread-safety: Unsafe; after opening, one thread (the demux thread) reads from the context (and moves a movable
+/// connection, `prepareSeek`). `info`, `parameters` and `limit` are immutable and may be read from any thread;
+/// `address` (where the connection reads, and where it is to move: `relocate`, from the thread explaining a failure)
+/// is behind its Mutex.
 public final class MediaSource: @unchecked Sendable {
   public let source: String
   /// A file on this machine (a path or a file:// URL), not a network stream.
