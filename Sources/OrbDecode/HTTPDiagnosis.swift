@@ -11,6 +11,11 @@ enum HTTPDiagnosis {
     var status: Int
     /// Header names in lower case.
     var headers: [String: String]
+
+    /// Its Content-Type, in lower case.
+    var contentType: String? { headers["content-type"]?.lowercased() }
+    /// A web page (`text/html`) where media was expected.
+    var isWebPage: Bool { contentType?.hasPrefix("text/html") == true }
   }
 
   /// What a web page (`text/html`) where media was expected is called.
@@ -61,7 +66,7 @@ enum HTTPDiagnosis {
         }
         current = next.absoluteString
       case 200:
-        if answer.headers["content-type"]?.lowercased().hasPrefix("text/html") == true {
+        if answer.isWebPage {
           return Finding(kind: .unplayable, reason: webPageReason)
         }
         // Asked for two bytes and sent all of them: it cannot serve the parts a seek needs.
@@ -74,7 +79,7 @@ enum HTTPDiagnosis {
         return Finding(kind: .network, reason: "server returned \(answer.status)")
       case 206 where current != url:
         // The media is there, at the end of redirects the connection could not take (unless it is a page).
-        if answer.headers["content-type"]?.lowercased().hasPrefix("text/html") == true {
+        if answer.isWebPage {
           return Finding(kind: .unplayable, reason: webPageReason)
         }
         let total = answer.headers["content-range"].flatMap { $0.split(separator: "/").last }.flatMap { Int64($0) }

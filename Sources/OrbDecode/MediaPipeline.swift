@@ -115,7 +115,7 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
       let media = self.media
       return MediaSource.explained(
         MediaError.fromRead(code, source: media.source), code: code, credentials: media.credentials,
-        cancellation: media.cancellation, connectedAt: media.connectedAt, size: media.lengthServed,
+        cancellation: media.cancellation, connectedAt: media.connectedAt, size: media.servedSize,
         moved: media.canMove ? { media.relocate(to: $0) } : nil)
     }
     guard nothing,

@@ -119,7 +119,7 @@ public final class MediaSource: @unchecked Sendable {
   /// The picture a file of sound alone carries (its cover), decoded; nil for video, or without one.
   public let coverArt: CoverArt?
   /// The size of the resource the server sent at the open (HTTP's length), nil when it did not say or is not a server.
-  private let servedSize: Int64?
+  let servedSize: Int64?
   /// Where the connection reads from (where the open's redirects ended, or where it was moved), and where it is to
   /// move at the next seek (`relocate`); nil for a file.
   private let address: Mutex<(current: String, next: String?)>?
@@ -376,8 +376,6 @@ public final class MediaSource: @unchecked Sendable {
   var connectedAt: String? { address?.withLock { $0.current } }
   /// Whether the connection can be moved (`MovableConnection`: a network file read with credentials).
   var canMove: Bool { format.movable != nil }
-  /// The length the server gave the file when it opened (HTTP's), nil when it did not say.
-  var lengthServed: Int64? { servedSize }
 
   /// The server now sends the media from `url` (`HTTPDiagnosis.Finding.movedTo`): a connection that can move
   /// (`MovableConnection`, one with credentials) goes there at the next seek (a reconnect is one). One without

@@ -88,13 +88,12 @@ enum RedirectCheck {
         // Worth trying again (a server restarting, a gateway timing out): the player's retry rule decides when.
         throw MediaError(.network, source: url, reason: "server returned \(answer.status)")
       case 200, 206:
-        let type = answer.headers["content-type"]?.lowercased()
-        if type?.hasPrefix("text/html") == true {
+        if answer.isWebPage {
           throw MediaError(
             !hasCredentials || !sameOrigin ? .unplayable : .signIn, source: url,
             reason: HTTPDiagnosis.webPageReason)
         }
-        return Resolved(url: current.absoluteString, sameOrigin: sameOrigin, contentType: type)
+        return Resolved(url: current.absoluteString, sameOrigin: sameOrigin, contentType: answer.contentType)
       default:
         return Resolved(url: current.absoluteString, sameOrigin: sameOrigin)
       }
