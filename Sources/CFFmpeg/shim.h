@@ -114,20 +114,21 @@ static inline void orb_av_log_errors(void) { av_log_set_level(AV_LOG_ERROR); }
 // Credentials stay with their origin: every resource a demuxer opens beside the first (HLS playlists, keys and
 // segments) goes through this io_open, which drops the request headers and cookies when the resource's origin
 // (scheme, host, port) is not the media's; at the origin, with a cookie jar, each request's Cookie line is the one
-// the jar gives for its own URL (domain and path). A request that keeps them must not be redirected by FFmpeg,
-// which would send them on wherever the redirect points: it is made with max_redirects 0, and when that fails as a
-// redirect does (EIO), the player's own resolver follows the redirects with credentials only at the origin, and the
-// request is made again where they end (without credentials when that is elsewhere). With a bearer token, a
-// redirect off the origin is how a sign-in service turns a request away: it is refused, and `refused` says so
-// afterwards.
+// the jar gives for its own URL (domain and path). A request of a source with credentials is never redirected by
+// FFmpeg, which would send them on wherever the redirect points, or, from elsewhere, lead back to the origin without
+// them: it is made with max_redirects 0, and when that fails as a redirect does (EIO), the player's own resolver
+// follows the redirects with credentials only at the origin, and the request is made again where they end, with the
+// credentials when that is the origin. With a bearer token, a redirect from the origin to elsewhere is how a sign-in
+// service turns a request away: it is refused, and `refused` says so afterwards.
 // The guard lives in ctx->opaque (owned: freed by orb_origin_guard_free when the context closes). `refused` is
 // written by the demuxer's thread and read once it has failed.
 typedef struct OrbOriginGuard {
   char origin[320];
   int has_token;
   volatile int refused;
-  // Follows url's redirects from the origin with the credentials, writing where they end into out: 1 when that is
-  // the origin, 0 elsewhere, 2 refused (a token sent elsewhere: sign-in), an AVERROR when it failed.
+  // Follows url's redirects (from the origin or elsewhere) with the credentials only at the origin, writing where
+  // they end into out: 1 when that is the origin, 0 elsewhere, 2 refused (the origin sent a token elsewhere:
+  // sign-in), an AVERROR when it failed.
   int (*resolve)(void *user, const char *url, char *out, int size);
   // Writes the "Cookie: …" line for a request of url into out; returns its length, 0 when no cookie matches. NULL
   // without a cookie jar.
@@ -184,27 +185,41 @@ static inline void orb_set_request_cookie(OrbOriginGuard *g, const char *url, AV
     av_dict_set(options, "headers", NULL, 0);
   }
 }
+static inline void orb_drop_credentials(AVDictionary **options) {
+  av_dict_set(options, "headers", NULL, 0);
+  av_dict_set(options, "cookies", NULL, 0);
+}
 static inline int orb_guarded_io_open_request(AVFormatContext *s, AVIOContext **pb, const char *url, int flags,
                                               AVDictionary **options) {
   OrbOriginGuard *g = s->opaque;
   char here[320];
   orb_origin_of(url, here, sizeof here);
-  if (!g || strcmp(g->origin, here) != 0) {
-    av_dict_set(options, "headers", NULL, 0);
-    av_dict_set(options, "cookies", NULL, 0);
-    return orb_guarded_open(s, pb, url, flags, options);
-  }
+  int at_origin = g && strcmp(g->origin, here) == 0;
+  int http = strncmp(here, "http", 4) == 0;
   // The inner URL of an encrypted segment is what is asked for; the crypto prefix goes back on after.
   int prefix = strncmp(url, "crypto+", 7) == 0 || strncmp(url, "crypto:", 7) == 0 ? 7 : 0;
-  if (g->cookie && strncmp(here, "http", 4) == 0) orb_set_request_cookie(g, url + prefix, options);
-  AVDictionaryEntry *headers = av_dict_get(*options, "headers", NULL, 0);
-  AVDictionaryEntry *cookies = av_dict_get(*options, "cookies", NULL, 0);
-  if ((!headers && !cookies) || strncmp(here, "http", 4) != 0) return orb_guarded_open(s, pb, url, flags, options);
+  // Off the origin the request goes without them; they are kept aside for a redirect that leads back there.
+  AVDictionary *kept = NULL;
+  int credentialed;
+  if (at_origin) {
+    if (g->cookie && http) orb_set_request_cookie(g, url + prefix, options);
+    credentialed = av_dict_get(*options, "headers", NULL, 0) || av_dict_get(*options, "cookies", NULL, 0);
+  } else {
+    credentialed = g && (av_dict_get(*options, "headers", NULL, 0) || av_dict_get(*options, "cookies", NULL, 0) ||
+                         g->cookie);
+    if (credentialed) av_dict_copy(&kept, *options, 0);
+    orb_drop_credentials(options);
+  }
+  if (!credentialed || !http) {
+    av_dict_free(&kept);
+    return orb_guarded_open(s, pb, url, flags, options);
+  }
   AVDictionary *first = NULL;
   av_dict_copy(&first, *options, 0);
   av_dict_set(&first, "max_redirects", "0", 0);
   int ret = orb_guarded_open(s, pb, url, flags, &first);
   if (ret != AVERROR(EIO) || !g->resolve) {
+    av_dict_free(&kept);
     av_dict_free(options);
     *options = first;
     return ret;
@@ -213,18 +228,29 @@ static inline int orb_guarded_io_open_request(AVFormatContext *s, AVIOContext **
   char target[4096];
   memcpy(target, url, (size_t)prefix);
   int same = g->resolve(g->user, url + prefix, target + prefix, (int)sizeof target - prefix);
-  if (same == 2 || (same == 0 && g->has_token)) {
+  if (same == 2 || (same == 0 && g->has_token && at_origin)) {
+    av_dict_free(&kept);
     g->refused = 1;
     return AVERROR(EACCES);
   }
-  if (same < 0) return same;
+  if (same < 0) {
+    av_dict_free(&kept);
+    return same;
+  }
   if (same == 0) {
-    av_dict_set(options, "headers", NULL, 0);
-    av_dict_set(options, "cookies", NULL, 0);
+    orb_drop_credentials(options);
   } else {
-    av_dict_set(options, "max_redirects", "0", 0);
+    if (kept) {
+      AVDictionaryEntry *headers = av_dict_get(kept, "headers", NULL, 0);
+      AVDictionaryEntry *cookies = av_dict_get(kept, "cookies", NULL, 0);
+      if (headers) av_dict_set(options, "headers", headers->value, 0);
+      if (cookies) av_dict_set(options, "cookies", cookies->value, 0);
+    }
     if (g->cookie) orb_set_request_cookie(g, target + prefix, options);
   }
+  av_dict_free(&kept);
+  // Where the redirects ended: a later one (a reconnect sent elsewhere) fails, to be followed by the player too.
+  av_dict_set(options, "max_redirects", "0", 0);
   return orb_guarded_open(s, pb, target, flags, options);
 }
 // Every request: the origin rule above, then what it opened is counted, or its failure told.

@@ -195,13 +195,16 @@ public final class MediaSource: @unchecked Sendable {
     var target = source
     var playlist = false
     var sendHeaders = !credentials.headers.isEmpty
-    let guardContext = OriginGuardContext(cancellation: cancellation, credentials: credentials)
+    let guardContext = OriginGuardContext(source: source, cancellation: cancellation, credentials: credentials)
     if isURL {
       do {
         let resolved = try RedirectCheck.resolve(source, credentials: credentials, cancellation: cancellation)
         target = resolved.url
         playlist = resolved.isPlaylist
-        sendHeaders = sendHeaders && resolved.sameOrigin
+        // A file resolved elsewhere keeps them in its options all the same: the origin guard leaves them out of
+        // each request off the origin, and a connection sent back to the origin mid-way has them there. A playlist
+        // resolved elsewhere goes without (its demuxer keeps connections open around the guard).
+        sendHeaders = sendHeaders && (resolved.sameOrigin || !playlist)
       } catch {
         avformat_free_context(allocated)
         throw error
@@ -668,11 +671,14 @@ enum FirstFrameMetadata {
 /// stops a resolve) and its credentials. Held by the format context, so it outlives every request.
 /// Thread-safety: Safe; immutable but for the failures, behind their lock.
 final class OriginGuardContext: Sendable {
+  /// The media's address: the credentials belong to its origin.
+  let source: String
   let cancellation: Cancellation
   let credentials: Credentials
   /// The requests that failed (`failedForOriginGuard`), in words, oldest first; the first 32.
   let failures = Mutex<[String]>([])
-  init(cancellation: Cancellation, credentials: Credentials) {
+  init(source: String, cancellation: Cancellation, credentials: Credentials) {
+    self.source = source
     self.cancellation = cancellation
     self.credentials = credentials
   }
@@ -689,8 +695,8 @@ private func copy(_ text: String, to out: UnsafeMutablePointer<CChar>, size: Int
   return true
 }
 
-/// The origin guard's resolver: `RedirectCheck`'s walk, for a request of the demuxer's that kept the credentials and
-/// met a redirect. Runs on the demuxer's thread. Returns 1 when the redirects end at the origin, 0 elsewhere, 2 when
+/// The origin guard's resolver: `RedirectCheck`'s walk, for a request of the demuxer's with credentials (at the
+/// origin, or kept aside elsewhere) that met a redirect. Runs on the demuxer's thread. Returns 1 when the redirects end at the origin, 0 elsewhere, 2 when
 /// a token would have gone elsewhere (sign-in), an AVERROR when they cannot be followed.
 private let resolveForOriginGuard:
   @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, UnsafeMutablePointer<CChar>?, Int32) -> Int32 = {
@@ -699,7 +705,8 @@ private let resolveForOriginGuard:
     let context = Unmanaged<OriginGuardContext>.fromOpaque(user).takeUnretainedValue()
     do {
       let resolved = try RedirectCheck.resolve(
-        String(cString: url), credentials: context.credentials, cancellation: context.cancellation)
+        String(cString: url), media: context.source, credentials: context.credentials,
+        cancellation: context.cancellation)
       guard copy(resolved.url, to: out, size: size) else { return orb_averror(EINVAL) }
       return resolved.sameOrigin ? 1 : 0
     } catch let error as MediaError where error.kind == .signIn {

@@ -34,13 +34,17 @@ enum RedirectCheck {
     }
   }
 
-  /// The address to open for `url`, and whether the credentials may go with it.
+  /// The address to open for `url`, and whether the credentials may go with it. `media`: the media's own address,
+  /// whose origin the credentials belong to, when `url` is a part of it (a request of the demuxer's, which may start
+  /// elsewhere); by default `url` is the media.
   /// - Throws: `MediaError` `sign-in` or `unplayable` as above.
-  static func resolve(_ url: String, credentials: Credentials, cancellation: Cancellation) throws -> Resolved {
+  static func resolve(_ url: String, media: String? = nil, credentials: Credentials, cancellation: Cancellation) throws
+    -> Resolved
+  {
     guard let start = URL(string: url), ["http", "https"].contains(start.scheme?.lowercased() ?? "") else {
       return Resolved(url: url, sameOrigin: true)
     }
-    let origin = HTTPDiagnosis.origin(start)
+    let origin = HTTPDiagnosis.origin(media.flatMap { URL(string: $0) } ?? start)
     let hasToken = credentials.hasToken
     let hasCredentials = !credentials.lines(for: url).isEmpty
     let deadline = Date(timeIntervalSinceNow: HTTPDiagnosis.deadlineSeconds)
@@ -80,7 +84,8 @@ enum RedirectCheck {
           }
           return Resolved(url: current.absoluteString, sameOrigin: sameOrigin)
         }
-        if hasToken && HTTPDiagnosis.origin(next) != origin {
+        // (Only a redirect from the origin: elsewhere the token was not sent.)
+        if hasToken && sameOrigin && HTTPDiagnosis.origin(next) != origin {
           throw MediaError(.signIn, source: url, reason: HTTPDiagnosis.sentOnReason(next))
         }
         current = next

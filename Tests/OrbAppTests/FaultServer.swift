@@ -67,8 +67,9 @@ final class LoopbackServer {
 /// folder with range requests, logs each request (its path and headers) as a JSON line, and answers by the first
 /// part of the path, `/MODE/NAME` (`NAME` a file of the folder; `/NAME` alone is `/file/NAME`):
 ///
-/// - `file`: the file, with range requests; `norange`: the whole file whatever the `Range` (a server that cannot
-///   seek); `token`: 401 unless `Authorization: Bearer <--token>`, else the file;
+/// - `file`: the file, with range requests (401 without the header `--need` names, `"Name: value"`, when given);
+///   `norange`: the whole file whatever the `Range` (a server that cannot seek); `token`: 401 unless
+///   `Authorization: Bearer <--token>`, else the file;
 /// - three digits (`401`, `403`, `404`, `410`, `400`, `503`…): that status, always;
 /// - `500-once`: 500 the first time the path is asked for, the file after; `503-for`: 503 for `--down` seconds from
 ///   the first request of the path, the file after; `503-while`: 503 while the folder holds `NAME.down`, the file
@@ -76,14 +77,16 @@ final class LoopbackServer {
 /// - `stall`: the first answer that covers the byte at `--cut` (a fraction of the file) stops there for `--stall`
 ///   seconds, then sends the rest; `disconnect`: that answer ends there and closes the connection (and the path
 ///   answers 503 for `--down` seconds after, -1: for good; each of those answers `--slow` seconds late; with
-///   `--moved`, every later answer is a redirect to `--other` + `/file/NAME`); `reset`: the same, closed with a TCP
+///   `--moved`, every later answer is a redirect to `--other` + `/file/NAME`; with `--moved-home`, to this server's
+///   `http://127.0.0.1:PORT/file/NAME`); `reset`: the same, closed with a TCP
 ///   reset (SO_LINGER 0).
 ///   `--cut` may list fractions ("0.3,0.7"): a break at each in turn. Each break is logged with the byte (`cut`);
 /// - `trickle`: the file (or playlist) at `--rate` bytes a second;
 /// - `silent`: no answer at all for a minute (a server that accepted the connection and hangs);
 /// - `page`: a web page (a sign-in form) with 200;
 /// - `here`: a redirect to `/file/NAME` on this host; `elsewhere`: one to `--other` + `/file/NAME` (by default this
-///   server under its other loopback name, `http://localhost:PORT`: another host to the player); `loop-a` and
+///   server under its other loopback name, `http://localhost:PORT`: another host to the player; `?to=MODE`:
+///   `/MODE/NAME` there); `loop-a` and
 ///   `loop-b` redirect to each other for ever;
 /// - `live`: an `.m3u8` of the folder as a live playlist: a window of `--live-window` segments that slides one
 ///   segment on every segment's length from the first request, starting with `--live-start` published, with no
@@ -108,8 +111,10 @@ final class FaultServer {
     p.add_argument("--down", type=float, default=0)
     p.add_argument("--slow", type=float, default=0)
     p.add_argument("--moved", action="store_true")
+    p.add_argument("--moved-home", action="store_true")
     p.add_argument("--rate", type=int, default=10000)
     p.add_argument("--token", default="orb-test")
+    p.add_argument("--need", default="")
     p.add_argument("--live-window", type=int, default=5)
     p.add_argument("--live-start", type=int, default=6)
     p.add_argument("--lifetime", type=float, default=900)
@@ -174,6 +179,8 @@ final class FaultServer {
                 return self.plain(503)
             if mode == "token" and self.headers.get("Authorization") != "Bearer " + a.token:
                 return self.plain(401)
+            if mode == "file" and a.need and self.headers.get(a.need.split(":")[0]) != a.need.split(":", 1)[1].strip():
+                return self.plain(401)
             if mode == "silent":
                 time.sleep(60)
                 self.close_connection = True
@@ -183,7 +190,7 @@ final class FaultServer {
             if mode == "here":
                 return self.redirect("/file/" + name)
             if mode == "elsewhere":
-                return self.redirect(other + "/file/" + name)
+                return self.redirect(other + "/" + query.get("to", ["file"])[0] + "/" + name)
             if mode in ("loop-a", "loop-b"):
                 return self.redirect("/%s/%s" % ("loop-b" if mode == "loop-a" else "loop-a", name))
             path = os.path.join(a.folder, os.path.normpath("/" + name).lstrip("/"))
@@ -223,8 +230,9 @@ final class FaultServer {
             since = state["down_since"]
             if since is not None and a.slow > 0:
                 time.sleep(a.slow)
-            if since is not None and a.moved:
-                return self.redirect(other + "/file/" + os.path.basename(path))
+            if since is not None and (a.moved or a.moved_home):
+                home = "http://127.0.0.1:%d" % port
+                return self.redirect((home if a.moved_home else other) + "/file/" + os.path.basename(path))
             if since is not None and (a.down < 0 or time.time() - since < a.down):
                 return self.plain(503)
             data = open(path, "rb").read()

@@ -305,6 +305,35 @@ final class NetworkFaultTests: XCTestCase {
     }
   }
 
+  /// The other way round: the origin first sends the file from a second host (a CDN), which, half way, sends it
+  /// back to the origin, where it is served only with the header. The connection goes back with the credentials
+  /// (none went to the second host) and plays to its end.
+  func testAFileSentBackToItsOriginMidwayGetsTheCredentialsThere() throws {
+    // The second host is the same server under its other name (localhost): another origin to the player.
+    let server = try clipServer(["--moved-home", "--need", "X-Orb-Secret: \(Self.header)"])
+    let player = try play(server.url("elsewhere", "clip.mp4?to=disconnect"), credentials(token: false), status: 0)
+    XCTAssertEqual(last(player)["reason"] as? String, "eof", player.stdout)
+    XCTAssertEqual(Double(last(player)["position_ms"] as? Int ?? 0), 3000, accuracy: 150, player.stdout)
+    XCTAssertEqual(server.cuts.count, 1)
+    let back = server.requests.filter { $0.host == server.originHost && $0.path == "/file/clip.mp4" }
+    XCTAssertFalse(back.isEmpty, "not sent back: \(server.requests.map { ($0.host, $0.path) })")
+    assertCredentialsStayedHome(server.requests, home: server.originHost, token: false)
+    assertNoSecret(player)
+  }
+
+  /// With a token, a move within the origin (a file renamed or re-stored mid-way) is no sign-in: the connection goes
+  /// there with the token and plays to its end.
+  func testAMoveWithinTheOriginMidwayKeepsTheToken() throws {
+    let server = try clipServer(["--moved-home", "--need", "X-Orb-Secret: \(Self.header)"])
+    let player = try play(server.url("disconnect", "clip.mp4"), credentials(), status: 0)
+    XCTAssertEqual(last(player)["reason"] as? String, "eof", player.stdout)
+    XCTAssertEqual(Double(last(player)["position_ms"] as? Int ?? 0), 3000, accuracy: 150, player.stdout)
+    XCTAssertTrue(events(player, "error").isEmpty, player.stdout)
+    XCTAssertFalse(server.requests("/file/").isEmpty, "not moved: \(server.requests.map(\.path))")
+    assertCredentialsStayedHome(server.requests, home: server.originHost)
+    assertNoSecret(player)
+  }
+
   /// HLS whose segments are on a second origin: the playlist takes the credentials, no segment does, and it plays to
   /// its end.
   func testHLSSegmentsOnASecondOriginGetNoCredentials() throws {
