@@ -78,8 +78,8 @@ final class LoopbackServer {
 ///   seconds, then sends the rest; `disconnect`: that answer ends there and closes the connection (and the path
 ///   answers 503 for `--down` seconds after, -1: for good; each of those answers `--slow` seconds late; with
 ///   `--moved`, every later answer is a redirect to `--other` + `/file/NAME`; with `--moved-home`, to this server's
-///   `http://127.0.0.1:PORT/file/NAME`); `reset`: the same, closed with a TCP
-///   reset (SO_LINGER 0).
+///   `http://127.0.0.1:PORT/file/NAME`; `--moved-name` names another file of the folder there); `reset`: the same,
+///   closed with a TCP reset (SO_LINGER 0).
 ///   `--cut` may list fractions ("0.3,0.7"): a break at each in turn. Each break is logged with the byte (`cut`);
 /// - `trickle`: the file (or playlist) at `--rate` bytes a second;
 /// - `silent`: no answer at all for a minute (a server that accepted the connection and hangs);
@@ -112,6 +112,7 @@ final class FaultServer {
     p.add_argument("--slow", type=float, default=0)
     p.add_argument("--moved", action="store_true")
     p.add_argument("--moved-home", action="store_true")
+    p.add_argument("--moved-name", default="")
     p.add_argument("--rate", type=int, default=10000)
     p.add_argument("--token", default="orb-test")
     p.add_argument("--need", default="")
@@ -232,7 +233,8 @@ final class FaultServer {
                 time.sleep(a.slow)
             if since is not None and (a.moved or a.moved_home):
                 home = "http://127.0.0.1:%d" % port
-                return self.redirect((home if a.moved_home else other) + "/file/" + os.path.basename(path))
+                name = a.moved_name or os.path.basename(path)
+                return self.redirect((home if a.moved_home else other) + "/file/" + name)
             if since is not None and (a.down < 0 or time.time() - since < a.down):
                 return self.plain(503)
             data = open(path, "rb").read()

@@ -334,6 +334,46 @@ final class NetworkFaultTests: XCTestCase {
     assertNoSecret(player)
   }
 
+  /// A move to a file of another length is not taken for the same file: the player stops with an error that says so,
+  /// where it had got to, and does not try it again.
+  func testAMoveToAnotherFileMidwayIsAnErrorThatSaysSo() throws {
+    let other = try TestMedia.path(
+      "moving-3s-g5-faststart.mp4",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=3", "-c:v", "libx264", "-preset", "veryfast",
+        "-g", "5", "-pix_fmt", "yuv420p", "-movflags", "+faststart",
+      ])
+    let server = try server(
+      ["clip.mp4": try Self.clip(), "other.mp4": other], ["--moved-home", "--moved-name", "other.mp4"])
+    let player = try play(server.url("disconnect", "clip.mp4"), credentials(token: false), status: 1)
+    let error = events(player, "error").last
+    XCTAssertEqual(error?["kind"] as? String, "unplayable", player.stdout)
+    XCTAssertTrue(
+      (error?["message"] as? String ?? "").contains("the server now sends another file"), player.stdout)
+    XCTAssertEqual(Double(error?["position_ms"] as? Int ?? 0), 1500, accuracy: 700, player.stdout)
+    XCTAssertTrue(events(player, "retry").isEmpty, "tried again: \(player.stdout)")
+    XCTAssertTrue(server.requests("/file/clip.mp4").isEmpty, "moved after all: \(server.requests.map(\.path))")
+    assertCredentialsStayedHome(server.requests, home: server.originHost, token: false)
+    assertNoSecret(player)
+  }
+
+  /// An HLS playlist served under a name without an extension and a generic type is found by its first bytes, and
+  /// its demuxer (not the movable connection for a single file) opens the segments, with the credentials at the
+  /// origin: it plays to its end.
+  func testAPlaylistUnderAGenericNameAndTypeIsPlayedAsOne() throws {
+    let folder = try Self.hlsFolder()
+    var files = ["stream": folder + "/index.m3u8"]
+    for i in 0..<8 { files["seg\(i).ts"] = folder + "/seg\(i).ts" }
+    let server = try server(files)
+    let player = try play(server.url("file", "stream"), credentials(), status: 0)
+    XCTAssertEqual(last(player)["reason"] as? String, "eof", player.stdout)
+    XCTAssertEqual(Double(last(player)["position_ms"] as? Int ?? 0), 8000, accuracy: 500, player.stdout)
+    XCTAssertEqual(
+      Set(server.requests("/file/seg").map(\.path)), Set((0..<8).map { "/file/seg\($0).ts" }), "every segment")
+    assertCredentialsStayedHome(server.requests, home: server.originHost)
+    assertNoSecret(player)
+  }
+
   /// HLS whose segments are on a second origin: the playlist takes the credentials, no segment does, and it plays to
   /// its end.
   func testHLSSegmentsOnASecondOriginGetNoCredentials() throws {
