@@ -340,10 +340,11 @@ final class MPRIS {
     return g_variant_builder_end(builder)
   }
 
-  /// The source as a URL for `xesam:url`: a URL as given (`https://…`, `test://…`), a local path as an absolute
-  /// file:// URL with percent-escapes (nil if GLib cannot make one of it).
+  /// The source as a URL for `xesam:url`: a URL as given (`https://…`, `test://…`) but for its secrets (any client
+  /// of the session bus reads it), a local path as an absolute file:// URL with percent-escapes (nil if GLib cannot
+  /// make one of it).
   static func url(of source: String) -> String? {
-    if MediaSource.isURL(source) { return source }
+    if MediaSource.isURL(source) { return MediaSource.withoutSecrets(source) }
     let absolute = g_canonicalize_filename(source, nil)  // relative to the working directory
     defer { g_free(absolute) }
     guard let uri = g_filename_to_uri(absolute, nil, nil) else { return nil }

@@ -61,7 +61,7 @@ enum OrbMain {
       }
       return 1
     } catch {
-      say("orb-player: \(source): \(error)")
+      say("orb-player: \(MediaSource.withoutSecrets(source)): \(error)")
       return 1
     }
     guard

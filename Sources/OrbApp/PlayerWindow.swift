@@ -432,10 +432,7 @@ final class PlayerWindow {
     if let mediaTitle { return mediaTitle }
     if source.isEmpty { return "Orb Player" }
     if TestPatternSource.isTestURL(source) { return "Orb Player — \(source)" }
-    // A local file (a path, a file:// URL) by its name, decoded; a URL's last component comes decoded once.
-    if MediaSource.pathBytes(source) != nil { return MediaSource.displayName(source) }
-    return URL(string: source).flatMap { $0.scheme != nil ? $0.lastPathComponent : nil }
-      ?? (source as NSString).lastPathComponent
+    return MediaSource.displayName(source)
   }
 
   /// The HLS variant for the screen the window is on: the cheapest that fills it (`VariantChoice.fitting`), so a 4K
@@ -583,7 +580,7 @@ final class PlayerWindow {
       let text = "Reconnecting… (try \(attempt) of \(of))\n\(reason)"
       overlays.showMessage(text, keep: true)
       waitingShown = true
-      log("\(source): \(reason); trying again in \(Int(delay)) s (try \(attempt) of \(of))")
+      log("\(MediaSource.withoutSecrets(source)): \(reason); trying again in \(Int(delay)) s (try \(attempt) of \(of))")
       if let player { report.buffering(true, at: player.position) }
       report.retry(attempt: attempt, of: of, delay: delay, reason: reason)
     case .opened(let info, _):

@@ -30,9 +30,10 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
   /// It came after playback had begun (a stream that broke off and could not be taken up again), not at the open.
   public var whilePlaying = false
 
-  /// "cannot open 'x.mkv': no such file"; after playback began, "stopped playing 'x.mkv': …".
+  /// "cannot open 'x.mkv': no such file"; after playback began, "stopped playing 'x.mkv': …". A URL's password and
+  /// sign-in parameters are left out (`MediaSource.withoutSecrets`): this goes to stderr and to the host.
   public var description: String {
-    "\(whilePlaying ? "stopped playing" : "cannot open") '\(source)': \(reason)"
+    "\(whilePlaying ? "stopped playing" : "cannot open") '\(MediaSource.withoutSecrets(source))': \(reason)"
   }
 
   /// The same failure, come after playback had begun.

@@ -77,6 +77,35 @@ public final class MediaSource: @unchecked Sendable {
     return bytes.map { CChar(bitPattern: $0) } + [0]
   }
 
+  /// Query parameters that carry a sign-in in the URLs media servers hand out (Jellyfin's and Emby's `api_key`,
+  /// Plex's `X-Plex-Token`, signed links' `token`, OAuth's `access_token`), compared in lower case.
+  static let secretParameters: Set<String> = [
+    "api_key", "apikey", "access_token", "token", "auth", "x-plex-token", "x-emby-token", "x-mediabrowser-token",
+  ]
+
+  /// `source` as it may be shown or told (messages, stderr, the desktop's media controls): a URL without the
+  /// user name and password of its `user:password@host`, and with the values of the query's sign-in parameters
+  /// (`secretParameters`) as "***"; anything else, and the rest of the URL, byte for byte.
+  public static func withoutSecrets(_ source: String) -> String {
+    guard isURL(source), let scheme = source.range(of: "://") else { return source }
+    var shown = source
+    let rest = shown[scheme.upperBound...]
+    let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+    if let at = rest[..<authorityEnd].lastIndex(of: "@") {
+      shown.removeSubrange(scheme.upperBound...at)
+    }
+    guard let question = shown.firstIndex(of: "?") else { return shown }
+    let fragment = shown[question...].firstIndex(of: "#") ?? shown.endIndex
+    let pairs = shown[shown.index(after: question)..<fragment].split(separator: "&", omittingEmptySubsequences: false)
+    let query = pairs.map { pair -> String in
+      guard let equals = pair.firstIndex(of: "="),
+        secretParameters.contains(String(pair[..<equals]).removingPercentEncoding?.lowercased() ?? "")
+      else { return String(pair) }
+      return pair[...equals] + "***"
+    }
+    return shown[...question] + query.joined(separator: "&") + shown[fragment...]
+  }
+
   /// The bytes of the local file `path` names, for the file system: `pathBytes`'s, and the text as it is for what
   /// names no local file (a network URL, which the file system then does not find).
   static func localBytes(_ path: String) -> [CChar] { pathBytes(path) ?? Array(path.utf8CString) }
@@ -89,13 +118,16 @@ public final class MediaSource: @unchecked Sendable {
     return "file://" + escaped.joined()
   }
 
-  /// The last part of a local source's path for people to read: escapes decoded, bytes that are not UTF-8 shown as
-  /// U+FFFD.
+  /// The last part of a source's path for people to read: a local one's with escapes decoded and bytes that are not
+  /// UTF-8 shown as U+FFFD; a URL's decoded once, without its query.
   public static func displayName(_ source: String) -> String {
     if source == "-" { return "standard input" }
     // Bash's <(…) names a pipe by its number.
     if source.hasPrefix("/dev/fd/") || source.hasPrefix("/proc/self/fd/") { return "pipe (\(source))" }
-    guard let bytes = pathBytes(source) else { return (source as NSString).lastPathComponent }
+    guard let bytes = pathBytes(source) else {
+      return URL(string: source).flatMap { $0.scheme != nil ? $0.lastPathComponent : nil }
+        ?? (withoutSecrets(source) as NSString).lastPathComponent
+    }
     let name = bytes.dropLast().split(separator: CChar(bitPattern: UInt8(ascii: "/"))).last.map(Array.init) ?? []
     return String(decoding: name.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }

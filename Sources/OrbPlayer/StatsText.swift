@@ -47,7 +47,7 @@ public struct StatsText: Sendable {
   public var lines: [String] {
     var out: [String] = []
     let video = self.video ?? info?.video.first
-    out.append("File      \(info.map { ($0.source as NSString).lastPathComponent } ?? "—") [\(info?.container ?? "—")]")
+    out.append("File      \(info.map { MediaSource.displayName($0.source) } ?? "—") [\(info?.container ?? "—")]")
     out.append("Position  \(Self.clock(position)) / \(duration.map(Self.clock) ?? "—")")
     if let v = video {
       let rate = v.frameRate.map { String(format: "%.3f fps", $0) } ?? "? fps"

@@ -374,6 +374,23 @@ final class NetworkFaultTests: XCTestCase {
     assertNoSecret(player)
   }
 
+  /// A password in the URL (`user:password@host`) and a media server's `api_key` are secrets too: the error the host
+  /// and stderr get names the address without them.
+  func testTheURLsOwnSecretsAreNotInTheErrors() throws {
+    let server = try clipServer()
+    let url = "http://qa:pw-5521@127.0.0.1:\(server.port)/401/clip.mp4?api_key=key-7734&start=0"
+    let player = try play(url, [], status: 1)
+    let error = events(player, "error").last
+    XCTAssertEqual(error?["kind"] as? String, "sign-in", player.stdout)
+    XCTAssertTrue(
+      (error?["message"] as? String ?? "").hasPrefix(
+        "cannot open 'http://127.0.0.1:\(server.port)/401/clip.mp4?api_key=***&start=0': "), player.stdout)
+    for secret in ["pw-5521", "key-7734"] {
+      XCTAssertFalse(player.stdout.contains(secret), player.stdout)
+      XCTAssertFalse(player.stderr.contains(secret), player.stderr)
+    }
+  }
+
   /// HLS whose segments are on a second origin: the playlist takes the credentials, no segment does, and it plays to
   /// its end.
   func testHLSSegmentsOnASecondOriginGetNoCredentials() throws {

@@ -25,6 +25,32 @@ final class BadInputTests: XCTestCase {
     XCTAssertEqual(MediaSource.displayName("/films/a b.mkv"), "a b.mkv")
     XCTAssertEqual(MediaSource.displayName("-"), "standard input")
     XCTAssertEqual(MediaSource.displayName("/dev/fd/63"), "pipe (/dev/fd/63)")
+    XCTAssertEqual(MediaSource.displayName("https://h/films/A%20b.mkv?api_key=k1"), "A b.mkv")
+  }
+
+  /// A URL as it is shown and told: without a password in it, nor a media server's sign-in in its query; the rest as
+  /// given, and anything else untouched.
+  func testAURLIsShownWithoutItsSecrets() {
+    let cases = [
+      ("http://qa:pw-5521@127.0.0.1:18080/basic/f.mp4", "http://127.0.0.1:18080/basic/f.mp4"),
+      ("https://u@h/a@b.mkv", "https://h/a@b.mkv"),
+      (
+        "https://jf.example/Videos/1/stream?Static=true&api_key=abc123&MediaSourceId=9",
+        "https://jf.example/Videos/1/stream?Static=true&api_key=***&MediaSourceId=9"
+      ),
+      (
+        "http://p:32400/library/parts/1/file.mkv?X-Plex-Token=zz#t=5",
+        "http://p:32400/library/parts/1/file.mkv?X-Plex-Token=***#t=5"
+      ),
+      ("http://h/f.mkv?a=1&&tokens=2&access%5Ftoken=q", "http://h/f.mkv?a=1&&tokens=2&access%5Ftoken=***"),
+      ("http://h/f.mkv", "http://h/f.mkv"),
+      ("/films/a@b:c.mkv", "/films/a@b:c.mkv"),
+      ("-", "-"),
+    ]
+    for (given, shown) in cases { XCTAssertEqual(MediaSource.withoutSecrets(given), shown, given) }
+    let error = MediaError(.signIn, source: cases[0].0, reason: "the server refused access")
+    XCTAssertEqual(error.description, "cannot open 'http://127.0.0.1:18080/basic/f.mp4': the server refused access")
+    XCTAssertEqual(error.source, cases[0].0, "the source itself is kept for asking the server again")
   }
 
   func testMissingFileSaysNoSuchFile() {
