@@ -62,7 +62,7 @@ enum HTTPDiagnosis {
         else { return Finding(kind: .unplayable, reason: "the server redirects without saying where") }
         // The rule of the open (`RedirectCheck`): with a token, another origin is a sign-in service turning it away.
         if credentials.hasToken && Self.origin(next.absoluteURL) != origin {
-          return Finding(kind: .signIn, reason: Self.sentOnReason(next.absoluteURL))
+          return Finding(kind: .signIn, reason: Self.sentOnReason(next.absoluteURL, from: target))
         }
         current = next.absoluteString
       case 200:
@@ -93,10 +93,14 @@ enum HTTPDiagnosis {
     return Finding(kind: .unplayable, reason: "too many redirects (more than \(maxRedirects))")
   }
 
-  /// Why a redirect to `next`, another origin, is not followed with a token: the host, and the port when the address
-  /// names one (127.0.0.1:8080 is another origin than 127.0.0.1).
-  static func sentOnReason(_ next: URL) -> String {
-    let host = hostAndPort(next) ?? "another host"
+  /// Why a redirect from `from` to `next`, another origin, is not followed with a token: the host, and the port when
+  /// the address names one (127.0.0.1:8080 is another origin than 127.0.0.1); with the scheme when only that
+  /// changed (http://h:8080 to https://h:8080).
+  static func sentOnReason(_ next: URL, from: URL) -> String {
+    var host = hostAndPort(next) ?? "another host"
+    if hostAndPort(next)?.lowercased() == hostAndPort(from)?.lowercased(), let scheme = next.scheme?.lowercased() {
+      host = "\(scheme)://\(host)"
+    }
     return "the server sent the request on to \(host), as a sign-in page does; it is not followed with the credentials"
   }
 
@@ -121,14 +125,19 @@ enum HTTPDiagnosis {
   /// What one request came to.
   enum Reply {
     case answer(Answer)
-    /// Connected, but no answer that could be read (a server too slow, a reset, not HTTP).
+    /// Connected, but no answer that could be read (a reset, not HTTP).
     case noAnswer
+    /// Connected and asked, but nothing came back in time: a server that takes connections and hangs.
+    case silent
     /// No connection: FFmpeg's code (refused, a name that does not resolve, a timeout).
     case cannotConnect(Int32)
   }
 
-  /// One `GET` with `Range: bytes=0-1` of `url`, credentials as given in `headers`.
-  static func request(_ url: URL, headers: [String], cancellation: Cancellation, deadline: Date) -> Reply {
+  /// One `GET` with `Range: bytes=0-1` of `url`, credentials as given in `headers`; each read waits at most
+  /// `answerWithin` seconds.
+  static func request(
+    _ url: URL, headers: [String], cancellation: Cancellation, deadline: Date, answerWithin: Double = 5
+  ) -> Reply {
     guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host,
       let parts = URLComponents(url: url, resolvingAgainstBaseURL: true)
     else {
@@ -141,8 +150,9 @@ enum HTTPDiagnosis {
     var interrupt = AVIOInterruptCB()
     cancellation.fill(&interrupt)
     var options: OpaquePointer? = nil
-    av_dict_set(&options, "rw_timeout", "5000000", 0)
-    av_dict_set(&options, "timeout", "5000000", 0)
+    // (tcp's `timeout` is its connect and read timeout both.)
+    av_dict_set(&options, "rw_timeout", "\(Int64(answerWithin * 1e6))", 0)
+    av_dict_set(&options, "timeout", "\(Int64(answerWithin * 1e6))", 0)
     defer { av_dict_free(&options) }
     var opened: UnsafeMutablePointer<AVIOContext>?
     let connected = avio_open2(&opened, transport, AVIO_FLAG_READ_WRITE, &interrupt, &options)
@@ -162,7 +172,10 @@ enum HTTPDiagnosis {
     var buffer = [UInt8](repeating: 0, count: 4096)
     while response.count < 32768 && Date() < deadline {
       let n = avio_read_partial(io, &buffer, Int32(buffer.count))
-      if n <= 0 { break }
+      if n <= 0 {
+        if response.isEmpty && (n == orb_averror(ETIMEDOUT) || Date() >= deadline) { return .silent }
+        break
+      }
       response += buffer[0..<Int(n)]
       if response.count >= 4,
         response.indices.dropLast(3).contains(where: { i in

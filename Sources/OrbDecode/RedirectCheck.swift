@@ -34,6 +34,10 @@ enum RedirectCheck {
     }
   }
 
+  /// How long a server may take to begin its answer: as long as FFmpeg's reads may wait (`rw_timeout`), so that
+  /// a server slow to start (a transcode spinning up) is not given up on sooner than by FFmpeg itself.
+  static let answerSeconds = 15.0
+
   /// The address to open for `url`, and whether the credentials may go with it. `media`: the media's own address,
   /// whose origin the credentials belong to, when `url` is a part of it (a request of the demuxer's, which may start
   /// elsewhere); by default `url` is the media.
@@ -47,14 +51,14 @@ enum RedirectCheck {
     let origin = HTTPDiagnosis.origin(media.flatMap { URL(string: $0) } ?? start)
     let hasToken = credentials.hasToken
     let hasCredentials = !credentials.lines(for: url).isEmpty
-    let deadline = Date(timeIntervalSinceNow: HTTPDiagnosis.deadlineSeconds)
+    let deadline = Date(timeIntervalSinceNow: max(HTTPDiagnosis.deadlineSeconds, Self.answerSeconds))
     var current = start
     for _ in 0...HTTPDiagnosis.maxRedirects {
       let sameOrigin = HTTPDiagnosis.origin(current) == origin
       let answer: HTTPDiagnosis.Answer
       switch HTTPDiagnosis.request(
         current, headers: sameOrigin ? credentials.lines(for: current.absoluteString) : [],
-        cancellation: cancellation, deadline: deadline)
+        cancellation: cancellation, deadline: deadline, answerWithin: Self.answerSeconds)
       {
       case .answer(let a): answer = a
       case .cannotConnect(let code):
@@ -66,6 +70,11 @@ enum RedirectCheck {
         // Refused, unresolvable, timed out: the player's retry rule decides (FFmpeg would retry some silently).
         let error = MediaError.fromOpen(code, source: url)
         throw error.kind == .unplayable ? MediaError(.network, source: url, reason: error.reason) : error
+      case .silent:
+        // FFmpeg would wait as long again, up to three times (it reconnects on a network error): this try is over.
+        throw MediaError(
+          .network, source: url,
+          reason: "the server took the connection but did not answer within \(Int(Self.answerSeconds)) s")
       case .noAnswer:
         // Not known where this leads: with credentials FFmpeg must not be let follow it (it would take them along).
         guard !hasCredentials else {
@@ -86,7 +95,7 @@ enum RedirectCheck {
         }
         // (Only a redirect from the origin: elsewhere the token was not sent.)
         if hasToken && sameOrigin && HTTPDiagnosis.origin(next) != origin {
-          throw MediaError(.signIn, source: url, reason: HTTPDiagnosis.sentOnReason(next))
+          throw MediaError(.signIn, source: url, reason: HTTPDiagnosis.sentOnReason(next, from: current))
         }
         current = next
       case 500...599:

@@ -432,6 +432,24 @@ final class NetworkFaultTests: XCTestCase {
     assertNoSecret(player)
   }
 
+  /// A server that takes the connection and never answers: each try ends after 15 s (as FFmpeg's reads do) with
+  /// that reason, not after FFmpeg's own three tries of 15 s each; with one try to spare the host hears the error
+  /// about 31 s after the launch (it was 56 s to the first retry, and for ever with tries left).
+  func testAServerThatNeverAnswersEndsEachTryAfterFifteenSeconds() throws {
+    let server = try clipServer()
+    let url = server.url("silent", "clip.mp4")
+    let started = Date()
+    let player = try play(url, ["--retry-for", "1"], status: 1, timeout: 70)
+    let took = Date().timeIntervalSince(started)
+    let reason = "the server took the connection but did not answer within 15 s"
+    XCTAssertEqual(events(player, "retry").compactMap { $0["reason"] as? String }, [reason], player.stdout)
+    XCTAssertEqual(last(player)["kind"] as? String, "network", player.stdout)
+    XCTAssertEqual(last(player)["message"] as? String, "cannot open '\(url)': \(reason)", player.stdout)
+    XCTAssertGreaterThan(took, 30, player.stdout)
+    XCTAssertLessThan(took, 45, player.stdout)
+    XCTAssertEqual(server.requests.count, 2, "one request a try: \(server.requests.map(\.path))")
+  }
+
   /// A server that stays down (503) is tried by the rule until `--retry-for` is spent, each try an event with the
   /// server's answer and each request with the credentials, then it is a network error.
   func testAServerThatStaysDownIsANetworkErrorOnceItsTriesAreSpent() throws {
