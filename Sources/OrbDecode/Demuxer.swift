@@ -6,6 +6,7 @@ import Foundation
 /// Thread-safety: Unsafe; `run` is the body of the one demux thread, the only user of `media.context`.
 struct Demuxer {
   let core: PipelineCore
+  private let waits = ReadWaits()
 
   /// Seconds of packets read ahead of each decoder of a local file, after which the demuxer waits (mpv reads a
   /// second ahead): a disk answers at once, so reading more only holds memory (a 4K film at 60 Mb/s filled the
@@ -129,13 +130,13 @@ struct Demuxer {
         switch readPacket(ctx) {
         case .again: continue
         case .interrupted: return false  // the run loop takes the new seek or the close; the held packets go
-        case .ended(let code):
+        case .ended(let code, let waited):
           // No picture after the landing at all: the video ended before the target, or the seek went past its key
           // frame into the last group of pictures.
           overshot = held.contains { $0.pointer.pointee.stream_index == videoIndex }
           if !overshot {
             route(all: held, generation: gen, videoIndex: videoIndex, audioIndex: audioIndex)
-            return ended(code, generation: gen)
+            return ended(code, waited: waited, generation: gen)
           }
           break reading
         case .packet(let packet):
@@ -201,8 +202,8 @@ struct Demuxer {
     case again
     /// A seek or a close broke the read.
     case interrupted
-    /// The end of the file, or a read error.
-    case ended(Int32)
+    /// The end of the file, or a read error; how long the reads just before it waited (`ReadWaits.beforeEnd`).
+    case ended(Int32, waited: Double = 0)
     case packet(Packet)
   }
 
@@ -210,14 +211,17 @@ struct Demuxer {
     // Out of memory for a packet is a read failure like any other: the decoders hear the end and drain.
     let packet = av_packet_alloc()
     let owned: Packet? = if let packet { Packet(packet) } else { nil }
+    let began = DispatchTime.now().uptimeNanoseconds
     let code = packet.map { av_read_frame(ctx, $0) } ?? orb_averror(ENOMEM)
+    let took = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
+    waits.note(took)
     if code == FFmpegError.again { return .again }
     // Interrupted by a seek or by close (demuxers turn the interrupt into codes of their own): the loop takes
     // whichever it was, and the read's failure is not the stream's.
     if code < 0 && core.state.withLock({ $0.stopped || $0.pendingSeek != nil }) { return .interrupted }
     // An end where the server answered a reconnect with something else than the rest of the file is a failure.
     if code == FFmpegError.eof && core.media.answerChanged { return .ended(orb_averror(EIO)) }
-    if code < 0 { return .ended(code) }
+    if code < 0 { return .ended(code, waited: waits.beforeEnd(took)) }
     guard let owned else { return .ended(orb_averror(ENOMEM)) }
     // The compiler puts the packet in the format context's region because both went into av_read_frame; FFmpeg
     // keeps no reference to the packet it filled, so it is the caller's alone.
@@ -230,7 +234,7 @@ struct Demuxer {
   ) -> Bool {
     switch readPacket(ctx) {
     case .again, .interrupted: return false
-    case .ended(let code): return ended(code, generation: gen)
+    case .ended(let code, let waited): return ended(code, waited: waited, generation: gen)
     case .packet(let packet):
       route(packet, generation: gen, videoIndex: videoIndex, audioIndex: audioIndex)
       return false
@@ -239,10 +243,11 @@ struct Demuxer {
 
   /// End of file, or a read error (a truncated file ends here too): the decoders decode what they have. A read
   /// error is kept, so a network stream that broke is not taken for one that ended. Returns true.
-  private func ended(_ code: Int32, generation gen: Int) -> Bool {
+  private func ended(_ code: Int32, waited: Double = 0, generation gen: Int) -> Bool {
     core.state.withLock { s in
       if code != FFmpegError.eof { s.readFailureCode = code }
       if gen == s.generation { s.demuxAtEnd = true }
+      if code == FFmpegError.eof && gen == s.generation { s.quietBeforeEnd = waited }
     }
     core.videoPackets.push(.end(generation: gen), cost: 0)
     core.audioPackets.push(.end(generation: gen), cost: 0)
@@ -288,4 +293,26 @@ struct Demuxer {
       core.audioPackets.push(.packet(owned, generation: gen), cost: size)
     }
   }
+}
+
+/// How long the demuxer's reads waited, for telling a live stream that fell silent from one that ended: a live HLS
+/// stream whose playlist stops changing keeps one read waiting while the demuxer reloads the playlist, then ends a
+/// few reads later, once the packets the inner demuxer held have come out.
+/// Thread-safety: Unsafe (unchecked Sendable); the demux thread's alone.
+final class ReadWaits: @unchecked Sendable {
+  /// The last read that waited a second or more (seconds), and the reads since.
+  private var long = 0.0
+  private var readsSince = Int.max
+
+  func note(_ seconds: Double) {
+    if seconds >= 1 {
+      long = seconds
+      readsSince = 0
+    } else if readsSince < .max {
+      readsSince += 1
+    }
+  }
+
+  /// For the read that found the end, which took `seconds`: the longer of that and a long wait a few reads before.
+  func beforeEnd(_ seconds: Double) -> Double { readsSince <= 16 ? max(long, seconds) : seconds }
 }

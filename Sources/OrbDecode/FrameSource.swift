@@ -43,6 +43,9 @@ public protocol FrameSource: AnyObject, Sendable {
   /// Once it has read to its end: where its data stopped (media seconds, the furthest any stream reached), when
   /// that is well before the length its header states (a download cut short); nil otherwise.
   var endedShortAt: Double? { get }
+  /// Once it has read to its end: for a live stream (HLS without a length) that ended by falling silent, its
+  /// playlist no longer changing, how long nothing had come (seconds); nil otherwise.
+  var liveStreamStalledFor: Double? { get }
   /// Which pictures are deinterlaced, from the next one decoded (`DeinterlaceMode`).
   func setDeinterlace(_ mode: DeinterlaceMode)
 }
@@ -125,5 +128,6 @@ extension FrameSource {
   public var isStarved: Bool { false }
   public var coverArt: CoverArt? { nil }
   public var endedShortAt: Double? { nil }
+  public var liveStreamStalledFor: Double? { nil }
   public func buffered(after position: Double) -> (seconds: Double?, atEnd: Bool) { (nil, true) }
 }

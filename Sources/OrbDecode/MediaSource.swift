@@ -264,6 +264,10 @@ public final class MediaSource: @unchecked Sendable {
     if isURL {
       // A stalled connection becomes an error after 15 s instead of a read that never returns (microseconds).
       av_dict_set(&options, "rw_timeout", "15000000", 0)
+      // A live HLS playlist that stops changing (a stream that ended without its end mark, a stuck packager) ends
+      // after 24 reloads that brought nothing new, half a target duration apart: 12 target durations (72 s for
+      // 6 s segments), where FFmpeg's own 1,000 kept the player buffering for hours.
+      av_dict_set(&options, "m3u8_hold_counters", "24", 0)
     }
     if reconnect && (source.hasPrefix("http://") || source.hasPrefix("https://")) {
       // Resets, network errors and 5xx in the middle of a stream: FFmpeg reconnects at once and resumes at the byte

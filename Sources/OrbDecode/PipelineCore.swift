@@ -63,6 +63,10 @@ struct PipelineState {
   var audioTakenAt: Double?
   /// The demuxer reached the end (or a read failure) in the current generation.
   var demuxAtEnd = false
+  /// How long the demuxer waited on its reads just before it found the end (seconds, `ReadWaits`): a live HLS
+  /// stream whose playlist stopped changing ends after the demuxer has reloaded it for a while (`MediaSource`'s
+  /// `m3u8_hold_counters`).
+  var quietBeforeEnd: Double?
   var decodedPictures = 0
   var decodedAudioFrames = 0
   /// Which pictures the video decode thread deinterlaces, from the next one decoded.
@@ -74,6 +78,7 @@ struct PipelineState {
 
   /// A seek: nothing is read or taken of the new generation yet.
   mutating func restartReading() {
+    quietBeforeEnd = nil
     videoDemuxedUntil = nil
     audioDemuxedUntil = nil
     videoDemuxedFrom = nil

@@ -379,6 +379,10 @@ struct RenderLoop {
         let (end, full) = StatsText.clocks(until, length)
         player.onEvent?(.warning("the file ends at \(end) of the \(full) it says it lasts: it seems cut short"))
       }
+      if let quiet = opened.liveStreamStalledFor {
+        player.onEvent?(
+          .warning("the live stream stopped: nothing new came for \(Int(quiet.rounded())) s, so it is taken as ended"))
+      }
       return true
     case .noPictureWithSound:
       SoundAttachment(player: player).abandonVideo(opened)  // a broken video track is dropped; the sound plays

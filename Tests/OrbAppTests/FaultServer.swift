@@ -86,11 +86,11 @@ final class LoopbackServer {
 /// - `page`: a web page (a sign-in form) with 200;
 /// - `here`: a redirect to `/file/NAME` on this host; `elsewhere`: one to `--other` + `/file/NAME` (by default this
 ///   server under its other loopback name, `http://localhost:PORT`: another host to the player; `?to=MODE`:
-///   `/MODE/NAME` there); `loop-a` and
-///   `loop-b` redirect to each other for ever;
+///   `/MODE/NAME` there); `loop-a` and `loop-b` redirect to each other for ever;
 /// - `live`: an `.m3u8` of the folder as a live playlist: a window of `--live-window` segments that slides one
 ///   segment on every segment's length from the first request, starting with `--live-start` published, with no
-///   `#EXT-X-ENDLIST` until all of them are.
+///   `#EXT-X-ENDLIST` until all of them are; with `--live-stop N`, the first N segments and then no change and no
+///   end mark ever (a stream whose packager stopped).
 ///
 /// A playlist (`.m3u8`) has its segment lines rewritten by its query: `?segments=other` puts them at
 /// `--other`/file/, `?segments=elsewhere` at this host's `/elsewhere/` (each a redirect to `--other`), any other value
@@ -118,6 +118,7 @@ final class FaultServer {
     p.add_argument("--need", default="")
     p.add_argument("--live-window", type=int, default=5)
     p.add_argument("--live-start", type=int, default=6)
+    p.add_argument("--live-stop", type=int, default=0)
     p.add_argument("--lifetime", type=float, default=900)
     p.add_argument("--parent", type=int, default=0)
     a = p.parse_args()
@@ -281,6 +282,8 @@ final class FaultServer {
         segments = [(lines[i], lines[i + 1]) for i in range(len(lines) - 1) if lines[i].startswith("#EXTINF")]
         length = float(segments[0][0].split(":")[1].split(",")[0])
         published = min(len(segments), a.live_start + int((time.time() - state["first"]) / length))
+        if a.live_stop:
+            return head + ["#EXT-X-MEDIA-SEQUENCE:0"] + [l for s in segments[:min(published, a.live_stop)] for l in s]
         start = max(0, published - a.live_window)
         out = head + ["#EXT-X-MEDIA-SEQUENCE:%d" % start] + [l for s in segments[start:published] for l in s]
         return out + (["#EXT-X-ENDLIST"] if published == len(segments) else [])

@@ -759,11 +759,30 @@ final class NetworkFaultTests: XCTestCase {
     XCTAssertTrue((3...5).contains(first), "the first segment read: \(segments)")
     XCTAssertEqual(segments.last, "/live/seg7.ts", "it followed the window to its end: \(segments)")
     XCTAssertGreaterThan(server.requests("/live/index.m3u8").count, 2, "the playlist was read again as it slid")
+    XCTAssertTrue(events(player, "warning").isEmpty, "an end with its mark is no stop: \(player.stdout)")
     let ended = last(player)
     XCTAssertEqual(ended["reason"] as? String, "eof", player.stdout)
     XCTAssertEqual(
       Double(ended["position_ms"] as? Int ?? 0), Double(8 - first) * 1000, accuracy: 600,
       "it played from the live edge on: \(player.stdout)")
+  }
+
+  /// A live playlist that stops changing without its end mark (a packager that died, a stream that ended without
+  /// saying so) is taken as ended once it has been read again for 12 target durations with nothing new (12 s here),
+  /// with a warning that says so; FFmpeg's own rule kept it buffering for 500 target durations.
+  func testALivePlaylistThatStopsChangingEndsWithAWarning() throws {
+    let server = try server(serving: try Self.hlsFolder(), ["--live-start", "4", "--live-stop", "4"])
+    let started = Date()
+    let player = try play(server.url("live", "index.m3u8"), status: 0, timeout: 60)
+    let took = Date().timeIntervalSince(started)
+    let ended = last(player)
+    XCTAssertEqual(ended["event"] as? String, "ended", player.stdout)
+    XCTAssertEqual(ended["reason"] as? String, "eof", player.stdout)
+    let warnings = events(player, "warning").compactMap { $0["message"] as? String }
+    XCTAssertTrue(
+      warnings.contains { $0.hasPrefix("the live stream stopped: nothing new came for 1") }, "\(warnings)")
+    XCTAssertGreaterThan(took, 12, player.stdout)
+    XCTAssertLessThan(took, 40, player.stdout)
   }
 
   /// A segment of a VOD playlist that answers 404 is skipped: the segments after it are read and playback goes on to
