@@ -13,8 +13,8 @@ extension Player {
   ///   its time, so presented frames sit within half a refresh of the clock, on both sides.
   public func frameToShow(presentationTime: UInt64, refreshInterval: UInt64 = 0) -> Display {
     let clock = clock
-    let (display, startSound, holdSound, nothingPlayed) = shared.change {
-      s -> (Display, AudioPlayback?, AudioPlayback?, SourceHealth?) in
+    let (display, startSound, holdSound, nothingPlayed, media) = shared.change {
+      s -> (Display, AudioPlayback?, AudioPlayback?, SourceHealth?, FrameSource?) in
       var startSound: AudioPlayback?
       var holdSound: AudioPlayback?
       var display = s.refresh(
@@ -23,19 +23,27 @@ extension Player {
       // The end came with no picture shown and no sound decoded: the file could not be played at all.
       guard case .ended = display, s.stats.presented == 0, !s.soundDiscarded, let health = s.media?.health,
         !health.decodedAnything
-      else { return (display, startSound, holdSound, nil) }
+      else { return (display, startSound, holdSound, nil, nil) }
       s.schedule.fail()
       display = .keep
-      return (display, startSound, holdSound, health)
+      return (display, startSound, holdSound, health, s.media)
     }
     // PipeWire's lock is taken with ours let go.
     startSound?.setPaused(false)
     holdSound?.setPaused(true)
     if let nothingPlayed {
-      let reason =
-        nothingPlayed.refusedPicture
-        ?? "nothing in it could be decoded: no picture and almost no sound (damaged or cut short)"
-      onEvent?(.failed(MediaError(.unplayable, source: source, reason: reason)))
+      let failed = MediaError(
+        .unplayable, source: source,
+        reason: nothingPlayed.refusedPicture
+          ?? "nothing in it could be decoded: no picture and almost no sound (damaged or cut short)")
+      if nothingPlayed.refusedPicture == nil, MediaSource.isURL(source), let media {
+        // A network source may have failed for the server's sake (one that ignores range requests, where the file
+        // needs them; a page): it is asked, on a thread of its own, since that waits on the network.
+        let onEvent = onEvent
+        Thread.detachNewThread { onEvent?(.failed(media.failureExplanation() ?? failed)) }
+      } else {
+        onEvent?(.failed(failed))
+      }
     }
     return display
   }

@@ -432,6 +432,27 @@ final class NetworkFaultTests: XCTestCase {
     assertNoSecret(player)
   }
 
+  /// An MP4 with its index at the end, with sound, from a server that ignores range requests: nothing of it can be
+  /// read once the index is found, and the host is told why (the server), as it is for a resume point, not that the
+  /// file is damaged.
+  func testAFileThatNeedsRangeRequestsFromAServerWithoutThemSaysSo() throws {
+    let clip = try TestMedia.path(
+      "moov-last-sound-3s.mp4",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=3", "-f", "lavfi", "-i",
+        "sine=frequency=440:sample_rate=48000:duration=3", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
+      ])
+    let server = try server(["clip.mp4": clip])
+    let url = server.url("norange", "clip.mp4")
+    let player = try play(url, [], status: 1)
+    XCTAssertEqual(last(player)["event"] as? String, "error", player.stdout)
+    XCTAssertEqual(last(player)["kind"] as? String, "unplayable", player.stdout)
+    XCTAssertEqual(
+      last(player)["message"] as? String,
+      "cannot open '\(url)': the server cannot seek in it (it ignores range requests), and this file needs that",
+      player.stdout)
+  }
+
   /// A server that takes the connection and never answers: each try ends after 15 s (as FFmpeg's reads do) with
   /// that reason, not after FFmpeg's own three tries of 15 s each; with one try to spare the host hears the error
   /// about 31 s after the launch (it was 56 s to the first retry, and for ever with tries left).
