@@ -41,6 +41,7 @@ struct Demuxer {
           s.restartReading()
           s.demuxAtEnd = false
           s.readFailureCode = nil  // a failure before the seek is not one after it
+          s.readFailedAtByte = nil
           core.media.cancellation.resume()
           return .seek(
             target: target, exact: s.pendingSeekExact, generation: s.generation,
@@ -244,8 +245,12 @@ struct Demuxer {
   /// End of file, or a read error (a truncated file ends here too): the decoders decode what they have. A read
   /// error is kept, so a network stream that broke is not taken for one that ended. Returns true.
   private func ended(_ code: Int32, waited: Double = 0, generation gen: Int) -> Bool {
+    let byte = core.media.context.pointee.pb.map { $0.pointee.pos }
     core.state.withLock { s in
-      if code != FFmpegError.eof { s.readFailureCode = code }
+      if code != FFmpegError.eof {
+        s.readFailureCode = code
+        s.readFailedAtByte = byte
+      }
       if gen == s.generation { s.demuxAtEnd = true }
       if code == FFmpegError.eof && gen == s.generation { s.quietBeforeEnd = waited }
     }

@@ -38,8 +38,11 @@ enum HTTPDiagnosis {
   }
 
   /// What went wrong with `url`, or nil when the server looks fine at `url` itself (the failure lies elsewhere) or
-  /// `url` is not HTTP(S).
-  static func explain(_ url: String, credentials: Credentials, cancellation: Cancellation) -> Finding? {
+  /// `url` is not HTTP(S). `stoppedAt`: the byte a read of it broke off at, before the `size` it was first served
+  /// with: a server that no longer has that byte (416) has a copy cut short.
+  static func explain(
+    _ url: String, credentials: Credentials, cancellation: Cancellation, stoppedAt: Int64? = nil, size: Int64? = nil
+  ) -> Finding? {
     guard let start = URL(string: url), ["http", "https"].contains(start.scheme?.lowercased() ?? "") else {
       return nil
     }
@@ -77,7 +80,16 @@ enum HTTPDiagnosis {
       case 404, 410: return Finding(kind: .missing, reason: "the server no longer has it (\(answer.status))")
       case 500...599:  // as RedirectCheck says it
         return Finding(kind: .network, reason: "server returned \(answer.status)")
-      case 206 where current != url:
+      case 206 where current == url:
+        guard let stoppedAt, let size, stoppedAt < size,
+          let there = ask(
+            target, headers: sameOrigin ? credentials.lines(for: current) : [], cancellation: cancellation,
+            deadline: deadline, range: "bytes=\(stoppedAt)-\(stoppedAt + 1)"),
+          there.status == 416
+        else { return nil }
+        let now = there.headers["content-range"].flatMap { $0.split(separator: "/").last }.flatMap { Int64($0) }
+        return Finding(kind: .unplayable, reason: Self.cutShortReason(has: now ?? stoppedAt, said: size))
+      case 206:
         // The media is there, at the end of redirects the connection could not take (unless it is a page).
         if answer.isWebPage {
           return Finding(kind: .unplayable, reason: webPageReason)
@@ -114,9 +126,18 @@ enum HTTPDiagnosis {
 
   private static func port(_ url: URL) -> Int { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : 80) }
 
-  /// One `GET` with `Range: bytes=0-1`; the status and headers of the answer, or nil past `deadline`.
-  static func ask(_ url: URL, headers: [String], cancellation: Cancellation, deadline: Date) -> Answer? {
-    if case .answer(let answer) = request(url, headers: headers, cancellation: cancellation, deadline: deadline) {
+  /// The server's copy of a file ends at `has` bytes, before the `said` it was served with.
+  static func cutShortReason(has: Int64, said: Int64) -> String {
+    "the server now has \(has) bytes of it, not the \(said) it first said: it seems cut short"
+  }
+
+  /// One `GET` of `range` (two bytes by default); the status and headers of the answer, or nil past `deadline`.
+  static func ask(
+    _ url: URL, headers: [String], cancellation: Cancellation, deadline: Date, range: String = "bytes=0-1"
+  ) -> Answer? {
+    if case .answer(let answer) = request(
+      url, headers: headers, cancellation: cancellation, deadline: deadline, range: range)
+    {
       return answer
     }
     return nil
@@ -133,10 +154,11 @@ enum HTTPDiagnosis {
     case cannotConnect(Int32)
   }
 
-  /// One `GET` with `Range: bytes=0-1` of `url`, credentials as given in `headers`; each read waits at most
-  /// `answerWithin` seconds.
+  /// One `GET` of `range` of `url` (two bytes by default), credentials as given in `headers`; each read waits at
+  /// most `answerWithin` seconds.
   static func request(
-    _ url: URL, headers: [String], cancellation: Cancellation, deadline: Date, answerWithin: Double = 5
+    _ url: URL, headers: [String], cancellation: Cancellation, deadline: Date, answerWithin: Double = 5,
+    range: String = "bytes=0-1"
   ) -> Reply {
     guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https", let host = url.host,
       let parts = URLComponents(url: url, resolvingAgainstBaseURL: true)
@@ -161,7 +183,7 @@ enum HTTPDiagnosis {
     // As the URL spells it: escapes kept, a trailing slash kept.
     let path = parts.percentEncodedPath.isEmpty ? "/" : parts.percentEncodedPath
     let query = parts.percentEncodedQuery.map { "?\($0)" } ?? ""
-    var request = "GET \(path)\(query) HTTP/1.1\r\nHost: \(hostHeader)\r\nRange: bytes=0-1\r\nConnection: close\r\n"
+    var request = "GET \(path)\(query) HTTP/1.1\r\nHost: \(hostHeader)\r\nRange: \(range)\r\nConnection: close\r\n"
     request += "User-Agent: orb-player\r\n"
     for header in headers { request += header + "\r\n" }
     request += "\r\n"

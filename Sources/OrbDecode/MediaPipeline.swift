@@ -108,14 +108,16 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
   /// so call it from a worker thread, never the main one.
   public func failureExplanation() -> MediaError? {
     if media.refusedRedirect { return MediaError.refusedRedirect(media.source) }
-    let (code, nothing) = state.withLock { ($0.readFailureCode, $0.decodedPictures == 0 && $0.decodedAudioFrames == 0) }
+    let (code, byte, nothing) = state.withLock {
+      ($0.readFailureCode, $0.readFailedAtByte, $0.decodedPictures == 0 && $0.decodedAudioFrames == 0)
+    }
     if let code {
       // A stream sent elsewhere since it opened goes there at the reconnect's seek (`MediaSource.relocate`), when
       // its connection can move (else FFmpeg follows the redirects itself).
       let media = self.media
       return MediaSource.explained(
         MediaError.fromRead(code, source: media.source), code: code, credentials: media.credentials,
-        cancellation: media.cancellation, connectedAt: media.connectedAt, size: media.servedSize,
+        cancellation: media.cancellation, connectedAt: media.connectedAt, size: media.servedSize, stoppedAt: byte,
         moved: media.canMove ? { media.relocate(to: $0) } : nil)
     }
     guard nothing,
@@ -294,6 +296,7 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
       // A failure before the seek is not one after it, from the moment it is asked for (the demux thread takes it
       // later: a caller asking `health` meanwhile must not see the old failure).
       s.readFailureCode = nil
+      s.readFailedAtByte = nil
       s.demuxAtEnd = false
       // A read blocked on a stalled server returns now, so the demux thread can take the seek.
       core.media.cancellation.interrupt()

@@ -390,13 +390,15 @@ public final class MediaSource: @unchecked Sendable {
   /// 503 while it restarts, a sign-in that expired). What the server says decides the kind.
   /// `moved`: told where the server now sends the media from, when that is not `connectedAt` (where the connection
   /// reads from) and is a file of the `size` first served; the finding is then the error only if it is told.
+  /// `stoppedAt`: the byte the reading broke off at (a server whose copy no longer reaches it has one cut short).
   static func explained(
     _ error: MediaError, code: Int32, credentials: Credentials, cancellation: Cancellation,
-    connectedAt: String? = nil, size: Int64? = nil, moved: ((URL) -> Void)? = nil
+    connectedAt: String? = nil, size: Int64? = nil, stoppedAt: Int64? = nil, moved: ((URL) -> Void)? = nil
   ) -> MediaError {
     let source = error.source
     guard code == orb_averror(EIO) || error.kind == .network,
-      let finding = HTTPDiagnosis.explain(source, credentials: credentials, cancellation: cancellation)
+      let finding = HTTPDiagnosis.explain(
+        source, credentials: credentials, cancellation: cancellation, stoppedAt: stoppedAt, size: size)
     else { return error }
     if let to = finding.movedTo {
       // Redirects the open had followed already, to where the connection is: the failure lies elsewhere.

@@ -50,6 +50,8 @@ struct PipelineState {
   var audioStopped = false
   var videoStopped = false
   var readFailureCode: Int32?
+  /// The byte of the source the reading had reached when it failed (its connection's position).
+  var readFailedAtByte: Int64?
   /// The latest media time demuxed for the current generation, video and audio (nil: none yet, or the stream has
   /// no timestamps).
   var videoDemuxedUntil: Double?

@@ -81,6 +81,7 @@ final class LoopbackServer {
 ///   `http://127.0.0.1:PORT/file/NAME`; `--moved-name` names another file of the folder there); `reset`: the same,
 ///   closed with a TCP reset (SO_LINGER 0).
 ///   `--cut` may list fractions ("0.3,0.7"): a break at each in turn. Each break is logged with the byte (`cut`);
+///   `shrunk`: `disconnect`'s break, after which the file is cut short there (a part past it is a 416);
 /// - `trickle`: the file (or playlist) at `--rate` bytes a second;
 /// - `silent`: no answer at all for a minute (a server that accepted the connection and hangs);
 /// - `page`: a web page (a sign-in form) with 200;
@@ -239,6 +240,8 @@ final class FaultServer {
             if since is not None and (a.down < 0 or time.time() - since < a.down):
                 return self.plain(503)
             data = open(path, "rb").read()
+            if mode == "shrunk" and state["cuts"] > 0:
+                data = data[:int(len(data) * cuts[0])]  # its copy is cut short since
             m = None if mode == "norange" else re.fullmatch(r"bytes=(\d+)-(\d*)", self.headers.get("Range", ""))
             first = int(m.group(1)) if m else 0
             last = min(int(m.group(2)), len(data) - 1) if m and m.group(2) else len(data) - 1
@@ -254,7 +257,7 @@ final class FaultServer {
             self.end_headers()
             body = data[first:last + 1]
             stop = None
-            if mode in ("stall", "disconnect", "reset"):
+            if mode in ("stall", "disconnect", "reset", "shrunk"):
                 with lock:
                     at = int(len(data) * cuts[state["cuts"]]) if state["cuts"] < len(cuts) else -1
                     if first < at <= last:

@@ -453,6 +453,24 @@ final class NetworkFaultTests: XCTestCase {
       player.stdout)
   }
 
+  /// A file the server cuts short while it is played (its copy replaced by a shorter one): the read breaks off and a
+  /// reconnect at that byte is refused as past the end (416). That is said at once, with the sizes, and not tried
+  /// again for five minutes as an "input/output error".
+  func testAFileCutShortOnTheServerMidwayIsSaidToBe() throws {
+    let server = try clipServer()
+    let url = server.url("shrunk", "clip.mp4")
+    let player = try play(url, [], status: 1)
+    let size = try XCTUnwrap(
+      (try? FileManager.default.attributesOfItem(atPath: try Self.clip()))?[.size] as? Int)
+    XCTAssertTrue(events(player, "retry").isEmpty, player.stdout)
+    XCTAssertEqual(last(player)["kind"] as? String, "unplayable", player.stdout)
+    XCTAssertEqual(
+      last(player)["message"] as? String,
+      "stopped playing '\(url)': the server now has \(size / 2) bytes of it, not the \(size) it first said: it seems "
+        + "cut short", player.stdout)
+    XCTAssertEqual(Double(last(player)["position_ms"] as? Int ?? 0), 1500, accuracy: 700, player.stdout)
+  }
+
   /// A server that takes the connection and never answers: each try ends after 15 s (as FFmpeg's reads do) with
   /// that reason, not after FFmpeg's own three tries of 15 s each; with one try to spare the host hears the error
   /// about 31 s after the launch (it was 56 s to the first retry, and for ever with tries left).
