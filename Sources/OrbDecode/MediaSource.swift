@@ -325,6 +325,7 @@ public final class MediaSource: @unchecked Sendable {
       if let localPath, spool == nil, let problem = MediaError.headerProblem(localPath) {
         throw MediaError(.unplayable, source: source, reason: problem)
       }
+      if let refused = guardContext.refusedAccess(source: source) { throw refused }
       throw Self.explained(
         MediaError.fromOpen(openCode, source: source), code: openCode, credentials: credentials,
         cancellation: cancellation)
@@ -340,6 +341,7 @@ public final class MediaSource: @unchecked Sendable {
     for i in 0..<streamCount { av_dict_free(&streamOptions[i]) }
     if findCode < 0 {
       if orb_origin_guard_refused(opened.pointee.opaque) != 0 { throw MediaError.refusedRedirect(source) }
+      if let refused = guardContext.refusedAccess(source: source) { throw refused }
       throw Self.explained(
         MediaError.fromOpen(findCode, source: source), code: findCode, credentials: credentials,
         cancellation: cancellation)
@@ -715,10 +717,19 @@ final class OriginGuardContext: Sendable {
   let credentials: Credentials
   /// The requests that failed (`failedForOriginGuard`), in words, oldest first; the first 32.
   let failures = Mutex<[String]>([])
+  /// The first request the server refused (401, 403): its name and FFmpeg's words for the answer (an HLS key that
+  /// needs a sign-in the player does not have).
+  let refused = Mutex<(name: String, answer: String)?>(nil)
   init(source: String, cancellation: Cancellation, credentials: Credentials) {
     self.source = source
     self.cancellation = cancellation
     self.credentials = credentials
+  }
+
+  /// Why an open failed when a part it needed was refused (`refused`): a sign-in, naming the part; nil when none was.
+  func refusedAccess(source: String) -> MediaError? {
+    guard let (name, answer) = refused.withLock({ $0 }) else { return nil }
+    return MediaError(.signIn, source: source, reason: "the server refused access to \(name) (\(answer))")
   }
 }
 
@@ -770,6 +781,9 @@ private let failedForOriginGuard: @convention(c) (UnsafeMutableRawPointer?, Unsa
     : "\(name) could not be loaded (\(why)); skipped"
   // The demuxer may ask twice for one playlist (an audio-only variant that is also a rendition): said once.
   context.failures.withLock { if $0.count < 32 && !$0.contains(words) { $0.append(words) } }
+  if code == orb_averror_http_unauthorized() || code == orb_averror_http_forbidden() {
+    context.refused.withLock { if $0 == nil { $0 = (name, why) } }
+  }
 }
 
 /// The origin guard's cookie line for a request of `url` at the origin: the jar's cookies that match its domain and

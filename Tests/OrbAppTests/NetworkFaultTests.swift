@@ -824,6 +824,41 @@ final class NetworkFaultTests: XCTestCase {
     XCTAssertLessThan(took, 40, player.stdout)
   }
 
+  /// HLS encrypted with AES-128 whose key needs a sign-in the player lacks: the key's 401 makes it a sign-in error
+  /// that names the key, not "not a media file, or damaged".
+  func testAnHLSKeyRefusedIsASignInThatNamesIt() throws {
+    let folder = TestMedia.directory + "/hls-aes-3x1s-v1"
+    if !FileManager.default.fileExists(atPath: folder + "/index.m3u8") {
+      let building = "\(folder).tmp-\(UUID().uuidString)"
+      try FileManager.default.createDirectory(atPath: building, withIntermediateDirectories: true)
+      try Data((0..<16).map { UInt8($0 * 7 + 3) }).write(to: URL(fileURLWithPath: building + "/enc.key"))
+      try "/token/enc.key\n\(building)/enc.key\n".write(
+        toFile: building + "/key.info", atomically: true, encoding: .utf8)
+      let made = Tool.run(
+        "ffmpeg",
+        [
+          "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=3",
+          "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-f", "hls", "-hls_time", "1", "-hls_list_size", "0",
+          "-hls_key_info_file", "\(building)/key.info", "-hls_segment_filename", "\(building)/seg%d.ts",
+          "\(building)/index.m3u8",
+        ], timeout: 120)
+      guard made.succeeded else { throw TestMediaError("ffmpeg could not make the AES HLS playlist: \(made.stderr)") }
+      if rename(building, folder) != 0 { try? FileManager.default.removeItem(atPath: building) }
+    }
+    let server = try server(serving: folder)
+    let url = server.url("file", "index.m3u8")
+    let player = try play(url, [], status: 1)
+    XCTAssertFalse(server.requests("/token/enc.key").isEmpty, "the key was not asked for: \(server.requests)")
+    XCTAssertEqual(last(player)["kind"] as? String, "sign-in", player.stdout)
+    XCTAssertEqual(
+      last(player)["message"] as? String,
+      "cannot open '\(url)': the server refused access to enc.key (Server returned 401 Unauthorized (authorization failed))",
+      player.stdout)
+    // With the token, the key comes and it plays.
+    let signedIn = try play(url, ["--auth-token", "orb-test"], status: 0)
+    XCTAssertEqual(last(signedIn)["reason"] as? String, "eof", signedIn.stdout)
+  }
+
   /// A segment of a VOD playlist that answers 404 is skipped: the segments after it are read and playback goes on to
   /// the end, with no error.
   func testAMissingHLSSegmentIsSkipped() throws {
