@@ -29,6 +29,9 @@ public protocol FrameSource: AnyObject, Sendable {
   var sound: SoundSource? { get }
   /// Things worth telling the user once, found while opening (a requested track that is not there).
   var notices: [String] { get }
+  /// What went wrong since the last call that playback goes on past (an HLS segment that could not be loaded and
+  /// was skipped), in words for the host.
+  func newNotices() -> [String]
   /// How decoding has gone so far.
   var health: SourceHealth { get }
   /// Why it gave nothing or stopped early, in words a person can act on; nil when it simply ended. May ask a server
@@ -123,6 +126,7 @@ extension FrameSource {
   public func stopVideo() {}
   public var sound: SoundSource? { nil }
   public var notices: [String] { [] }
+  public func newNotices() -> [String] { [] }
   public var health: SourceHealth { SourceHealth() }
   public func failureExplanation() -> MediaError? { nil }
   public var isStarved: Bool { false }

@@ -164,6 +164,8 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
 
   public var coverArt: CoverArt? { media.coverArt }
 
+  public func newNotices() -> [String] { media.newFailures() }
+
   public var liveStreamStalledFor: Double? {
     guard duration == nil, media.info.container.split(separator: ",").contains("hls") else { return nil }
     let quiet = state.withLock { s in s.demuxAtEnd && s.readFailureCode == nil ? s.quietBeforeEnd : nil }

@@ -11,6 +11,8 @@ final class FormatContext {
   private let cancellation: Cancellation
   /// What the origin guard's callbacks are given (a network source's); it must live as long as the context.
   private let guardContext: OriginGuardContext?
+  /// The demuxer's requests that failed so far, in words (`OriginGuardContext.failures`).
+  var requestFailures: [String] { guardContext?.failures.withLock { $0 } ?? [] }
   /// The reading of a spooled pipe the context reads through (`AVFMT_FLAG_CUSTOM_IO`): freed after it. Nil for
   /// everything that is not a pipe.
   let spoolReader: SpoolReader?
@@ -150,6 +152,18 @@ public final class MediaSource: @unchecked Sendable {
 
   /// The picture a file of sound alone carries (its cover), decoded; nil for video, or without one.
   public let coverArt: CoverArt?
+  /// How many of the demuxer's failed requests have been told (at the open, in `info.warnings`; then `newFailures`).
+  private let failuresTold = Mutex(0)
+
+  /// The demuxer's requests that failed since the last call (an HLS segment skipped, a rendition left out), in
+  /// words, for the host; the open's are in `info.warnings`.
+  func newFailures() -> [String] {
+    let all = format.requestFailures
+    return failuresTold.withLock { told in
+      defer { told = all.count }
+      return told < all.count ? Array(all[told...]) : []
+    }
+  }
   /// The size of the resource the server sent at the open (HTTP's length), nil when it did not say or is not a server.
   let servedSize: Int64?
   /// Where the connection reads from (where the open's redirects ended, or where it was moved), and where it is to
@@ -378,6 +392,7 @@ public final class MediaSource: @unchecked Sendable {
     }
     // Sound alone: the picture it carries, if any, for the window (decoded here, before the demuxer reads on).
     coverArt = described.video.isEmpty ? CoverArt.first(in: opened, parameters: copies, limit: limit) : nil
+    failuresTold.withLock { $0 = described.warnings.count }
     described.cover = coverArt.map { PictureSize(width: $0.width, height: $0.height) }
     info = described
     parameters = copies

@@ -147,6 +147,7 @@ struct RenderLoop {
     var soundBrokeAt: Double?
     var warnedShort = false  // that the file ends before its stated length: said once
     while true {
+      for notice in opened.newNotices() { player.onEvent?(.warning(notice)) }
       let nothingInHand = pending == nil
       let step = shared.wait(
         until: { s in

@@ -860,7 +860,7 @@ final class NetworkFaultTests: XCTestCase {
   }
 
   /// A segment of a VOD playlist that answers 404 is skipped: the segments after it are read and playback goes on to
-  /// the end, with no error.
+  /// the end, with no error, and the host hears which segment was skipped.
   func testAMissingHLSSegmentIsSkipped() throws {
     let server = try server(serving: try Self.hlsFolder())
     let player = try play(server.url("file", "index.m3u8?missing=seg3.ts"), status: 0)
@@ -868,6 +868,9 @@ final class NetworkFaultTests: XCTestCase {
     XCTAssertEqual(
       Set(server.requests("/file/seg").map(\.path)), Set([0, 1, 2, 4, 5, 6, 7].map { "/file/seg\($0).ts" }))
     XCTAssertTrue(events(player, "error").isEmpty, player.stdout)
+    XCTAssertEqual(
+      events(player, "warning").compactMap { $0["message"] as? String },
+      ["seg3.ts could not be loaded (Server returned 404 Not Found); skipped"], player.stdout)
     let ended = last(player)
     XCTAssertEqual(ended["reason"] as? String, "eof", player.stdout)
     XCTAssertEqual(Double(ended["position_ms"] as? Int ?? 0), 8000, accuracy: 500, player.stdout)
