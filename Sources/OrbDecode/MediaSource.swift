@@ -790,9 +790,11 @@ private let failedForOriginGuard: @convention(c) (UnsafeMutableRawPointer?, Unsa
   let path = URL(string: link)?.path ?? link
   let name = path.split(separator: "/").last.map(String.init) ?? link
   let why = FFmpegError.message(code)
+  // A variant's playlist by its folder too: packagers name every variant's "index.m3u8" (or "prog_index.m3u8").
+  let playlist = path.split(separator: "/").suffix(2).joined(separator: "/")
   let words =
     path.lowercased().hasSuffix(".m3u8")
-    ? "the stream of \(name) could not be loaded (\(why)); playing without it"
+    ? "the stream of \(playlist) could not be loaded (\(why)); playing without it"
     : "\(name) could not be loaded (\(why)); skipped"
   // The demuxer may ask twice for one playlist (an audio-only variant that is also a rendition): said once.
   context.failures.withLock { if $0.count < 32 && !$0.contains(words) { $0.append(words) } }
