@@ -57,11 +57,15 @@ public struct CoverArt: Sendable {
         nil, nil, nil)
     else { return nil }
     defer { sws_freeContext(sws) }
-    var rgba = [UInt8](repeating: 0, count: ow * oh * 4)
+    // swscale's SIMD code writes whole blocks of pixels: past a row's end where the width is not a multiple of them
+    // (a 300x300 JPEG cover overran a tight buffer and corrupted the heap). It writes into rows aligned as
+    // FFmpeg's own buffers are, with room to spare after the last, and the picture is copied out tight.
+    let stride = (ow * 4 + 63) & ~63
+    var padded = [UInt8](repeating: 0, count: stride * oh + 256)
     var source = frame
-    let rows = rgba.withUnsafeMutableBufferPointer { out -> Int32 in
+    let rows = padded.withUnsafeMutableBufferPointer { out -> Int32 in
       var dst: [UnsafeMutablePointer<UInt8>?] = [out.baseAddress, nil, nil, nil]
-      var dstStride: [Int32] = [Int32(ow * 4), 0, 0, 0]
+      var dstStride: [Int32] = [Int32(stride), 0, 0, 0]
       return withUnsafePointer(to: &source.data) { src in
         withUnsafePointer(to: &source.linesize) { srcStride in
           sws_scale(
@@ -71,6 +75,9 @@ public struct CoverArt: Sendable {
       }
     }
     guard rows > 0 else { return nil }
+    var rgba = [UInt8]()
+    rgba.reserveCapacity(ow * oh * 4)
+    for row in 0..<oh { rgba += padded[row * stride..<row * stride + ow * 4] }
     return CoverArt(width: ow, height: oh, rgba: rgba)
   }
 }

@@ -37,12 +37,15 @@ public struct MediaInfo: Sendable, Encodable {
     self.bitRate = bitRate
   }
 
-  /// The probe's JSON, keys in snake_case and sorted, pretty-printed.
+  /// The probe's JSON, keys in snake_case and sorted, pretty-printed; the source without a URL's secrets
+  /// (`MediaSource.withoutSecrets`).
   public func json() -> String {
     let encoder = JSONEncoder()
     encoder.keyEncodingStrategy = .convertToSnakeCase
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    guard let data = try? encoder.encode(self) else { return "{}" }
+    var shown = self
+    shown.source = MediaSource.withoutSecrets(source)
+    guard let data = try? encoder.encode(shown) else { return "{}" }
     return String(decoding: data, as: UTF8.self)
   }
 }

@@ -51,6 +51,8 @@ final class BadInputTests: XCTestCase {
     let error = MediaError(.signIn, source: cases[0].0, reason: "the server refused access")
     XCTAssertEqual(error.description, "cannot open 'http://127.0.0.1:18080/basic/f.mp4': the server refused access")
     XCTAssertEqual(error.source, cases[0].0, "the source itself is kept for asking the server again")
+    let probe = MediaInfo(source: cases[0].0, container: "mov,mp4,m4a,3gp,3g2,mj2").json()
+    XCTAssertTrue(probe.contains("\"source\" : \"http://127.0.0.1:18080/basic/f.mp4\""), probe)
   }
 
   func testMissingFileSaysNoSuchFile() {

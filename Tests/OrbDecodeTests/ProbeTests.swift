@@ -8,10 +8,14 @@ final class ProbeTests: XCTestCase {
   /// A sound file's cover (an attached picture: PNG in MP4, JPEG in MP3) is decoded for the window at its shape, and
   /// the probe says its size; one larger than 1600 pixels is shrunk to fit; a video file has none (its attached
   /// picture, if any, is not its video), nor has sound without one. The title and artist tags make its name.
+  /// A width swscale's blocks do not divide (300) is converted without writing past the picture (it corrupted the
+  /// heap: the player aborted on such MP3s).
   func testTheCoverOfASoundFileIsDecodedAtItsShape() throws {
     for (name, picture, audio, size, shown) in [
       ("song-png.m4a", "png", "aac", (400, 300), (400, 300)),
       ("song-jpeg.mp3", "mjpeg", "libmp3lame", (320, 320), (320, 320)),
+      ("song-jpeg-300.mp3", "mjpeg", "libmp3lame", (300, 300), (300, 300)),
+      ("song-jpeg-250.m4a", "mjpeg", "aac", (250, 250), (250, 250)),
       ("song-large.m4a", "png", "aac", (3200, 1800), (1600, 900)),
     ] {
       let source = try MediaSource(try Clips.song(name, cover: size, picture: picture, audio: audio))
