@@ -324,9 +324,13 @@ static inline int orb_format_has_no_timestamps(const AVFormatContext *ctx) {
   return (ctx->iformat->flags & AVFMT_NOTIMESTAMPS) != 0;
 }
 
-/// Whether the demuxer can seek to a byte position (most can; AVFMT_NO_BYTE_SEEK says it cannot).
+/// Whether a byte position is a place the demuxer can go on from: one that finds its way in the file by searching it
+/// (MPEG-TS and PS, raw streams), without AVFMT_NO_BYTE_SEEK.
 static inline int orb_format_can_seek_bytes(const AVFormatContext *ctx) {
-  return (ctx->iformat->flags & AVFMT_NO_BYTE_SEEK) == 0 && ctx->pb != NULL;
+  // A demuxer with a seek of its own (AVI, Matroska, MP4: an index) keeps its reading state by it; a byte seek
+  // behind its back (AVI's) reads the header as data and times the pictures after it from where it had been.
+  return (ctx->iformat->flags & AVFMT_NO_BYTE_SEEK) == 0 && ctx->pb != NULL && !ctx->iformat->read_seek &&
+         !ctx->iformat->read_seek2;
 }
 /// A context that scales `src_format` pictures of src_w x src_h to `dst_format` (RGBA, BGRA, 16-bit 4:4:4 Y'CbCr …)
 /// of dst_w x dst_h with two-tap bilinear filtering (SWS_FAST_BILINEAR: what the shader's texture sampling does, and

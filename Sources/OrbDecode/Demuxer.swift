@@ -87,11 +87,24 @@ struct Demuxer {
     if core.untimed {
       // No timestamps to seek by: back to the first byte; the decoder times frames from there to the target.
       seekBytes(ctx, to: 0)
+    } else if let video = core.videoStream.map({ Int32($0.index) }), let at = streamTime(ctx, video, target),
+      avformat_seek_file(ctx, video, Int64.min, at, at, 0) >= 0
+    {
+      // By the video's own clock, rounded down: FFmpeg rounds a time given for any stream to the nearest tick of
+      // the default one, and a target in the second half of a picture's time went to the next picture, past the
+      // target (in AVI, where every MJPEG picture is a key one, it then went back to the file's first byte).
     } else if avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0) < 0 {
       // Some demuxers only seek backwards to a key frame; one that cannot seek at all reads on from where it
       // is, and the decoders skip to the target (a seek back then lands on the first picture read).
       av_seek_frame(ctx, -1, ts, AVSEEK_FLAG_BACKWARD)
     }
+  }
+
+  /// `target` (seconds from the start) in `stream`'s time base, rounded down; nil when it does not fit.
+  private func streamTime(_ ctx: UnsafeMutablePointer<AVFormatContext>, _ stream: Int32, _ target: Double) -> Int64? {
+    let base = av_q2d(ctx.pointee.streams[Int(stream)]!.pointee.time_base)
+    let ticks = ((target + core.startTime) / base + 1e-6).rounded(.down)
+    return base > 0 && ticks.isFinite && abs(ticks) < 9e18 ? Int64(ticks) : nil
   }
 
   /// How far past the target a picture that is not a key frame may lie before the seek counts as having landed

@@ -194,6 +194,48 @@ final class CommandLineTests: XCTestCase {
     XCTAssertGreaterThan(Double(moved) / Double(count), 2 * mean + 1, "frames 1 s apart should differ")
   }
 
+  /// In AVI (MJPEG: every picture a key one; XviD), a time in the second half of a picture's span is that picture,
+  /// as ffmpeg's own decode says, not the file's first: the seek went to the next picture, past the time, and then
+  /// back to the file's first byte, read as if it were the place sought.
+  func testFrameAtInAVIPicksThePictureThatCoversTheTime() throws {
+    let codecs = [
+      ("moving-3s-mjpeg.avi", ["-c:v", "mjpeg", "-q:v", "5"]),
+      ("moving-3s-xvid.avi", ["-c:v", "mpeg4", "-vtag", "xvid"]),
+    ]
+    for (name, codec) in codecs {
+      let clip = try TestMedia.path(name, ["-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=3"] + codec)
+      for (time, frame) in [(0.1, 2), (0.5, 12), (2.9, 72)] {
+        let ours = NSTemporaryDirectory() + "orb-frame-\(UUID().uuidString).png"
+        defer { try? FileManager.default.removeItem(atPath: ours) }
+        let r = Orb.run(["--frame-at", "\(time)", "--output", ours, clip])
+        XCTAssertEqual(r.status, 0, r.stderr)
+        let image = try RGBImage(png: ours)
+        // Mean difference over a grid from ffmpeg's decode of the picture and of its neighbours: the picture asked
+        // for is the nearest by far (the codecs' own decoders differ a little, pictures a lot).
+        let distances = try [frame - 1, frame, frame + 1].map { n -> Double in
+          let theirs = NSTemporaryDirectory() + "orb-ref-\(UUID().uuidString).png"
+          defer { try? FileManager.default.removeItem(atPath: theirs) }
+          let made = Tool.run(
+            "ffmpeg", ["-v", "error", "-y", "-i", clip, "-vf", "select=eq(n\\,\(n))", "-frames:v", "1", theirs])
+          XCTAssertTrue(made.succeeded, made.stderr)
+          let reference = try RGBImage(png: theirs)
+          var total = 0
+          var count = 0
+          for y in stride(from: 5, to: 360, by: 7) {
+            for x in stride(from: 5, to: 640, by: 7) {
+              total += image.pixel(x: x, y: y).distance(to: reference.pixel(x: x, y: y))
+              count += 1
+            }
+          }
+          return Double(total) / Double(count)
+        }
+        XCTAssertLessThan(
+          distances[1], 0.6 * min(distances[0], distances[2]), "\(name) at \(time) s: \(distances) from \(frame - 1)..."
+        )
+      }
+    }
+  }
+
   func testBenchmarkReportsEveryFrame() throws {
     let clip = try Clips.moving(seconds: 3)
     let r = Orb.run(["--benchmark", "--size", "320x180", clip], timeout: 120)
