@@ -283,7 +283,7 @@ private final class OptionTable {
       switch spec.kind {
       case .int: cell.storeBytes(of: Int32.min, as: Int32.self)
       case .int64: cell.storeBytes(of: Int64.min, as: Int64.self)
-      case .double: cell.storeBytes(of: Double.nan, as: Double.self)
+      case .double: cell.storeBytes(of: Self.notGiven, as: Double.self)
       default: break
       }
       cells.append(cell)
@@ -331,13 +331,17 @@ private final class OptionTable {
     }
     return Signals.strings(list)
   }
+  /// What a number option holds until it is given: a NaN with a payload of its own, which no text parses to.
+  private static let notGiven = Double(nan: 0x0B5, signaling: false)
+
   /// Whether the option was given at all.
   private func given(_ name: String) -> Bool {
     let (spec, value) = cell(name)
     switch spec.kind {
     case .int: return value.load(as: Int32.self) != Int32.min
     case .int64: return value.load(as: Int64.self) != Int64.min
-    case .double: return !value.load(as: Double.self).isNaN
+    // Bit for bit: a typed "nan" is a NaN too, and must reach the range checks, which refuse it.
+    case .double: return value.load(as: Double.self).bitPattern != Self.notGiven.bitPattern
     default: return value.load(as: UInt64.self) != 0
     }
   }

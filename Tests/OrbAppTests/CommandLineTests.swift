@@ -65,6 +65,9 @@ final class CommandLineTests: XCTestCase {
   func testBadOptionValuesAreRefusedInWords() {
     for (args, words) in [
       (["--speed", "9", "x.mkv"], "--speed must be between 0.25 and 4"),
+      // "nan" parses as a number, and was taken for no value at all (1x; a window instead of --frame-at).
+      (["--speed", "nan", "x.mkv"], "--speed must be between 0.25 and 4"),
+      (["--frame-at", "nan", "--output", "x.png", "x.mkv"], "--frame-at must be 0 or more seconds"),
       (["--frame-at", "1", "x.mkv"], "--frame-at needs --output"),
       (["--size", "big", "--benchmark", "x.mkv"], "--size must be WIDTHxHEIGHT"),
       (["--no-such-option"], "Unknown option"),
