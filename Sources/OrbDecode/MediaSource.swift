@@ -481,13 +481,39 @@ public final class MediaSource: @unchecked Sendable {
     }
   }
 
+  /// The length the streams themselves give, from the container's start to the end of the last, where the
+  /// container's own counts from zero instead: an MP4 whose timeline begins late (`-output_ts_offset`, an edit list
+  /// that starts with a wait) states the wait in its length, and a 3 s clip read as 16:43 long, then "cut short".
+  /// Nil where the container's length stands (it agrees, or a stream does not say its own).
+  private static func streamsLength(_ context: UnsafeMutablePointer<AVFormatContext>) -> Double? {
+    let ctx = context.pointee
+    guard ctx.start_time != orb_nopts_value(), ctx.start_time > 0, ctx.nb_streams > 0 else { return nil }
+    let start = Double(ctx.start_time) / Double(AV_TIME_BASE)
+    var end = -Double.infinity
+    for i in 0..<Int(ctx.nb_streams) {
+      let st = ctx.streams[i]!.pointee
+      let type = st.codecpar.pointee.codec_type
+      guard type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO else { continue }
+      guard st.start_time != orb_nopts_value(), st.duration > 0, st.duration != orb_nopts_value(),
+        (st.disposition & AV_DISPOSITION_ATTACHED_PIC) == 0
+      else { return nil }
+      end = max(end, Double(st.start_time + st.duration) * av_q2d(st.time_base))
+    }
+    let stated = Double(ctx.duration) / Double(AV_TIME_BASE)
+    // Only when the stated length reaches from zero to the streams' end (within a second), not from the start.
+    guard end > start, abs(stated - end) < 1, stated - (end - start) > 1 else { return nil }
+    return end - start
+  }
+
   private static func describe(
     _ context: UnsafeMutablePointer<AVFormatContext>, source: String, parameters: [Int: StreamParameters],
     limit: PictureLimit
   ) -> MediaInfo {
     let ctx = context.pointee
     var result = MediaInfo(source: source, container: String(cString: ctx.iformat.pointee.name))
-    if ctx.duration > 0 && ctx.duration != orb_nopts_value() { result.durationMs = ctx.duration / 1000 }
+    if ctx.duration > 0 && ctx.duration != orb_nopts_value() {
+      result.durationMs = streamsLength(context).map { Int64($0 * 1000) } ?? ctx.duration / 1000
+    }
     if ctx.bit_rate > 0 { result.bitRate = ctx.bit_rate }
     result.title = tag(ctx.metadata, "title")
     result.artist = tag(ctx.metadata, "artist")

@@ -38,6 +38,22 @@ final class ProbeTests: XCTestCase {
     XCTAssertNil(try MediaSource(tone).info.displayTitle, "no title tag: the file's name is used")
   }
 
+  /// An MP4 whose timeline begins late (written with an offset: an edit list that starts with a wait) lasts as long as
+  /// its streams, not from zero to their end (1003 s for 3 s of video, then "cut short" at 0:03); the same offset in
+  /// MPEG-TS, whose stated length is already the streams', stays as it was.
+  func testAFileWhoseTimelineBeginsLateLastsAsLongAsItsStreams() throws {
+    for (name, length) in [("offset-1000s.mp4", 3023.0), ("offset-1000s.ts", 3023.0)] {
+      let clip = try TestMedia.path(
+        name,
+        [
+          "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=3", "-f", "lavfi", "-i", "sine=duration=3",
+          "-c:v", "libx264", "-c:a", "aac", "-output_ts_offset", "1000",
+        ])
+      let info = try MediaSource(clip).info
+      XCTAssertEqual(Double(info.durationMs ?? 0), length, accuracy: 100, name)
+    }
+  }
+
   /// A film's chapters, in order, with their titles and times (what Page Up and Down and the slider's ticks use).
   func testChaptersAreRead() throws {
     let info = try MediaSource(try Clips.chaptered()).info
