@@ -84,7 +84,14 @@ struct Demuxer {
       pb.pointee.eof_reached = 0
     }
     core.media.prepareSeek()
-    if core.untimed {
+    if core.media.info.isStill {
+      // A still picture is the picture at every time of its span. Before it is read, it waits in the demuxer
+      // (read while the source opened), and stays there; after, the demuxer goes back to it where it can (FFmpeg's
+      // image demuxer refuses any time but its first, and a JPEG's cannot go back even to that).
+      guard waits.hasRead else { return }
+      let start = Int64((core.startTime * Double(AV_TIME_BASE)).rounded())
+      avformat_seek_file(ctx, -1, Int64.min, start, start, 0)
+    } else if core.untimed {
       // No timestamps to seek by: back to the first byte; the decoder times frames from there to the target.
       seekBytes(ctx, to: 0)
     } else if let video = core.videoStream.map({ Int32($0.index) }), let at = streamTime(ctx, video, target),
@@ -321,8 +328,11 @@ final class ReadWaits: @unchecked Sendable {
   /// The last read that waited a second or more (seconds), and the reads since.
   private var long = 0.0
   private var readsSince = Int.max
+  /// Whether anything was read since the source opened.
+  private(set) var hasRead = false
 
   func note(_ seconds: Double) {
+    hasRead = true
     if seconds >= 1 {
       long = seconds
       readsSince = 0

@@ -23,6 +23,8 @@ public struct MediaInfo: Sendable, Encodable {
   public var artist: String?
   /// The chapters of a film (Matroska's, MP4's), in order of their start; empty without any.
   public var chapters: [ChapterInfo] = []
+  /// A picture alone (a photo): shown for `MediaSource.stillSeconds`, and every time in it is that picture.
+  public var isStill = false
 
   /// What to call it in a title bar: "Title — Artist", the title alone, or nil without a title tag.
   public var displayTitle: String? {

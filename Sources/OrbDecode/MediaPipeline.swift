@@ -180,7 +180,7 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
   static let liveStallSeconds = 10.0
 
   public var endedShortAt: Double? {
-    guard let length = duration, length > 0 else { return nil }
+    guard let length = duration, length > 0, !media.info.isStill else { return nil }
     let until = state.withLock { s -> Double? in
       guard s.demuxAtEnd, s.readFailureCode == nil else { return nil }
       return [s.videoDemuxedUntil, s.audioDemuxedUntil].compactMap { $0 }.max()

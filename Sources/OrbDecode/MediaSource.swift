@@ -553,8 +553,19 @@ public final class MediaSource: @unchecked Sendable {
         continue
       }
     }
+    // A picture alone (a photo, a screenshot: FFmpeg's image demuxers, one file, one picture) lasts
+    // `stillSeconds` instead of one 25th of a second, so its window is not gone as soon as it is shown.
+    let format = String(cString: ctx.iformat.pointee.name)
+    if format == "image2" || format.hasSuffix("_pipe"), result.video.count == 1, result.audio.isEmpty {
+      result.video[0].frameRate = 1 / stillSeconds
+      result.durationMs = Int64(stillSeconds * 1000)
+      result.isStill = true
+    }
     return result
   }
+
+  /// How long a still picture is shown: mpv shows one for 1 s, VLC for 10.
+  public static let stillSeconds = 5.0
 
   /// The container's chapters, times from the media's start (the container's start time taken off, as for every
   /// other time), in order; chapters that start past the end or are empty are left out.

@@ -18,7 +18,8 @@ struct VideoDecoding {
     // exact seek does; the picture shown at the target is at most a frame before it, and is always decoded.
     var skipUntil: Double?
     let skipMargin = 2 * core.frameDuration
-    var timing = VideoTiming(nominalDuration: core.frameDuration, tick: av_q2d(timeBase))
+    var timing = VideoTiming(
+      nominalDuration: core.frameDuration, tick: av_q2d(timeBase), ownDurations: !core.media.info.isStill)
     // Each picture goes to the player as soon as it is decoded; the lookahead keeps hold of it (not of its memory:
     // the queue or the ring has that) only to settle how long it lasts once the next one starts, which is usually
     // before it is shown. Holding the picture itself back until then kept a decoded picture more in hand (25 MB at

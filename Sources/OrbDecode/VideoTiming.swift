@@ -8,11 +8,15 @@ struct VideoTiming {
   let nominalDuration: Double
   /// Seconds of one tick of the stream's time base.
   let tick: Double
+  /// Whether a picture's own duration may stand (not for a still picture, which the container gives a 25th of a
+  /// second).
+  let ownDurations: Bool
   private var nextTime: Double?
 
-  init(nominalDuration: Double, tick: Double) {
+  init(nominalDuration: Double, tick: Double, ownDurations: Bool = true) {
     self.nominalDuration = nominalDuration
     self.tick = tick
+    self.ownDurations = ownDurations
   }
 
   /// A seek: the next picture's time comes from its stamp (or starts again from 0 for a stream without stamps).
@@ -23,7 +27,9 @@ struct VideoTiming {
   ///   - ownDuration: the container's duration for it in seconds (0 or less: none).
   mutating func place(stamped: Double?, ownDuration: Double) -> (time: Double, duration: Double) {
     let time = stamped ?? nextTime ?? 0
-    let ownIsReal = ownDuration > 0 && ownDuration < 10 && abs(ownDuration - nominalDuration) > max(1.5 * tick, 0.002)
+    let ownIsReal =
+      ownDurations && ownDuration > 0 && ownDuration < 10
+      && abs(ownDuration - nominalDuration) > max(1.5 * tick, 0.002)
     let duration = ownIsReal ? ownDuration : nominalDuration
     nextTime = time + duration
     return (time, duration)
