@@ -125,6 +125,9 @@ static inline void orb_av_log_errors(void) { av_log_set_level(AV_LOG_ERROR); }
 typedef struct OrbOriginGuard {
   char origin[320];
   int has_token;
+  // The user gave credentials (a token, --header, a cookie jar): requests off the origin keep them aside. (Cookies a
+  // server set, which FFmpeg's HLS demuxer carries on, are not the user's.)
+  int has_credentials;
   volatile int refused;
   // Follows url's redirects (from the origin or elsewhere) with the credentials only at the origin, writing where
   // they end into out: 1 when that is the origin, 0 elsewhere, 2 refused (the origin sent a token elsewhere:
@@ -205,8 +208,7 @@ static inline int orb_guarded_io_open_request(AVFormatContext *s, AVIOContext **
     if (g->cookie && http) orb_set_request_cookie(g, url + prefix, options);
     credentialed = av_dict_get(*options, "headers", NULL, 0) || av_dict_get(*options, "cookies", NULL, 0);
   } else {
-    credentialed = g && (av_dict_get(*options, "headers", NULL, 0) || av_dict_get(*options, "cookies", NULL, 0) ||
-                         g->cookie);
+    credentialed = g && g->has_credentials;
     if (credentialed) av_dict_copy(&kept, *options, 0);
     orb_drop_credentials(options);
   }
@@ -240,13 +242,21 @@ static inline int orb_guarded_io_open_request(AVFormatContext *s, AVIOContext **
   if (same == 0) {
     orb_drop_credentials(options);
   } else {
-    if (kept) {
-      AVDictionaryEntry *headers = av_dict_get(kept, "headers", NULL, 0);
-      AVDictionaryEntry *cookies = av_dict_get(kept, "cookies", NULL, 0);
-      if (headers) av_dict_set(options, "headers", headers->value, 0);
-      if (cookies) av_dict_set(options, "cookies", cookies->value, 0);
+    char there[320];
+    orb_origin_of(target + prefix, there, sizeof there);
+    // Only where the redirects end at the origin by FFmpeg's reading of the address too (one Foundation cannot
+    // read, such as a port with letters after it, is taken for elsewhere).
+    if (strcmp(g->origin, there) != 0) {
+      orb_drop_credentials(options);
+    } else {
+      if (kept) {
+        AVDictionaryEntry *headers = av_dict_get(kept, "headers", NULL, 0);
+        AVDictionaryEntry *cookies = av_dict_get(kept, "cookies", NULL, 0);
+        if (headers) av_dict_set(options, "headers", headers->value, 0);
+        if (cookies) av_dict_set(options, "cookies", cookies->value, 0);
+      }
+      if (g->cookie) orb_set_request_cookie(g, target + prefix, options);
     }
-    if (g->cookie) orb_set_request_cookie(g, target + prefix, options);
   }
   av_dict_free(&kept);
   // Where the redirects ended: a later one (a reconnect sent elsewhere) fails, to be followed by the player too.
@@ -293,7 +303,7 @@ static inline int64_t orb_origin_guard_bytes(const AVFormatContext *ctx, int64_t
   for (int i = 0; i < 16; i++) bytes += g->open[i] ? g->open[i]->bytes_read : 0;
   return bytes;
 }
-static inline void orb_install_origin_guard(AVFormatContext *ctx, const char *url, int has_token,
+static inline void orb_install_origin_guard(AVFormatContext *ctx, const char *url, int has_token, int has_credentials,
                                             int (*resolve)(void *, const char *, char *, int),
                                             int (*cookie)(void *, const char *, char *, int),
                                             void (*failed)(void *, const char *, int), void *user) {
@@ -301,6 +311,7 @@ static inline void orb_install_origin_guard(AVFormatContext *ctx, const char *ur
   if (!g) return;  // no guard: FFmpeg's own io_open, and no credentials are ever given to it (see the caller)
   orb_origin_of(url, g->origin, sizeof g->origin);
   g->has_token = has_token;
+  g->has_credentials = has_credentials;
   g->resolve = resolve;
   g->cookie = cookie;
   g->failed = failed;

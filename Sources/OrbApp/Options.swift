@@ -331,7 +331,8 @@ private final class OptionTable {
     }
     return Signals.strings(list)
   }
-  /// What a number option holds until it is given: a NaN with a payload of its own, which no text parses to.
+  /// What a number option holds until it is given: a NaN with a payload of its own, which only the text
+  /// "nan(0xb5)" parses to (a plain "nan" must reach the range checks, which refuse it).
   private static let notGiven = Double(nan: 0x0B5, signaling: false)
 
   /// Whether the option was given at all.

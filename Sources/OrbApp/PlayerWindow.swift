@@ -732,7 +732,7 @@ final class PlayerWindow {
     if playlist.count > 1, playlist.failed() {
       log("\(error); skipped")
       report.failed(error, player: player)
-      overlays.showMessage("Skipped \(error.source): \(error.reason)")
+      overlays.showMessage("Skipped \(MediaSource.withoutSecrets(error.source)): \(error.reason)")
       playEntry()
       return
     }
@@ -743,7 +743,7 @@ final class PlayerWindow {
     failed = true
     updateInhibit()
     overlays.hideMessage()
-    overlays.showError("Cannot play \(error.source)\n\(error.reason)")
+    overlays.showError("Cannot play \(MediaSource.withoutSecrets(error.source))\n\(error.reason)")
     video.detach()
     MainLoop.after(milliseconds: UInt32(options.errorLingerMs)) { [weak self] in
       self?.finish(reason: nil, status: 1)

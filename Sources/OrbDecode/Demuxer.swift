@@ -57,6 +57,7 @@ struct Demuxer {
           if let new = wantedAudio { core.media.stream(new).pointee.discard = AVDISCARD_DEFAULT }
           routedAudio = wantedAudio
         }
+        waits.restart()
         seek(ctx, to: target)
         // Not exact: the decoders let out what comes first from the key frame the demuxer went back to.
         let from = exact ? target : -Double.infinity
@@ -223,8 +224,9 @@ struct Demuxer {
     case again
     /// A seek or a close broke the read.
     case interrupted
-    /// The end of the file, or a read error; how long the reads just before it waited (`ReadWaits.beforeEnd`).
-    case ended(Int32, waited: Double = 0)
+    /// The end of the file, or a read error; how long the reads just before it waited, and the longest wait
+    /// before those (`ReadWaits.beforeEnd`).
+    case ended(Int32, waited: (Double, Double) = (0, 0))
     case packet(Packet)
   }
 
@@ -264,7 +266,7 @@ struct Demuxer {
 
   /// End of file, or a read error (a truncated file ends here too): the decoders decode what they have. A read
   /// error is kept, so a network stream that broke is not taken for one that ended. Returns true.
-  private func ended(_ code: Int32, waited: Double = 0, generation gen: Int) -> Bool {
+  private func ended(_ code: Int32, waited: (Double, Double) = (0, 0), generation gen: Int) -> Bool {
     let byte = core.media.context.pointee.pb.map { $0.pointee.pos }
     core.state.withLock { s in
       if code != FFmpegError.eof {
@@ -272,7 +274,7 @@ struct Demuxer {
         s.readFailedAtByte = byte
       }
       if gen == s.generation { s.demuxAtEnd = true }
-      if code == FFmpegError.eof && gen == s.generation { s.quietBeforeEnd = waited }
+      if code == FFmpegError.eof && gen == s.generation { (s.quietBeforeEnd, s.waitsBeforeEnd) = waited }
     }
     core.videoPackets.push(.end(generation: gen), cost: 0)
     core.audioPackets.push(.end(generation: gen), cost: 0)
@@ -328,12 +330,16 @@ final class ReadWaits: @unchecked Sendable {
   /// The last read that waited a second or more (seconds), and the reads since.
   private var long = 0.0
   private var readsSince = Int.max
+  /// The longest of the waits before it since the last seek: a live stream's wait for its next segment at the live
+  /// edge (up to about one and a half target durations).
+  private var earlier = 0.0
   /// Whether anything was read since the source opened.
   private(set) var hasRead = false
 
   func note(_ seconds: Double) {
     hasRead = true
     if seconds >= 1 {
+      earlier = max(earlier, long)
       long = seconds
       readsSince = 0
     } else if readsSince < .max {
@@ -341,6 +347,14 @@ final class ReadWaits: @unchecked Sendable {
     }
   }
 
-  /// For the read that found the end, which took `seconds`: the longer of that and a long wait a few reads before.
-  func beforeEnd(_ seconds: Double) -> Double { readsSince <= 16 ? max(long, seconds) : seconds }
+  /// A seek: waits before it say nothing of the reading after it.
+  func restart() {
+    (long, readsSince, earlier) = (0, .max, 0)
+  }
+
+  /// For the read that found the end, which took `seconds`: the longer of that and a long wait a few reads before,
+  /// and the longest wait before that one.
+  func beforeEnd(_ seconds: Double) -> (waited: Double, earlier: Double) {
+    readsSince <= 16 ? (max(long, seconds), earlier) : (seconds, max(earlier, long))
+  }
 }

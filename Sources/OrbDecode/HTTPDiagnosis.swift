@@ -80,16 +80,19 @@ enum HTTPDiagnosis {
       case 404, 410: return Finding(kind: .missing, reason: "the server no longer has it (\(answer.status))")
       case 500...599:  // as RedirectCheck says it
         return Finding(kind: .network, reason: "server returned \(answer.status)")
-      case 206 where current == url:
-        guard let stoppedAt, let size, stoppedAt < size,
+      case 206:
+        // Where the media is (here, or at the end of redirects), a reading that broke off before the length first
+        // served is asked for its byte: the server's copy may no longer reach it.
+        if let stoppedAt, let size, stoppedAt < size,
           let there = ask(
             target, headers: sameOrigin ? credentials.lines(for: current) : [], cancellation: cancellation,
             deadline: deadline, range: "bytes=\(stoppedAt)-\(stoppedAt + 1)"),
           there.status == 416
-        else { return nil }
-        let now = there.headers["content-range"].flatMap { $0.split(separator: "/").last }.flatMap { Int64($0) }
-        return Finding(kind: .unplayable, reason: Self.cutShortReason(has: now ?? stoppedAt, said: size))
-      case 206:
+        {
+          let now = there.headers["content-range"].flatMap { $0.split(separator: "/").last }.flatMap { Int64($0) }
+          return Finding(kind: .unplayable, reason: Self.cutShortReason(has: now ?? stoppedAt, said: size))
+        }
+        if current == url { return nil }
         // The media is there, at the end of redirects the connection could not take (unless it is a page).
         if answer.isWebPage {
           return Finding(kind: .unplayable, reason: webPageReason)

@@ -168,15 +168,17 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
 
   public var liveStreamStalledFor: Double? {
     guard duration == nil, media.info.container.split(separator: ",").contains("hls") else { return nil }
-    let quiet = state.withLock { s in s.demuxAtEnd && s.readFailureCode == nil ? s.quietBeforeEnd : nil }
-    // A playlist that gained its end mark ends at once, a segment after the last came; one that stopped changing
-    // ends after the demuxer's many reloads.
-    return quiet.flatMap { $0 >= Self.liveStallSeconds ? $0 : nil }
+    let (quiet, before) = state.withLock { s in
+      (s.demuxAtEnd && s.readFailureCode == nil ? s.quietBeforeEnd : nil, s.waitsBeforeEnd)
+    }
+    // A playlist that gained its end mark ends at once, or at its next reload (a segment's length, as the waits at
+    // the live edge before); one that stopped changing ends after the demuxer's 24 reloads, 12 segment lengths.
+    return quiet.flatMap { $0 >= Self.liveStallSeconds && $0 > 4 * before ? $0 : nil }
   }
 
-  /// Silence this long before a live stream's end means it stopped changing, not that it was marked ended: more than
-  /// the wait for a segment at the live edge (one target duration, 2-6 s as a rule), less than the demuxer's 12
-  /// target durations of reloads (12 s at the shortest segments).
+  /// Silence this long before a live stream's end, and four times the longest wait at its edge before, means it
+  /// stopped changing, not that it was marked ended: the demuxer's 12 target durations of reloads (12 s at the
+  /// shortest segments) against one or one and a half.
   static let liveStallSeconds = 10.0
 
   public var endedShortAt: Double? {

@@ -41,7 +41,7 @@ final class FormatContext {
 /// Thread-safety: Unsafe; after opening, one thread (the demux thread) reads from the context (and moves a movable
 /// connection, `prepareSeek`). `info`, `parameters` and `limit` are immutable and may be read from any thread;
 /// `address` (where the connection reads, and where it is to move: `relocate`, from the thread explaining a failure)
-/// is behind its Mutex.
+/// is behind its Mutex, as is `failuresTold` (how many of the demuxer's failed requests the host has heard of).
 public final class MediaSource: @unchecked Sendable {
   public let source: String
   /// A file on this machine (a path or a file:// URL), not a network stream.
@@ -158,9 +158,9 @@ public final class MediaSource: @unchecked Sendable {
   /// The demuxer's requests that failed since the last call (an HLS segment skipped, a rendition left out), in
   /// words, for the host; the open's are in `info.warnings`.
   func newFailures() -> [String] {
-    let all = format.requestFailures
+    let all = format.requestFailures  // only grows
     return failuresTold.withLock { told in
-      defer { told = all.count }
+      defer { told = max(told, all.count) }
       return told < all.count ? Array(all[told...]) : []
     }
   }
@@ -249,14 +249,15 @@ public final class MediaSource: @unchecked Sendable {
         playlist = resolved.isPlaylist
         // A file resolved elsewhere keeps them in its options all the same: the origin guard leaves them out of
         // each request off the origin, and a connection sent back to the origin mid-way has them there. A playlist
-        // resolved elsewhere goes without (its demuxer keeps connections open around the guard).
+        // resolved elsewhere goes without its `--header` lines, as it always has (cookies still go by the jar).
         sendHeaders = sendHeaders && (resolved.sameOrigin || !playlist)
       } catch {
         avformat_free_context(allocated)
         throw error
       }
       orb_install_origin_guard(
-        allocated, source, credentials.hasToken ? 1 : 0, resolveForOriginGuard,
+        allocated, source, credentials.hasToken ? 1 : 0,
+        !credentials.headers.isEmpty || credentials.cookies != nil ? 1 : 0, resolveForOriginGuard,
         credentials.cookies == nil ? nil : cookieForOriginGuard, failedForOriginGuard,
         Unmanaged.passUnretained(guardContext).toOpaque())
       // Without its guard (out of memory) the demuxer's own requests could carry the credentials anywhere.
@@ -493,10 +494,10 @@ public final class MediaSource: @unchecked Sendable {
     for i in 0..<Int(ctx.nb_streams) {
       let st = ctx.streams[i]!.pointee
       let type = st.codecpar.pointee.codec_type
-      guard type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO else { continue }
-      guard st.start_time != orb_nopts_value(), st.duration > 0, st.duration != orb_nopts_value(),
+      guard type == AVMEDIA_TYPE_VIDEO || type == AVMEDIA_TYPE_AUDIO,
         (st.disposition & AV_DISPOSITION_ATTACHED_PIC) == 0
-      else { return nil }
+      else { continue }
+      guard st.start_time != orb_nopts_value(), st.duration > 0, st.duration != orb_nopts_value() else { return nil }
       end = max(end, Double(st.start_time + st.duration) * av_q2d(st.time_base))
     }
     let stated = Double(ctx.duration) / Double(AV_TIME_BASE)
@@ -761,7 +762,7 @@ enum FirstFrameMetadata {
 
 /// What the origin guard's callbacks (`orb_install_origin_guard`) work with: the source's cancellation (a quit
 /// stops a resolve) and its credentials. Held by the format context, so it outlives every request.
-/// Thread-safety: Safe; immutable but for the failures, behind their lock.
+/// Thread-safety: Safe; immutable but for `failures` and `refused`, each behind its Mutex.
 final class OriginGuardContext: Sendable {
   /// The media's address: the credentials belong to its origin.
   let source: String

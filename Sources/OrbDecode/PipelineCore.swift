@@ -69,6 +69,8 @@ struct PipelineState {
   /// stream whose playlist stopped changing ends after the demuxer has reloaded it for a while (`MediaSource`'s
   /// `m3u8_hold_counters`).
   var quietBeforeEnd: Double?
+  /// The longest wait on a read before that (seconds): at a live stream's edge, about a segment's length.
+  var waitsBeforeEnd = 0.0
   var decodedPictures = 0
   var decodedAudioFrames = 0
   /// Which pictures the video decode thread deinterlaces, from the next one decoded.

@@ -10,7 +10,8 @@ import Foundation
 /// - without one, redirects are followed, and the credentials stay behind once they leave the origin;
 /// - a web page (`text/html`) where media was expected is `sign-in` with credentials, else `unplayable`;
 /// - a 5xx is `network`, for the player's retry rule (FFmpeg would retry it on its own, silently).
-/// A server that cannot be asked (down, timing out) is left to FFmpeg, which reports it in its own words.
+/// A server that cannot be reached (refused, a name that does not resolve) is `network`; one that takes the connection
+/// and sends nothing for `answerSeconds` ends the try, as FFmpeg's reads would, in words of its own.
 /// Resources a demuxer opens beside the first (HLS playlists and segments) are guarded in C
 /// (`orb_install_origin_guard`): their request loses the headers when its origin is not the media's, and takes the
 /// cookies that match its own URL.
@@ -46,7 +47,8 @@ enum RedirectCheck {
     -> Resolved
   {
     guard let start = URL(string: url), ["http", "https"].contains(start.scheme?.lowercased() ?? "") else {
-      return Resolved(url: url, sameOrigin: true)
+      // Not to be asked here; a part of the media's (a request of the demuxer's) is not taken for the origin.
+      return Resolved(url: url, sameOrigin: media == nil)
     }
     let origin = HTTPDiagnosis.origin(media.flatMap { URL(string: $0) } ?? start)
     let hasToken = credentials.hasToken

@@ -1,5 +1,6 @@
 import COrbAudio
 import Foundation
+import OrbDecode
 import Synchronization
 
 /// Why there is no sound: PipeWire is not running, or refused the stream.
@@ -32,13 +33,16 @@ public final class AudioOutput: Sendable {
 
   /// - Parameters:
   ///   - ringSeconds: how much audio may wait in the ring (latency of volume/EQ changes).
+  ///   - mediaName: the source; the stream is named by its file name (`MediaSource.displayName`): any client of
+  ///     PipeWire reads it, and a URL's secrets stay out of it.
   /// - Throws: `AudioOutputError` when PipeWire is not reachable.
   public init(sampleRate: Int = 48000, ringSeconds: Double = 0.25, mediaName: String) throws {
     self.sampleRate = sampleRate
     var error = [CChar](repeating: 0, count: 64)
     guard
       let h = orb_audio_open(
-        "Orb Player", mediaName, UInt32(sampleRate), UInt32(Double(sampleRate) * ringSeconds), &error)
+        "Orb Player", MediaSource.displayName(mediaName), UInt32(sampleRate), UInt32(Double(sampleRate) * ringSeconds),
+        &error)
     else {
       let text = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
       throw AudioOutputError(description: text.isEmpty ? "PipeWire is not available" : text)

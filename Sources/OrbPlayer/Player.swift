@@ -7,7 +7,8 @@ import OrbRender
 /// targets, and tells the display which target to show at each refresh (`frameToShow`, in PlayerDisplay.swift),
 /// against the `MediaClock`. Commands (`togglePause`, `seek`, `setSpeed`, `stop`) may come from any thread;
 /// `frameToShow` and `release` come from the display (the GTK main thread). Events are delivered on the render
-/// thread: post them on.
+/// thread (and one, the explained failure of a network source that played nothing, on a worker thread of the
+/// display's, `explaining`, which `stop` waits for): post them on.
 /// Thread-safety: Safe; what changes is one `PlayerState` behind `shared`, the rest is constant.
 ///
 /// Lock order (a lock may be taken while holding only those before it; never the other way):
@@ -79,6 +80,9 @@ public final class Player: Sendable {
   let variant: VariantChoice
   /// Cancels the source's blocking I/O on `stop`, also while it is still opening (a server that never answers).
   let cancellation = Cancellation()
+  /// The display's worker asking a server why nothing played (`frameToShow`); `stop` waits for it, so that no event
+  /// comes after it returns.
+  let explaining = DispatchGroup()
   /// The source opened before the player was made (a local file, while the window started), taken at the open when
   /// it was opened as this player would open it.
   let earlyOpen: EarlyOpen?
@@ -89,7 +93,7 @@ public final class Player: Sendable {
   ///   - width, height: the first target size in pixels; the display updates it with `setTargetSize`.
   ///   - timedFromLaunch: the first picture is timed from the process's launch (`stats.firstFrameMs`); false: from
   ///     now (a later entry of a playlist, a file dropped on the window).
-  ///   - onEvent: receives the player's events, on the render thread (post them on).
+  ///   - onEvent: receives the player's events, on the render thread or `explaining`'s worker (post them on).
   public init(
     source: String, credentials: Credentials = .none, start: Double = 0, paused: Bool = false, speed: Double = 1,
     presentation: Presentation, width: Int, height: Int, clock: MediaClock = MediaClock(),
@@ -156,6 +160,7 @@ public final class Player: Sendable {
     clock.setMaster(nil)
     media?.close()  // wakes a render thread blocked on decode
     if started && !wasStopped && timeout > 0 { waitUntilStopped(timeout: timeout) }
+    _ = explaining.wait(timeout: .now() + max(timeout, 0.1))  // its request returns at the cancellation
   }
 
   /// Waits (up to `timeout` seconds) for the render thread to finish after `stop`; true once it has.

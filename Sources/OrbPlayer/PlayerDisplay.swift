@@ -38,9 +38,15 @@ extension Player {
           ?? "nothing in it could be decoded: no picture and almost no sound (damaged or cut short)")
       if nothingPlayed.refusedPicture == nil, MediaSource.isURL(source), let media {
         // A network source may have failed for the server's sake (one that ignores range requests, where the file
-        // needs them; a page): it is asked, on a thread of its own, since that waits on the network.
-        let onEvent = onEvent
-        Thread.detachNewThread { onEvent?(.failed(media.failureExplanation() ?? failed)) }
+        // needs them; a page): it is asked, on a thread of its own, since that waits on the network (`stop` waits for
+        // it; its request returns at once then).
+        let (onEvent, explaining, cancellation) = (onEvent, explaining, cancellation)
+        explaining.enter()
+        Thread.detachNewThread {
+          defer { explaining.leave() }
+          let explained = media.failureExplanation() ?? failed
+          if !cancellation.isCancelled { onEvent?(.failed(explained)) }
+        }
       } else {
         onEvent?(.failed(failed))
       }
