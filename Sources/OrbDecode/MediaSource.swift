@@ -414,13 +414,20 @@ public final class MediaSource: @unchecked Sendable {
     connectedAt: String? = nil, size: Int64? = nil, stoppedAt: Int64? = nil, moved: ((URL) -> Void)? = nil
   ) -> MediaError {
     let source = error.source
-    guard code == orb_averror(EIO) || error.kind == .network,
+    guard code == orb_averror(EIO) || error.kind == .network else { return error }
+    // FFmpeg's "input/output error" for a reading that broke off, where the server looks well: where it broke.
+    var unexplained = error
+    if code == orb_averror(EIO), let stoppedAt, let size, stoppedAt < size {
+      unexplained = MediaError(
+        error.kind, source: source, reason: "the server stopped sending it at byte \(stoppedAt) of \(size)")
+    }
+    guard
       let finding = HTTPDiagnosis.explain(
         source, credentials: credentials, cancellation: cancellation, stoppedAt: stoppedAt, size: size)
-    else { return error }
+    else { return unexplained }
     if let to = finding.movedTo {
       // Redirects the open had followed already, to where the connection is: the failure lies elsewhere.
-      guard let moved, to.absoluteString != connectedAt else { return error }
+      guard let moved, to.absoluteString != connectedAt else { return unexplained }
       if let size, let now = finding.movedSize, now != size {
         return MediaError(
           .unplayable, source: source,

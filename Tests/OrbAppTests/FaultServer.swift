@@ -81,7 +81,9 @@ final class LoopbackServer {
 ///   `http://127.0.0.1:PORT/file/NAME`; `--moved-name` names another file of the folder there); `reset`: the same,
 ///   closed with a TCP reset (SO_LINGER 0).
 ///   `--cut` may list fractions ("0.3,0.7"): a break at each in turn. Each break is logged with the byte (`cut`);
-///   `shrunk`: `disconnect`'s break, after which the file is cut short there (a part past it is a 416);
+///   `shrunk`: `disconnect`'s break, after which the file is cut short there (a part past it is a 416); `short`:
+///   every answer says it sends the rest of the file and ends at the first `--cut` (a server that always breaks
+///   there);
 /// - `trickle`: the file (or playlist) at `--rate` bytes a second;
 /// - `silent`: no answer at all for a minute (a server that accepted the connection and hangs);
 /// - `page`: a web page (a sign-in form) with 200;
@@ -240,6 +242,22 @@ final class FaultServer {
             if since is not None and (a.down < 0 or time.time() - since < a.down):
                 return self.plain(503)
             data = open(path, "rb").read()
+            if mode == "short":  # every answer claims the whole file and ends at the cut
+                data = open(path, "rb").read()
+                m = re.fullmatch(r"bytes=(\d+)-(\d*)", self.headers.get("Range", ""))
+                first = int(m.group(1)) if m else 0
+                cut = int(len(data) * cuts[0])
+                self.send_response(206 if m else 200)
+                self.send_header("Content-Type", types.get(os.path.splitext(path)[1], "application/octet-stream"))
+                self.send_header("Accept-Ranges", "bytes")
+                self.send_header("Content-Length", str(len(data) - first))
+                if m:
+                    self.send_header("Content-Range", "bytes %d-%d/%d" % (first, len(data) - 1, len(data)))
+                self.end_headers()
+                if first < cut:
+                    self.wfile.write(data[first:cut])
+                self.close_connection = True
+                return
             if mode == "shrunk" and state["cuts"] > 0:
                 data = data[:int(len(data) * cuts[0])]  # its copy is cut short since
             m = None if mode == "norange" else re.fullmatch(r"bytes=(\d+)-(\d*)", self.headers.get("Range", ""))

@@ -471,6 +471,21 @@ final class NetworkFaultTests: XCTestCase {
     XCTAssertEqual(Double(last(player)["position_ms"] as? Int ?? 0), 1500, accuracy: 700, player.stdout)
   }
 
+  /// A server that always stops sending at the same byte, though it says it sends the rest: each try and the final
+  /// error say where it stops, not "input/output error".
+  func testAServerThatAlwaysStopsAtTheSameByteSaysWhere() throws {
+    let server = try clipServer()
+    let url = server.url("short", "clip.mp4")
+    let player = try play(url, ["--retry-for", "3"], status: 1)
+    let size = try XCTUnwrap((try? FileManager.default.attributesOfItem(atPath: try Self.clip()))?[.size] as? Int)
+    let reason = "the server stopped sending it at byte \(size / 2) of \(size)"
+    let tries = events(player, "retry").compactMap { $0["reason"] as? String }
+    XCTAssertFalse(tries.isEmpty, player.stdout)
+    XCTAssertEqual(Set(tries), [reason], player.stdout)
+    XCTAssertEqual(last(player)["kind"] as? String, "network", player.stdout)
+    XCTAssertEqual(last(player)["message"] as? String, "stopped playing '\(url)': \(reason)", player.stdout)
+  }
+
   /// A server that takes the connection and never answers: each try ends after 15 s (as FFmpeg's reads do) with
   /// that reason, not after FFmpeg's own three tries of 15 s each; with one try to spare the host hears the error
   /// about 31 s after the launch (it was 56 s to the first retry, and for ever with tries left).
