@@ -161,6 +161,19 @@ final class CommandLineTests: XCTestCase {
     assertPixel(image, x: 480, y: 420, approximately: .black, tolerance: 3)
   }
 
+  /// The mean difference of two 640x360 pictures' pixels over a grid of every 7th row and column.
+  static func gridDistance(_ a: RGBImage, _ b: RGBImage) -> Double {
+    var total = 0
+    var count = 0
+    for y in stride(from: 5, to: 360, by: 7) {
+      for x in stride(from: 5, to: 640, by: 7) {
+        total += a.pixel(x: x, y: y).distance(to: b.pixel(x: x, y: y))
+        count += 1
+      }
+    }
+    return Double(total) / Double(count)
+  }
+
   func testFrameAtPicksTheFrameThatCoversTheTime() throws {
     // testsrc2 prints its frame number; frames at 1.0 s and 2.0 s must differ, and 1.0 s must equal ffmpeg's.
     let clip = try Clips.moving(seconds: 3)
@@ -176,25 +189,13 @@ final class CommandLineTests: XCTestCase {
     let a = try RGBImage(png: ours)
     let b = try RGBImage(png: theirs)
     // Mean difference over a grid: colour edges differ a little with each chroma upsampler, frames differ a lot.
-    var total = 0
-    var count = 0
-    for y in stride(from: 5, to: 360, by: 7) {
-      for x in stride(from: 5, to: 640, by: 7) {
-        total += a.pixel(x: x, y: y).distance(to: b.pixel(x: x, y: y))
-        count += 1
-      }
-    }
-    let mean = Double(total) / Double(count)
+    let mean = Self.gridDistance(a, b)
     XCTAssertLessThanOrEqual(mean, 3, "frame at 1.0 s differs from ffmpeg's by \(mean) on average")
     let other = NSTemporaryDirectory() + "orb-frame-\(UUID().uuidString).png"
     defer { try? FileManager.default.removeItem(atPath: other) }
     XCTAssertEqual(Orb.run(["--frame-at", "2.0", "--output", other, clip]).status, 0)
     let c = try RGBImage(png: other)
-    var moved = 0
-    for y in stride(from: 5, to: 360, by: 7) {
-      for x in stride(from: 5, to: 640, by: 7) { moved += a.pixel(x: x, y: y).distance(to: c.pixel(x: x, y: y)) }
-    }
-    XCTAssertGreaterThan(Double(moved) / Double(count), 2 * mean + 1, "frames 1 s apart should differ")
+    XCTAssertGreaterThan(Self.gridDistance(a, c), 2 * mean + 1, "frames 1 s apart should differ")
   }
 
   /// In AVI (MJPEG: every picture a key one; XviD), a time in the second half of a picture's span is that picture,
@@ -221,16 +222,7 @@ final class CommandLineTests: XCTestCase {
           let made = Tool.run(
             "ffmpeg", ["-v", "error", "-y", "-i", clip, "-vf", "select=eq(n\\,\(n))", "-frames:v", "1", theirs])
           XCTAssertTrue(made.succeeded, made.stderr)
-          let reference = try RGBImage(png: theirs)
-          var total = 0
-          var count = 0
-          for y in stride(from: 5, to: 360, by: 7) {
-            for x in stride(from: 5, to: 640, by: 7) {
-              total += image.pixel(x: x, y: y).distance(to: reference.pixel(x: x, y: y))
-              count += 1
-            }
-          }
-          return Double(total) / Double(count)
+          return Self.gridDistance(image, try RGBImage(png: theirs))
         }
         XCTAssertLessThan(
           distances[1], 0.6 * min(distances[0], distances[2]), "\(name) at \(time) s: \(distances) from \(frame - 1)..."

@@ -39,6 +39,16 @@ final class NetworkFaultTests: XCTestCase {
   /// 3 s of testsrc2, 640x360 at 30 fps, with its index first (a break at half the bytes is half way in).
   static func clip() throws -> String { try RetryTests.clip() }
 
+  /// 3 s of 640x360 H.264 at 30 fps with a key picture every 5 (a resume lands just behind a break), faststart.
+  static func shortGOPClip() throws -> String {
+    try TestMedia.path(
+      "moving-3s-g5-faststart.mp4",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=3", "-c:v", "libx264", "-preset", "veryfast",
+        "-g", "5", "-pix_fmt", "yuv420p", "-movflags", "+faststart",
+      ])
+  }
+
   /// A folder of an HLS VOD playlist, `index.m3u8`, of 8 one-second segments `seg0.ts`…`seg7.ts` (testsrc2 at
   /// 320x180 and a tone), made once in the test media folder.
   static func hlsFolder() throws -> String {
@@ -281,13 +291,7 @@ final class NetworkFaultTests: XCTestCase {
   /// the byte it had reached. With a key picture every 5 pictures, the resume lands just behind the break, inside what
   /// was already read: the new connection must take up at that byte, or the picture data comes from the file's start.
   func testARedirectElsewhereInTheMiddleWithoutATokenIsFollowedWithoutTheCredentials() throws {
-    let shortGOP = try TestMedia.path(
-      "moving-3s-g5-faststart.mp4",
-      [
-        "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=3", "-c:v", "libx264", "-preset", "veryfast",
-        "-g", "5", "-pix_fmt", "yuv420p", "-movflags", "+faststart",
-      ])
-    for clip in [try Self.clip(), shortGOP] {
+    for clip in [try Self.clip(), try Self.shortGOPClip()] {
       let server = try server(["clip.mp4": clip], ["--moved"])
       let player = try play(server.url("disconnect", "clip.mp4"), credentials(token: false), status: 0)
       XCTAssertEqual(last(player)["reason"] as? String, "eof", player.stdout)
@@ -337,14 +341,9 @@ final class NetworkFaultTests: XCTestCase {
   /// A move to a file of another length is not taken for the same file: the player stops with an error that says so,
   /// where it had got to, and does not try it again.
   func testAMoveToAnotherFileMidwayIsAnErrorThatSaysSo() throws {
-    let other = try TestMedia.path(
-      "moving-3s-g5-faststart.mp4",
-      [
-        "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=3", "-c:v", "libx264", "-preset", "veryfast",
-        "-g", "5", "-pix_fmt", "yuv420p", "-movflags", "+faststart",
-      ])
     let server = try server(
-      ["clip.mp4": try Self.clip(), "other.mp4": other], ["--moved-home", "--moved-name", "other.mp4"])
+      ["clip.mp4": try Self.clip(), "other.mp4": try Self.shortGOPClip()],
+      ["--moved-home", "--moved-name", "other.mp4"])
     let player = try play(server.url("disconnect", "clip.mp4"), credentials(token: false), status: 1)
     let error = events(player, "error").last
     XCTAssertEqual(error?["kind"] as? String, "unplayable", player.stdout)
