@@ -489,9 +489,10 @@ private final class OptionTable {
     o.output = string("output")
     if let s = string("size") {
       let parts = s.lowercased().split(separator: "x").compactMap { Int($0) }
-      guard parts.count == 2, (1...16384).contains(parts[0]), (1...16384).contains(parts[1]) else {
+      guard parts.count == 2, parts.allSatisfy({ $0 >= 1 }) else {
         return fail("--size must be WIDTHxHEIGHT, e.g. 1280x720")
       }
+      guard parts.allSatisfy({ $0 <= 16384 }) else { return fail("--size is too large: 16384 pixels a side at most") }
       o.size = (parts[0], parts[1])
     }
     o.benchmark = flag("benchmark")

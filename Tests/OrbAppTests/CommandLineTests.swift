@@ -70,6 +70,7 @@ final class CommandLineTests: XCTestCase {
       (["--frame-at", "nan", "--output", "x.png", "x.mkv"], "--frame-at must be 0 or more seconds"),
       (["--frame-at", "1", "x.mkv"], "--frame-at needs --output"),
       (["--size", "big", "--benchmark", "x.mkv"], "--size must be WIDTHxHEIGHT"),
+      (["--size", "100000x100000", "--benchmark", "x.mkv"], "--size is too large: 16384 pixels a side at most"),
       (["--no-such-option"], "Unknown option"),
     ] {
       let r = Orb.run(args)
