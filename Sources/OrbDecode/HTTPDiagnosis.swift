@@ -16,6 +16,8 @@ enum HTTPDiagnosis {
     var contentType: String? { headers["content-type"]?.lowercased() }
     /// A web page (`text/html`) where media was expected.
     var isWebPage: Bool { contentType?.hasPrefix("text/html") == true }
+    /// The whole length of the file its Content-Range gives ("bytes 0-1/N", "bytes */N"), when it gives one.
+    var totalLength: Int64? { headers["content-range"].flatMap { $0.split(separator: "/").last }.flatMap { Int64($0) } }
   }
 
   /// What a web page (`text/html`) where media was expected is called.
@@ -89,18 +91,17 @@ enum HTTPDiagnosis {
             deadline: deadline, range: "bytes=\(stoppedAt)-\(stoppedAt + 1)"),
           there.status == 416
         {
-          let now = there.headers["content-range"].flatMap { $0.split(separator: "/").last }.flatMap { Int64($0) }
-          return Finding(kind: .unplayable, reason: Self.cutShortReason(has: now ?? stoppedAt, said: size))
+          return Finding(
+            kind: .unplayable, reason: Self.cutShortReason(has: there.totalLength ?? stoppedAt, said: size))
         }
         if current == url { return nil }
         // The media is there, at the end of redirects the connection could not take (unless it is a page).
         if answer.isWebPage {
           return Finding(kind: .unplayable, reason: webPageReason)
         }
-        let total = answer.headers["content-range"].flatMap { $0.split(separator: "/").last }.flatMap { Int64($0) }
         return Finding(
           kind: .network, reason: "the server now sends it from \(hostAndPort(target) ?? "another address")",
-          movedTo: target, movedSize: total)
+          movedTo: target, movedSize: answer.totalLength)
       default:
         return nil
       }
