@@ -97,7 +97,7 @@ struct RenderLoop {
         }
         shared.withLock { $0.retrying = true }
         player.onEvent?(.retry(attempt: attempt, of: schedule.count, delay: delay, reason: error.reason))
-        if !waitBeforeRetry(delay) { return nil }
+        if !waitBeforeRetry(delay, schedule: &schedule) { return nil }
       } catch {
         player.fail(MediaError(.unplayable, source: source, reason: "\(error)"))
         return nil
@@ -106,21 +106,25 @@ struct RenderLoop {
   }
 
   /// Waits `delay` seconds before the next try. Paused meanwhile, it stops trying (and says nothing) until play, which
-  /// tries at once. False when playback was stopped.
-  private func waitBeforeRetry(_ delay: Double) -> Bool {
+  /// tries at once; the time paused is not counted against `schedule`'s budget. False when playback was stopped.
+  private func waitBeforeRetry(_ delay: Double, schedule: inout RetrySchedule) -> Bool {
     let deadline = Date(timeIntervalSinceNow: delay)
-    var paused = shared.withLock { $0.schedule.userPaused }
+    var pausedAt: Date? = shared.withLock { $0.schedule.userPaused } ? Date() : nil
     while true {
-      let before = paused
+      let before = pausedAt != nil
       let (stopped, nowPaused) = shared.wait(
         until: { s in s.stopped || s.schedule.userPaused != before }, deadline: before ? nil : deadline,
         then: { s, _ in (s.stopped, s.schedule.userPaused) })
       if stopped { return false }
       if nowPaused {
-        paused = true
+        if pausedAt == nil { pausedAt = Date() }
         continue
       }
-      if before || Date() >= deadline { return true }  // played after a pause: now; else the wait is over
+      if let since = pausedAt {  // played after a pause: now
+        schedule.paused(for: Date().timeIntervalSince(since))
+        return true
+      }
+      if Date() >= deadline { return true }
     }
   }
 
@@ -273,13 +277,13 @@ struct RenderLoop {
   /// Waits for a broken stream's next try, holding the picture, the clock and the sound where they are (the host
   /// hears `buffering` and the retry), then asks for an exact seek to that position: the demuxer's seek opens a new
   /// connection there, and its first picture starts the clock again. Returns false when playback was stopped.
-  private func reconnect(attempt: Int, of count: Int, delay: Double, reason: String) -> Bool {
+  private func reconnect(attempt: Int, delay: Double, reason: String, schedule: inout RetrySchedule) -> Bool {
     let clock = player.clock
     let position = clock.time()
     clock.pause()
     shared.withLock { $0.audio }?.setPaused(true)
-    player.onEvent?(.retry(attempt: attempt, of: count, delay: delay, reason: reason))
-    guard waitBeforeRetry(delay) else { return false }
+    player.onEvent?(.retry(attempt: attempt, of: schedule.count, delay: delay, reason: reason))
+    guard waitBeforeRetry(delay, schedule: &schedule) else { return false }
     shared.change { s in
       // A seek the user asked for meanwhile goes first, and it tries the connection as well.
       if s.pendingSeek == nil {
@@ -392,7 +396,7 @@ struct RenderLoop {
       player.onEvent?(.failed(failure))
       return false
     case .reconnect(let attempt, let delay, let reason):
-      return reconnect(attempt: attempt, of: reconnects.count, delay: delay, reason: reason)
+      return reconnect(attempt: attempt, delay: delay, reason: reason, schedule: &reconnects)
     case .noPicture:
       player.onEvent?(.failed(opened.noPictureError(source: source)))
       return false

@@ -1,12 +1,20 @@
 /// When to try a network source again, by the rule the family's players share: after about 1, 2, 4 and 8 s, then
-/// every 30 s, as long as the waits so far are under the budget (five minutes: 14 tries; `--retry-for` changes it;
-/// 0: no retry).
+/// every 30 s, for as long as the budget (five minutes: at most 14 tries; `--retry-for` changes it; 0: no retry).
+/// The budget is time spent trying since the first failure, not only the waits: where each try itself takes long (a
+/// server that takes the connection and never answers, 15 s a try), fewer tries are made. Time the viewer kept
+/// playback paused (`paused(for:)`) is not counted.
 /// Thread-safety: a value type, owned by the render thread.
 public struct RetrySchedule: Sendable, Equatable {
-  /// The wait before each try, seconds.
+  /// The wait before each try, seconds: all the tries the budget holds when each fails at once.
   public let delays: [Double]
+  /// Seconds of trying after the first failure.
+  public let budget: Double
   /// Tries made so far.
   public private(set) var made = 0
+  /// When the first failure was reported (`HostTime` nanoseconds).
+  private var firstFailure: UInt64?
+  /// Seconds paused by the viewer since then.
+  private var pausedSeconds = 0.0
 
   /// The default budget, seconds.
   public static let fiveMinutes = 300.0
@@ -24,15 +32,28 @@ public struct RetrySchedule: Sendable, Equatable {
       step = step < 8 ? step * 2 : 30
     }
     self.delays = delays
+    self.budget = budget
   }
 
-  /// How many tries there are in all.
+  /// The most tries there can be (the `of` of a retry event).
   public var count: Int { delays.count }
 
-  /// The next try: its number (from 1) and the seconds to wait before it; nil when the budget is spent.
-  public mutating func next() -> (attempt: Int, delay: Double)? {
+  /// A failure, at `now` (`HostTime` nanoseconds): the next try, its number (from 1) and the seconds to wait before
+  /// it; nil when the tries are spent or the time since the first failure (less pauses) has reached the budget.
+  public mutating func next(now: UInt64 = HostTime.now()) -> (attempt: Int, delay: Double)? {
     guard made < delays.count else { return nil }
+    if let first = firstFailure {
+      let spent = Double(now &- first) / 1e9 - pausedSeconds
+      guard spent < budget else { return nil }
+    } else {
+      firstFailure = now
+    }
     made += 1
     return (made, delays[made - 1])
+  }
+
+  /// The viewer kept playback paused this long while it waited to try again: not time spent trying.
+  public mutating func paused(for seconds: Double) {
+    if firstFailure != nil { pausedSeconds += max(0, seconds) }
   }
 }

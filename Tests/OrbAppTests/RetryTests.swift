@@ -190,7 +190,10 @@ final class RetryTests: XCTestCase {
     let player = try BackgroundPlayer(
       ["--events-fd", "1", "--retry-for", "3", "--error-linger-ms", "0", server.url("disconnect", "sound.m4a")])
     XCTAssertEqual(player.wait(timeout: 60), 1, player.stderr)
-    XCTAssertEqual(retries(player).compactMap { $0["attempt"] as? Int }, [1, 2], player.stdout)
+    // One try or two: the budget counts the time each try takes to run out of sound as well as the waits.
+    let attempts = retries(player).compactMap { $0["attempt"] as? Int }
+    XCTAssertEqual(attempts, Array(1...max(1, attempts.count)), player.stdout)
+    XCTAssertLessThanOrEqual(attempts.count, 2, player.stdout)
     XCTAssertFalse(
       player.events.contains { $0["event"] as? String == "ended" }, "a break is not an end: \(player.stdout)")
     let error = player.events.first { $0["event"] as? String == "error" }

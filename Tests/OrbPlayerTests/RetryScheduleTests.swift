@@ -18,4 +18,30 @@ final class RetryScheduleTests: XCTestCase {
     XCTAssertEqual(RetrySchedule(budget: 10).delays, [1, 2, 4, 8])
     XCTAssertEqual(RetrySchedule(budget: 0).delays, [], "no retry")
   }
+
+  func testTheBudgetCountsTheTimeTheTriesTakeNotOnlyTheWaits() {
+    // A server that takes the connection and never answers: each try ends after 15 s, so five minutes since the
+    // first failure hold 9 tries, not the 14 of a server that refuses at once (which took 8.5 minutes).
+    var schedule = RetrySchedule()
+    var now: UInt64 = 5_000_000_000
+    var tries: [Int] = []
+    while let (attempt, delay) = schedule.next(now: now) {
+      tries.append(attempt)
+      now += UInt64((delay + 15) * 1e9)
+    }
+    XCTAssertEqual(tries, Array(1...9))
+    XCTAssertEqual(schedule.count, 14, "the most there can be, as the retry events say")
+
+    var quick = RetrySchedule(budget: 10)
+    XCTAssertNotNil(quick.next(now: 0))
+    XCTAssertNil(quick.next(now: 11_000_000_000), "ten seconds of trying are spent")
+  }
+
+  func testTimePausedByTheViewerIsNotSpentTrying() {
+    var schedule = RetrySchedule(budget: 10)
+    XCTAssertNotNil(schedule.next(now: 0))
+    schedule.paused(for: 100)
+    XCTAssertTrue(schedule.next(now: 103_000_000_000)! == (2, 2), "3 s of trying, 100 s paused")
+    XCTAssertNil(schedule.next(now: 111_000_000_000))
+  }
 }
