@@ -11,11 +11,20 @@ enum HTTPDiagnosis {
     var status: Int
     /// Header names in lower case.
     var headers: [String: String]
+    /// The first bytes of the body (of a `text/html` answer: `request` reads them only there).
+    var body: [UInt8] = []
 
     /// Its Content-Type, in lower case.
     var contentType: String? { headers["content-type"]?.lowercased() }
-    /// A web page (`text/html`) where media was expected.
-    var isWebPage: Bool { contentType?.hasPrefix("text/html") == true }
+    /// A web page (`text/html`) where media was expected. Not media a server labels so by mistake (a folder of
+    /// films on a web server that has no type for .mkv), which mpv and VLC play: its first byte, after white space
+    /// or a byte-order mark, is not markup's "<". A body that says nothing either way is taken for a page.
+    var isWebPage: Bool {
+      guard contentType?.hasPrefix("text/html") == true else { return false }
+      let blank: Set<UInt8> = [0x09, 0x0A, 0x0D, 0x20, 0xEF, 0xBB, 0xBF, 0xFE, 0xFF]
+      guard let first = body.first(where: { !blank.contains($0) }) else { return true }
+      return first == UInt8(ascii: "<")
+    }
     /// The whole length of the file its Content-Range gives ("bytes 0-1/N", "bytes */N"), when it gives one.
     var totalLength: Int64? { headers["content-range"].flatMap { $0.split(separator: "/").last }.flatMap { Int64($0) } }
   }
@@ -196,26 +205,45 @@ enum HTTPDiagnosis {
     avio_flush(io)
     var response = [UInt8]()
     var buffer = [UInt8](repeating: 0, count: 4096)
+    var head: (answer: Answer, end: Int)?
     while response.count < 32768 && Date() < deadline {
+      // Once the head has come, only a web page's first bytes are waited for (`Answer.isWebPage`).
+      if let (answer, end) = head {
+        let sent = answer.headers["content-length"].flatMap { Int($0) }
+        let wanted = min(Self.sniffedBytes, sent ?? Self.sniffedBytes)
+        if answer.contentType?.hasPrefix("text/html") != true || response.count - end >= wanted { break }
+      }
       let n = avio_read_partial(io, &buffer, Int32(buffer.count))
       if n <= 0 {
         if response.isEmpty && (n == orb_averror(ETIMEDOUT) || Date() >= deadline) { return .silent }
         break
       }
       response += buffer[0..<Int(n)]
-      if response.count >= 4,
-        response.indices.dropLast(3).contains(where: { i in
+      if head == nil,
+        let end = response.indices.dropLast(3).first(where: { i in
           response[i] == 13 && response[i + 1] == 10 && response[i + 2] == 13 && response[i + 3] == 10
         })
       {
-        break
+        guard let answer = Self.parseHead(response[..<end]) else { return .noAnswer }
+        head = (answer, end + 4)
       }
     }
-    let text = String(decoding: response, as: UTF8.self)
-    let lines = text.components(separatedBy: "\r\n")
+    guard var (answer, end) = head ?? Self.parseHead(response[...]).map({ ($0, response.count) }) else {
+      return .noAnswer
+    }
+    answer.body = Array(response[end...].prefix(Self.sniffedBytes))
+    return .answer(answer)
+  }
+
+  /// How many bytes of a web page's body `request` reads to tell it from media.
+  static let sniffedBytes = 2
+
+  /// The status line and header fields of an answer's head (without the blank line that ends it).
+  private static func parseHead(_ bytes: ArraySlice<UInt8>) -> Answer? {
+    let lines = String(decoding: bytes, as: UTF8.self).components(separatedBy: "\r\n")
     let statusParts = lines.first?.split(separator: " ") ?? []
     guard statusParts.count >= 2, statusParts[0].hasPrefix("HTTP/"), let status = Int(statusParts[1]) else {
-      return .noAnswer
+      return nil
     }
     var fields: [String: String] = [:]
     for line in lines.dropFirst() {
@@ -223,6 +251,6 @@ enum HTTPDiagnosis {
       guard let colon = line.firstIndex(of: ":") else { continue }
       fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     }
-    return .answer(Answer(status: status, headers: fields))
+    return Answer(status: status, headers: fields)
   }
 }

@@ -86,7 +86,7 @@ final class LoopbackServer {
 ///   there);
 /// - `trickle`: the file (or playlist) at `--rate` bytes a second;
 /// - `silent`: no answer at all for a minute (a server that accepted the connection and hangs);
-/// - `page`: a web page (a sign-in form) with 200;
+/// - `page`: a web page (a sign-in form) with 200; `html`: the file, as `file` serves it, labelled `text/html`;
 /// - `here`: a redirect to `/file/NAME` on this host; `elsewhere`: one to `--other` + `/file/NAME` (by default this
 ///   server under its other loopback name, `http://localhost:PORT`: another host to the player; `?to=MODE`:
 ///   `/MODE/NAME` there); `loop-a` and `loop-b` redirect to each other for ever;
@@ -266,7 +266,8 @@ final class FaultServer {
             if first >= len(data):
                 return self.plain(416, extra=[("Content-Range", "bytes */%d" % len(data))])
             self.send_response(206 if m else 200)
-            self.send_header("Content-Type", types.get(os.path.splitext(path)[1], "application/octet-stream"))
+            kind = types.get(os.path.splitext(path)[1], "application/octet-stream")
+            self.send_header("Content-Type", "text/html" if mode == "html" else kind)
             if mode != "norange":
                 self.send_header("Accept-Ranges", "bytes")
             self.send_header("Content-Length", str(last + 1 - first))

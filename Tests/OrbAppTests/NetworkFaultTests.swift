@@ -197,6 +197,18 @@ final class NetworkFaultTests: XCTestCase {
     XCTAssertEqual(error?["message"] as? String, "cannot open '\(url)': the server sent a web page, not a video")
   }
 
+  /// A video its server calls a web page (`text/html`, as a web server with no type for the file's extension may)
+  /// plays, with the credentials, as mpv and VLC play it: its first bytes are not markup.
+  func testAVideoServedAsAWebPagePlays() throws {
+    let server = try clipServer()
+    let player = try play(server.url("html", "clip.mp4"), credentials(), status: 0)
+    XCTAssertEqual(last(player)["event"] as? String, "ended", player.stdout)
+    XCTAssertTrue(events(player, "error").isEmpty, player.stdout)
+    assertCredentialsStayedHome(server.requests, home: server.originHost)
+    let plain = try play(server.url("html", "clip.mp4"), status: 0)
+    XCTAssertEqual(last(plain)["event"] as? String, "ended", plain.stdout)
+  }
+
   /// A redirect loop is named ("too many redirects"), not tried again, and the walk is bounded; each hop stays at
   /// the origin, so each takes the credentials.
   func testARedirectLoopIsNamedAndNotTriedAgain() throws {
