@@ -74,9 +74,20 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
     if (st.st_mode & S_IFMT) != S_IFREG {
       return MediaError(.unplayable, source: path, reason: "is not a regular file; only files and URLs can be read")
     }
-    if st.st_size == 0 { return MediaError(.unplayable, source: path, reason: "empty file") }
     if access(bytes, R_OK) != 0 { return MediaError(.unplayable, source: path, reason: "permission denied") }
+    // A file of the kernel's (/proc, /sys) says it holds nothing and has something to read: it goes on, to be called
+    // what it is not (media), not empty.
+    if st.st_size == 0 && !hasBytes(bytes) { return MediaError(.unplayable, source: path, reason: "empty file") }
     return nil
+  }
+
+  /// Whether a byte can be read from the file at `path`.
+  private static func hasBytes(_ path: [CChar]) -> Bool {
+    let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var byte: UInt8 = 0
+    return read(fd, &byte, 1) == 1
   }
 
   /// What a local file's own header says is wrong with it, when FFmpeg's error code would mislead (a Y4M header

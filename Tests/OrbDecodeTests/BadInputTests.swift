@@ -81,6 +81,11 @@ final class BadInputTests: XCTestCase {
     assertOpenFails(path, kind: .unplayable, reasonContains: "empty file")
   }
 
+  /// A file of the kernel's says it is empty (size 0) and is not: it is called what it is not, media.
+  func testAKernelFileIsNotCalledEmpty() {
+    assertOpenFails("/proc/self/status", kind: .unplayable, reasonContains: "not a media file")
+  }
+
   func testTextFileNamedMKV() throws {
     let text = String(repeating: "This is a shopping list, not a film.\nMilk, eggs, bread.\n", count: 40)
     let path = try TestMedia.file(named: "notes.mkv", contents: text)
