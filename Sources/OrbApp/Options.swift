@@ -31,7 +31,8 @@ struct Options {
   /// The files and URLs given, played in order; the first is the one headless modes use.
   var sources: [String] = []
   var source: String? { sources.first }
-  var resumeMs: Int64 = 0
+  /// `--resume-ms`; nil when not given (a host's 0, "from the start", wins over where a person left off).
+  var resumeMs: Int64?
   /// `--resume`: what to do where a person left off in a local file (`ResumeMemory`).
   var resume = ResumeMode.ask
   var title: String?
@@ -145,6 +146,13 @@ struct Options {
   /// Parses `arguments` (argv, program name first) alone.
   static func parseArguments(_ arguments: [String]) -> Result<Options, OptionsError> {
     let table = OptionTable()
+    // GLib takes a value given to a flag and sets the flag ("--paused=no" paused, "--loop=banana" looped): refused.
+    for argument in arguments.dropFirst().prefix(while: { $0 != "--" }) where argument.hasPrefix("--") {
+      let body = argument.dropFirst(2)
+      if let equals = body.firstIndex(of: "="), table.isFlag(String(body[..<equals])) {
+        return .failure(OptionsError(message: "--\(body[..<equals]) takes no value (see --help)"))
+      }
+    }
     let context = g_option_context_new("FILE|URL")
     defer { g_option_context_free(context) }
     g_option_context_set_summary(
@@ -269,6 +277,15 @@ private final class OptionTable {
     specs.indices.filter { specs[$0].kind == .flag && !ConfigFile.notInFile.contains(specs[$0].name) }
   }
 
+  /// Whether `name` is a flag's (or its negation's): it takes no value.
+  func isFlag(_ name: String) -> Bool {
+    let negatable = Self.negatable(specs)
+    return specs.indices.contains { i in
+      specs[i].kind == .flag
+        && (specs[i].name == name || (negatable.contains(i) && Self.negation(of: specs[i].name) == name))
+    }
+  }
+
   static func negation(of name: String) -> String {
     name.hasPrefix("no-") ? String(name.dropFirst(3)) : "no-" + name
   }
@@ -357,8 +374,9 @@ private final class OptionTable {
       o.resume = parsed
     }
     if given("resume-ms") {
-      o.resumeMs = int64("resume-ms")
-      if o.resumeMs < 0 || o.resumeMs > 1_000_000_000_000 { return fail("--resume-ms must be 0 to 10^12") }
+      let ms = int64("resume-ms")
+      if ms < 0 || ms > 1_000_000_000_000 { return fail("--resume-ms must be 0 to 10^12") }
+      o.resumeMs = ms
     }
     o.title = string("title")
     o.authToken = string("auth-token")

@@ -10,9 +10,9 @@ extension PlayerWindow {
   /// Where the entry starts: the host's resume point for the launch's first entry, else where the person left off
   /// the file (`--resume auto`; `ask` offers it once the video plays), else the beginning.
   func startPosition() -> Double {
-    let hostGave = playingLaunch && playlist.index == 0 && options.resumeMs > 0
-    remembered = hostGave || options.resume == .no ? nil : memory.entry(for: source)
-    if hostGave { return Double(options.resumeMs) / 1000 }
+    let hostGave = playingLaunch && playlist.index == 0 ? options.resumeMs : nil
+    remembered = hostGave != nil || options.resume == .no ? nil : memory.entry(for: source)
+    if let hostGave { return Double(hostGave) / 1000 }
     return options.resume == .auto ? remembered?.position ?? 0 : 0
   }
 
@@ -41,11 +41,18 @@ extension PlayerWindow {
     resumeOffer = offer
   }
 
+  /// The tracks chosen when the place was left, except where this launch chose its own (`--aid`, `--sid`,
+  /// `--sub-file`): a subtitle file given now was turned off by a remembered "none".
   func restoreTracks(_ place: ResumeMemory.Entry, _ player: Player) {
-    if let audio = place.audioTrack, audio != player.audioTracks.current, audio <= player.audioTracks.count {
+    if options.audioTrack == nil, let audio = place.audioTrack, audio != player.audioTracks.current,
+      audio <= player.audioTracks.count
+    {
       player.switchAudioTrack(audio)
     }
-    if let subtitles = place.subtitleTrack, let list = player.subtitles, subtitles != (list.current ?? 0) {
+    let subtitlesChosen = options.subtitles != .automatic || !options.subtitleFiles.isEmpty
+    if !subtitlesChosen, let subtitles = place.subtitleTrack, let list = player.subtitles,
+      subtitles != (list.current ?? 0)
+    {
       list.select(subtitles == 0 ? nil : subtitles)
     }
   }

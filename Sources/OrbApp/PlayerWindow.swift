@@ -77,7 +77,7 @@ final class PlayerWindow {
     self.options = options
     playlist = Playlist(sources)
     source = sources.first ?? ""
-    report = HostReport(eventsFd: options.eventsFd, resumeMs: Int64(options.resumeMs))
+    report = HostReport(eventsFd: options.eventsFd, resumeMs: options.resumeMs ?? 0)
   }
 
   /// The launch's local file, opened and decoding while GTK starts (`EarlyOpen`); the first player takes it, and

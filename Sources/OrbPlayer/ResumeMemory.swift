@@ -4,7 +4,8 @@ import OrbDecode
 /// Where a person left off in their own local files: a file played for more than a minute and left before its last
 /// minutes is remembered (the position, the audio and subtitle tracks), keyed by its path and size, in
 /// `$XDG_STATE_HOME/orb-player/resume.json` (else `~/.local/state/…`); playing it to the end forgets it. Hosts give
-/// their own resume point (`--resume-ms`), which always wins.
+/// their own resume point (`--resume-ms`), which always wins. Several windows may be open at once: each change is
+/// made to what the file holds then, under a lock on `FILE.lock`, so that one window's places never erase another's.
 /// Thread-safety: Unsafe; one owner (the window, on the main thread) reads and writes its file.
 public struct ResumeMemory {
   /// What is remembered of one file.
@@ -42,11 +43,13 @@ public struct ResumeMemory {
   /// The memory kept in `file` (default: the XDG state folder's), empty when there is none or it cannot be read.
   public init(file: String = ResumeMemory.defaultFile) {
     self.file = file
-    let stored = (try? Data(contentsOf: URL(fileURLWithPath: file))).flatMap {
-      try? JSONDecoder().decode(Stored.self, from: $0)
-    }
+    let stored = Self.read(file)
     entries = stored?.entries ?? [:]
     order = stored?.order ?? []
+  }
+
+  private static func read(_ file: String) -> Stored? {
+    (try? Data(contentsOf: URL(fileURLWithPath: file))).flatMap { try? JSONDecoder().decode(Stored.self, from: $0) }
   }
 
   public static var defaultFile: String {
@@ -72,7 +75,11 @@ public struct ResumeMemory {
     return "\(absolute)|\(info.st_size)"
   }
 
-  public func entry(for source: String) -> Entry? { Self.key(for: source).flatMap { entries[$0] } }
+  /// Where `source` was left, as the file says now (another window may have played it since this one opened).
+  public func entry(for source: String) -> Entry? {
+    guard let key = Self.key(for: source) else { return nil }
+    return (Self.read(file)?.entries ?? entries)[key]
+  }
 
   /// Playback of `source` stopped at `entry.position` of `duration`: remembered when it played long enough and is
   /// not near its end, forgotten near its end, left as it was when it hardly played. Written at once.
@@ -81,6 +88,16 @@ public struct ResumeMemory {
     let finished = duration.map { entry.position > $0 - Self.finishedWithin } ?? false
     // Hardly played (opened and closed again, the offer not taken): what was remembered stays.
     if entry.position < Self.leastPlayed && !finished { return }
+    let url = URL(fileURLWithPath: file)
+    try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+    let lock = open(file + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+    if lock >= 0 { flock(lock, LOCK_EX) }
+    defer { if lock >= 0 { close(lock) } }  // (closing lets go of the lock)
+    // What other windows wrote since this one read the file stays.
+    if let stored = Self.read(file) {
+      entries = stored.entries
+      order = stored.order
+    }
     order.removeAll { $0 == key }
     if finished {
       entries[key] = nil
@@ -89,13 +106,7 @@ public struct ResumeMemory {
       order.append(key)
       while order.count > Self.capacity { entries[order.removeFirst()] = nil }
     }
-    save()
-  }
-
-  private func save() {
     guard let data = try? JSONEncoder().encode(Stored(entries: entries, order: order)) else { return }
-    let url = URL(fileURLWithPath: file)
-    try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
     try? data.write(to: url, options: .atomic)
   }
 }

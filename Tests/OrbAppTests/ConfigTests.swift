@@ -56,4 +56,42 @@ final class ConfigTests: XCTestCase {
       XCTAssertTrue(warnings.contains { $0.contains("line 5") && $0.contains("command line") }, "\(warnings)")
     }
   }
+
+  /// `paused=no` and `mute=no` leave those off (GLib took the value of a flag as the flag itself, so they turned it
+  /// on); a value in quotes keeps its "#", a "#" inside a word is not a comment, and a line of "--" alone is not an
+  /// option (it made every option on the command line a file name). On the command line, a value given to a flag
+  /// is refused in words.
+  func testFlagsSetToNoStayOffAndQuotedValuesKeepTheirHashes() throws {
+    try Screen.requireDisplay()
+    let home = NSTemporaryDirectory() + "orb-config-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: "\(home)/orb-player", withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: home) }
+    try """
+    paused=no
+    mute = off  # not today
+    title="Episode #3"   # the host's name for it
+    --
+    resume=no#ignored?
+
+    """.write(toFile: "\(home)/orb-player/orb-player.conf", atomically: true, encoding: .utf8)
+    let clip = try MarkerAppTests.clip(seconds: 20)
+    let player = try BackgroundPlayer(
+      ["--events-fd", "1", "--error-linger-ms", "0", clip], environment: ["XDG_CONFIG_HOME": home])
+    usleep(2_500_000)
+    player.process.signal(SIGINT)
+    XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+    let events = player.events
+    XCTAssertEqual(events.first { $0["event"] as? String == "file" }?["title"] as? String, "Episode #3", player.stdout)
+    XCTAssertEqual(events.first { $0["event"] as? String == "settings" }?["muted"] as? Bool, false, player.stdout)
+    XCTAssertFalse(events.contains { $0["state"] as? String == "paused" }, player.stdout)
+    XCTAssertTrue(events.contains { $0["state"] as? String == "playing" }, player.stdout)
+    let warnings = player.stderr.split(separator: "\n").filter { $0.contains("orb-player.conf line") }
+    XCTAssertTrue(warnings.contains { $0.contains("line 4") && $0.contains("not an option") }, player.stderr)
+    XCTAssertTrue(warnings.contains { $0.contains("line 5") && $0.contains("resume") }, player.stderr)
+    XCTAssertEqual(warnings.count, 2, player.stderr)
+
+    let refused = Orb.run(["--loop=banana", "--probe", clip])
+    XCTAssertEqual(refused.status, 1, refused.stdout)
+    XCTAssertTrue(refused.stderr.contains("--loop takes no value"), refused.stderr)
+  }
 }

@@ -52,6 +52,15 @@ final class ResumeAppTests: XCTestCase {
     // auto: at once.
     let auto = try run(["--resume", "auto", clip], state: state) { _, _ in }
     XCTAssertEqual(Double(firstPosition(auto) ?? 0), Double(left), accuracy: 1000, auto.stdout)
+    // A subtitle file given now is shown: the remembered choice (none) was restored over it.
+    let srt = NSTemporaryDirectory() + "orb-resume-\(UUID().uuidString).srt"
+    try "1\n00:00:00,000 --> 00:10:00,000\nHello\n".write(toFile: srt, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(atPath: srt) }
+    let subtitled = try run(["--resume", "auto", "--sub-file", srt, clip], state: state) { _, _ in }
+    XCTAssertEqual(Double(firstPosition(subtitled) ?? 0), Double(left), accuracy: 3000, subtitled.stdout)
+    XCTAssertTrue(
+      subtitled.events.contains { $0["event"] as? String == "cue" && $0["text"] as? String == "Hello" },
+      subtitled.stdout)
     // ask: from the start, with the offer; Enter takes it.
     let ask = try run([clip], state: state) { title, _ in
       Screen.press("Return", title: title)
@@ -63,6 +72,8 @@ final class ResumeAppTests: XCTestCase {
     // A host's resume point wins; no: neither read nor written.
     let host = try run(["--resume-ms", "5000", "--resume", "auto", clip], state: state) { _, _ in }
     XCTAssertEqual(firstPosition(host), 5000)
+    let start = try run(["--resume-ms", "0", "--resume", "auto", clip], state: state) { _, _ in }
+    XCTAssertEqual(firstPosition(start), 0, "a host's 0 is the start, not 'not given': \(start.stdout)")
     let none = try run(["--resume", "no", clip], state: state) { _, _ in }
     XCTAssertEqual(firstPosition(none), 0)
     XCTAssertFalse(none.stderr.contains("resumed at"))

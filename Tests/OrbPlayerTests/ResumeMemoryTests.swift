@@ -37,4 +37,22 @@ final class ResumeMemoryTests: XCTestCase {
     XCTAssertNil(ResumeMemory.key(for: fifo))
     XCTAssertNil(ResumeMemory(file: store).entry(for: fifo))
   }
+
+  /// Two windows open at once, each on its own film: the one closed last kept only its own place, erasing the other's.
+  func testTwoWindowsOpenAtOnceEachKeepTheirPlace() throws {
+    let dir = NSTemporaryDirectory() + "orb-resume-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let (first, second) = ("\(dir)/one.mkv", "\(dir)/two.mkv")
+    for film in [first, second] { try Data(repeating: 1, count: 1000).write(to: URL(fileURLWithPath: film)) }
+    let store = "\(dir)/state/resume.json"
+    var one = ResumeMemory(file: store)
+    var two = ResumeMemory(file: store)
+    one.left(first, at: .init(position: 700), duration: 5400)
+    two.left(second, at: .init(position: 1000), duration: 5400)
+    one.left(first, at: .init(position: 800), duration: 5400)
+    let read = ResumeMemory(file: store)
+    XCTAssertEqual(read.entry(for: first)?.position, 800)
+    XCTAssertEqual(read.entry(for: second)?.position, 1000, "the other window's place")
+  }
 }
