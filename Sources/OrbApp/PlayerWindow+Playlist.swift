@@ -11,6 +11,7 @@ extension PlayerWindow {
   /// one's needs to itself), then the next starts in the same window.
   func playEntry() {
     guard let next = playlist.current, !finished else { return }
+    hostResumeSpent = true
     welcome?.hide()
     rememberPlace()
     resumeOffer?.dismiss()

@@ -24,6 +24,9 @@ final class PlayerWindow {
   /// The host's launch (the entries as given) is what markers and the resume point belong to; a drop or an Open
   /// is a person's own choice.
   var playingLaunch = true
+  /// The host's resume point is for the launch's first opening of its first entry: gone back to later (`<`), that
+  /// entry starts where a person's own would (it started at the host's point again, however far it had played).
+  var hostResumeSpent = false
   var welcome: WelcomePage?
   /// Where a person left off their own files (not read or written with `--resume no`).
   var memory = ResumeMemory()
@@ -99,6 +102,15 @@ final class PlayerWindow {
     WindowRenderer.choose(for: options.videoOutput)
     if WindowRenderer.isCairo {
       Self.keepFrameSizedBlocks(width: options.geometry?.width ?? 1280, height: options.geometry?.height ?? 720)
+    }
+    // A session logging out or a host stopping the player (SIGTERM, SIGHUP), or Ctrl-C in a terminal (SIGINT): the
+    // host still hears where playback was. Taken from here on, before GTK starts (80 ms): a host that launched the
+    // player and stopped it at once (the viewer chose another episode) heard nothing, not even its resume point.
+    for number in [SIGTERM, SIGINT, SIGHUP] {
+      MainLoop.onSignal(number) { [unowned self] in
+        self.terminate()
+        return false
+      }
     }
     if EarlyOpen.applies(to: source) {
       // Without a GPU, pictures are drawn on the CPU: the first one is drawn beside GTK's start too.
@@ -237,15 +249,14 @@ final class PlayerWindow {
     }
   }
 
+  /// Ends playback for a stop signal, once the window is there to close (GLib runs the handler when its loop does,
+  /// after `activate`).
+  private func terminate() {
+    guard window != nil else { return MainLoop.after(milliseconds: 10) { [unowned self] in self.terminate() } }
+    finish(reason: "terminated", status: exitStatus)
+  }
+
   func activate() {
-    // A session logging out or a host stopping the player (SIGTERM, SIGHUP), or Ctrl-C in a terminal (SIGINT):
-    // the host still hears where playback was.
-    for number in [SIGTERM, SIGINT, SIGHUP] {
-      MainLoop.onSignal(number) { [unowned self] in
-        self.finish(reason: "terminated", status: self.exitStatus)
-        return false
-      }
-    }
     video = VideoView()
     window = gtk_application_window_new(app)
     gtk_window_set_title(cast(raw(window)), windowTitle)

@@ -75,7 +75,7 @@ final class PlaylistAppTests: XCTestCase {
     try Screen.requireDisplay()
     let title = "playlist-\(UUID().uuidString.prefix(6))"
     let clip = try MarkerAppTests.clip(seconds: 20)
-    let player = try BackgroundPlayer(["--title", title, "--events-fd", "1", clip, clip])
+    let player = try BackgroundPlayer(["--title", title, "--events-fd", "1", "--resume-ms", "3000", clip, clip])
     defer { _ = player.wait(timeout: 1) }
     XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
     usleep(1_000_000)
@@ -90,6 +90,8 @@ final class PlaylistAppTests: XCTestCase {
     XCTAssertEqual(files(player).compactMap { $0["index"] as? Int }, [0, 1, 0], player.stdout)
     let states = player.events.filter { $0["event"] as? String == "state" }
     XCTAssertEqual(states.count, 3, "each entry started playing: \(player.stdout)")
+    // The host's resume point is the launch's first opening's: back at the first entry, it starts from the start.
+    XCTAssertEqual(states.compactMap { $0["position_ms"] as? Int }, [3000, 0, 0], player.stdout)
   }
 
   /// A file dragged from another application (a GTK 4 window offering it as a file list, as Files does) and dropped

@@ -39,4 +39,27 @@ final class StartTests: XCTestCase {
     let said = player.stderr.components(separatedBy: "is past the end").count - 1
     XCTAssertEqual(said, 1, player.stderr)
   }
+
+  /// A host that launches the player and stops it at once (the viewer chose another episode), before GTK has
+  /// started: it hears where playback was, its own resume point (the player was killed without a word).
+  func testAStopBeforeTheWindowIsMadeStillTellsThePosition() throws {
+    try Screen.requireDisplay()
+    let player = try BackgroundPlayer(["--events-fd", "1", "--resume-ms", "2000", try Clips.moving(seconds: 3)])
+    let pid = player.process.processIdentifier
+    // The local file's early open has begun: the window is still being made, if at all.
+    let deadline = Date(timeIntervalSinceNow: 10)
+    func opening() -> Bool {
+      let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+      return tasks.contains { task in
+        (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?.hasPrefix("orb-early") == true
+      }
+    }
+    while !opening() && Date() < deadline { usleep(500) }
+    XCTAssertTrue(opening(), "the early open never began")
+    player.process.signal(SIGTERM)
+    XCTAssertEqual(player.wait(timeout: 20), 0, player.stderr)
+    let ended = try XCTUnwrap(player.events.last { $0["event"] as? String == "ended" }, player.stdout + player.stderr)
+    XCTAssertEqual(ended["reason"] as? String, "terminated")
+    XCTAssertEqual(ended["position_ms"] as? Int, 2000, player.stdout)
+  }
 }
