@@ -111,6 +111,25 @@ final class MPRISTests: XCTestCase {
     return (title, player, pid, monitor)
   }
 
+  /// Seeked goes out when the position jumps (a key, a client's SetPosition), with the new position, and not while it only
+  /// plays on: a desktop's progress bar runs on from the last Position it read until told (it was never sent).
+  func testAJumpInThePositionIsAnnouncedAsSeeked() throws {
+    let (title, player, pid, monitor) = try startWatched("seeked")
+    defer { monitor.stop() }
+    usleep(1_600_000)  // three announcements of a position that only plays on
+    XCTAssertFalse(monitor.output.contains("Seeked"), monitor.output)
+    Screen.press("Right", title: title)  // 5 s on
+    XCTAssertTrue(eventually { monitor.seeked.count == 1 }, monitor.output)
+    let afterKey = try XCTUnwrap(monitor.seeked.last)
+    XCTAssertEqual(afterKey, position(pid), accuracy: 1, monitor.output)
+    XCTAssertGreaterThan(afterKey, 5.5, monitor.output)
+    _ = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Player.SetPosition", "/org/orb/Player/Track/0", "2000000"])
+    XCTAssertTrue(eventually { monitor.seeked.count == 2 }, monitor.output)
+    XCTAssertEqual(monitor.seeked.last ?? 0, 2, accuracy: 0.5, monitor.output)
+    _ = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Quit"])
+    XCTAssertEqual(player.wait(timeout: 15), 0, player.stderr)
+  }
+
   /// `playerctl volume 0.5` and a desktop's volume slider: Volume is set, clamped, read back and announced, and so
   /// are the changes made with the keys.
   func testVolumeCanBeSetAndEveryChangeIsAnnounced() throws {
@@ -263,6 +282,14 @@ private final class SignalMonitor: @unchecked Sendable {
     output.split(separator: "\n").filter { $0.contains("PropertiesChanged") }.compactMap { line in
       guard let range = line.range(of: "'Volume': <") else { return nil }
       return Double(line[range.upperBound...].prefix { $0.isNumber || "+-.e".contains($0) })
+    }
+  }
+
+  /// The position (seconds) of each Seeked, in order.
+  var seeked: [Double] {
+    output.split(separator: "\n").filter { $0.contains(".Seeked") }.compactMap { line in
+      guard let range = line.range(of: "(int64 ") ?? line.range(of: "(") else { return nil }
+      return Double(line[range.upperBound...].prefix { $0.isNumber || $0 == "-" }).map { $0 / 1e6 }
     }
   }
 
