@@ -722,7 +722,9 @@ final class PlayerWindow {
     sizedToVideo = true
   }
 
-  /// The video's own size, shrunk to fit 1600x900 (and grown to at least 480 wide), shape kept.
+  /// The video's own size, shrunk to fit 1600x900, shape kept; grown to at least 480 wide, but never past 900 high: a
+  /// tall video (a phone's recording, 585x1266) is pillarboxed there (it asked for 480x1039, taller than the
+  /// screens of many laptops, the controls below their edge).
   nonisolated static func initialWindowSize(displayWidth: Int, displayHeight: Int) -> (width: Int, height: Int) {
     var w = Double(max(1, displayWidth))
     var h = Double(max(1, displayHeight))
@@ -730,7 +732,7 @@ final class PlayerWindow {
     w *= shrink
     h *= shrink
     if w < 480 {
-      h *= 480 / w
+      h = min(h * 480 / w, max(h, 900))
       w = 480
     }
     return (Int(w.rounded()), Int(h.rounded()))

@@ -62,4 +62,23 @@ final class StartTests: XCTestCase {
     XCTAssertEqual(ended["reason"] as? String, "terminated")
     XCTAssertEqual(ended["position_ms"] as? Int, 2000, player.stdout)
   }
+
+  /// A tall video (a phone's screen recording) opens a window no taller than 900 pixels, the picture pillarboxed in
+  /// it; it asked for 480x1039, taller than many laptops' screens.
+  func testATallVideoOpensAWindowThatFitsTheScreen() throws {
+    try Screen.requireDisplay()
+    let tall = try TestMedia.path(
+      "tall-585x1266.mp4",
+      ["-f", "lavfi", "-i", "color=c=gray:size=585x1266:rate=10:duration=3", "-c:v", "libx264", "-preset", "ultrafast"])
+    let title = "tall-\(UUID().uuidString.prefix(6))"
+    let player = try BackgroundPlayer(["--title", title, tall])
+    defer { _ = player.wait(timeout: 1) }
+    XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
+    usleep(500_000)
+    let size = try XCTUnwrap(Screen.geometry(title: title))
+    XCTAssertEqual(size.width, 480, "\(size)")
+    XCTAssertEqual(size.height, 900, "\(size)")
+    Screen.press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+  }
 }
