@@ -20,7 +20,8 @@ extension PlayerWindow {
   }
 
   /// The viewer skipped `marker`: to its end, or for credits that run to the end, the end of playback (`ended`
-  /// with reason `credits`, so the host can go on to the next episode).
+  /// with reason `credits`, so the host can go on to the next episode); an intro that runs to the end ends the entry
+  /// as playing to its end does.
   func skip(_ marker: Marker) {
     guard let player, let timeline = markers else { return }
     let from = player.position
@@ -30,7 +31,7 @@ extension PlayerWindow {
       player.seek(to: to)
     case .end:
       report.skip(marker.kind, from: from, to: player.duration ?? from)
-      finish(reason: "credits", status: 0)
+      if marker.kind == .credits { finish(reason: "credits", status: 0) } else { video.onEnded?() }
     }
   }
 }

@@ -606,7 +606,11 @@ final class PlayerWindow {
       if let player { applyRemembered(player) }
       let asked = playingLaunch && playlist.index == 0 ? [options.intro, options.credits].compactMap { $0 } : []
       if !asked.isEmpty {
-        markers = MarkerTimeline(asked, duration: player?.duration, warn: { [unowned self] in self.log($0) })
+        // The host hears a marker it sent that is left out, as it hears other warnings.
+        markers = MarkerTimeline(asked, duration: player?.duration) { [unowned self] in
+          self.log($0)
+          self.report.warning($0)
+        }
       }
       transport.mark(
         markers.map { timeline in timeline.markers.map { ($0, timeline.end(of: $0)) } } ?? [], chapters: info.chapters)

@@ -66,7 +66,10 @@ public struct MarkerTimeline: Sendable {
     for marker in candidates {
       let name = "--\(marker.kind.rawValue)"
       if let end = marker.end, end <= marker.start {
-        warn("\(name) ignored: it ends (\(Self.ms(end)) ms) before it starts (\(Self.ms(marker.start)) ms)")
+        warn(
+          end == marker.start
+            ? "\(name) ignored: it ends where it starts (\(Self.ms(end)) ms)"
+            : "\(name) ignored: it ends (\(Self.ms(end)) ms) before it starts (\(Self.ms(marker.start)) ms)")
         continue
       }
       if let duration, marker.start >= duration {
@@ -99,13 +102,12 @@ public struct MarkerTimeline: Sendable {
     return (current, now)
   }
 
-  /// What skipping `marker` does: to its END; credits without one, or ending within a second of the media's end,
-  /// end playback.
+  /// What skipping `marker` does: to its END; credits without one, or a window ending within a second of the
+  /// media's end, end playback. (An intro that ran to the end was skipped to the last picture, back inside the
+  /// window, and its button came back.)
   public func skip(_ marker: Marker) -> Skip {
-    if marker.kind == .credits {
-      guard let e = marker.end, duration.map({ e < $0 - 1 }) ?? true else { return .end }
-      return .seek(e)
-    }
-    return .seek(end(of: marker))
+    if marker.kind == .credits && marker.end == nil { return .end }
+    let e = end(of: marker)
+    return duration.map({ e < $0 - 1 }) ?? true ? .seek(e) : .end
   }
 }

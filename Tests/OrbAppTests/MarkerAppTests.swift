@@ -149,8 +149,34 @@ final class MarkerAppTests: XCTestCase {
     XCTAssertEqual(events(player, "ended").last?["reason"] as? String, "eof")
     XCTAssertTrue(player.stderr.contains("--intro ignored"), player.stderr)
     XCTAssertTrue(player.stderr.contains("--credits ignored"), player.stderr)
+    // The host that sent them hears it too.
+    let warnings = events(player, "warning").compactMap { $0["message"] as? String }
+    XCTAssertEqual(warnings.filter { $0.hasPrefix("--intro ignored") || $0.hasPrefix("--credits ignored") }.count, 2)
     let usage = Orb.run(["--intro", "soon", try Self.clip()])
     XCTAssertEqual(usage.status, 1)
     XCTAssertTrue(usage.stderr.contains("--intro takes START-END in milliseconds"), usage.stderr)
+  }
+
+  /// An intro that runs to the end of the file (the host's END past it): skipping it ends the file as playing to its
+  /// end does, and the button does not come back (it was skipped to the last picture, inside the window again, and
+  /// shown again).
+  func testSkippingAnIntroThatRunsToTheEndEndsTheFile() throws {
+    try Screen.requireDisplay()
+    let title = "markers-end-\(UUID().uuidString.prefix(6))"
+    let player = try BackgroundPlayer(
+      ["--events-fd", "1", "--title", title, "--resume-ms", "4000", "--intro", "500-60000", try Self.clip()])
+    defer { _ = player.wait(timeout: 1) }
+    XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
+    XCTAssertNotNil(
+      player.waitForEvent { $0["event"] as? String == "marker" && $0["state"] as? String == "shown" }, player.stdout)
+    Screen.press("Return", title: title)
+    XCTAssertEqual(player.wait(timeout: 15), 0, player.stderr)
+    XCTAssertEqual(events(player, "ended").last?["reason"] as? String, "eof", player.stdout)
+    let skipped = try XCTUnwrap(player.events.firstIndex { $0["event"] as? String == "skip" }, player.stdout)
+    XCTAssertFalse(
+      player.events[skipped...].contains { $0["event"] as? String == "marker" && $0["state"] as? String == "shown" },
+      "the button came back: \(player.stdout)")
+    let at = events(player, "ended").last?["position_ms"] as? Int ?? 0
+    XCTAssertLessThan(at, 7000, "ended at the skip, not at the end")
   }
 }

@@ -31,6 +31,9 @@ final class MarkerTests: XCTestCase {
       warn: { warnings.append($0) })
     XCTAssertEqual(overlapping.markers.map(\.kind), [.intro])
     XCTAssertEqual(warnings.count, 1)
+    warnings = []
+    _ = MarkerTimeline([Marker(kind: .intro, start: 5, end: 5)], duration: 600, warn: { warnings.append($0) })
+    XCTAssertEqual(warnings, ["--intro ignored: it ends where it starts (5000 ms)"])
   }
 
   func testTheWindowIsEnteredAndLeftByPlayingAndBySeeking() {
@@ -58,5 +61,7 @@ final class MarkerTests: XCTestCase {
     XCTAssertEqual(timeline.skip(timeline.markers[1]), .seek(580), "credits with a scene after them")
     XCTAssertEqual(timeline.skip(Marker(kind: .credits, start: 500, end: nil)), .end)
     XCTAssertEqual(timeline.skip(Marker(kind: .credits, start: 500, end: 599.5)), .end, "END at the end of the file")
+    let toTheEnd = MarkerTimeline([Marker(kind: .intro, start: 0.5, end: 60)], duration: 10, warn: { _ in })
+    XCTAssertEqual(toTheEnd.skip(toTheEnd.markers[0]), .end, "an intro that runs to the end, as its button comes back")
   }
 }
