@@ -197,8 +197,15 @@ public final class Player: Sendable {
     stats.audioUnderruns = playback?.underruns ?? 0
     return stats
   }
-  /// Media seconds now.
-  public var position: Double { clock.time() }
+  /// Media seconds now. Past the stated length by less than `endOvershoot` (the sound's last packet outlasting the
+  /// pictures: 8.019 s of an 8 s file), it reads as the length: a host's "watched" went past 100 %. Further past, the
+  /// length was wrong, and the clock is told as it is.
+  public var position: Double {
+    let time = clock.time()
+    guard let length = duration, length > 0, time > length, time < length + Self.endOvershoot else { return time }
+    return length
+  }
+  static let endOvershoot = 0.5
   public var duration: Double? { shared.withLock { $0.media?.duration } }
   /// The picture of a source of sound alone (its cover), once it is open; nil without one.
   public var coverArt: CoverArt? { shared.withLock { $0.media?.coverArt } }

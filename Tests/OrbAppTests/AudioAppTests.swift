@@ -59,6 +59,8 @@ final class AudioAppTests: XCTestCase {
     XCTAssertTrue(ended.contains("\"reason\":\"eof\""), String(ended))
     let position = Int(ended.split(separator: "\"position_ms\":").last?.prefix { $0.isNumber } ?? "") ?? 0
     XCTAssertEqual(Double(position), 3000, accuracy: 150, String(ended))
+    // Not past the length (the sound's last packet outlasts the pictures: 3019 ms): a host's "watched" read 100.6 %.
+    XCTAssertLessThanOrEqual(position, 3000, String(ended))
     if ProcessInfo.processInfo.environment["PIPEWIRE_RUNTIME_DIR"] != nil {
       XCTAssertTrue(r.stderr.contains("audio: PipeWire"), r.stderr)
     }
