@@ -180,10 +180,13 @@ final class MPRIS {
       if let player, let parameters {
         let child = g_variant_get_child_value(parameters, 0)
         defer { g_variant_unref(child) }
-        if let target = Self.seekTarget(
-          offset: Int64(g_variant_get_int64(child)), position: player.position, duration: player.duration)
-        {
+        let offset = Int64(g_variant_get_int64(child))
+        if let target = Self.seekTarget(offset: offset, position: player.position, duration: player.duration) {
           player.seek(to: target)
+        } else if let length = player.duration, player.position + Double(offset) / 1e6 > length,
+          hooks.canGo().next
+        {
+          hooks.go(true)  // past the end, as the spec says: the next track
         }
       }
     case "SetPosition":
@@ -208,8 +211,8 @@ final class MPRIS {
     g_dbus_method_invocation_return_value(invocation, nil)
   }
 
-  /// Where `Seek(offset)` goes, as the MPRIS spec says: before the start is the start; past the end there is no next
-  /// track to go to, so the call is ignored (nil), as it is without a known length.
+  /// Where `Seek(offset)` goes, as the MPRIS spec says: before the start is the start; past the end, nowhere in this
+  /// entry (nil): the next one plays where there is one, else the call is ignored, as it is without a known length.
   static func seekTarget(offset: Int64, position: Double, duration: Double?) -> Double? {
     guard let duration else { return nil }
     let target = position + Double(offset) / 1e6

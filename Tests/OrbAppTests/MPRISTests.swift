@@ -130,6 +130,27 @@ final class MPRISTests: XCTestCase {
     XCTAssertEqual(player.wait(timeout: 15), 0, player.stderr)
   }
 
+  /// Seek past the end of an entry goes to the next one, as the spec says (it was ignored); Next and Previous move
+  /// through the entries.
+  func testSeekPastTheEndPlaysTheNextEntry() throws {
+    try requireSession()
+    let title = "mpris-next-\(UUID().uuidString.prefix(6))"
+    let clip = try Self.clip()
+    let player = try BackgroundPlayer(["--title", title, "--events-fd", "1", clip, clip])
+    XCTAssertNotNil(Screen.waitForWindow(title: title))
+    usleep(800_000)
+    let pid = player.process.processIdentifier
+    func entries() -> [Int] {
+      player.events.filter { $0["event"] as? String == "file" }.compactMap { $0["index"] as? Int }
+    }
+    _ = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Player.Seek", "60000000"])
+    XCTAssertTrue(eventually(5) { entries() == [0, 1] }, player.stdout)
+    _ = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Player.Previous"])
+    XCTAssertTrue(eventually(5) { entries() == [0, 1, 0] }, player.stdout)
+    _ = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Quit"])
+    XCTAssertEqual(player.wait(timeout: 15), 0, player.stderr)
+  }
+
   /// `playerctl volume 0.5` and a desktop's volume slider: Volume is set, clamped, read back and announced, and so
   /// are the changes made with the keys.
   func testVolumeCanBeSetAndEveryChangeIsAnnounced() throws {
