@@ -184,6 +184,7 @@ extension PlayerWindow {
     guard player != nil, !finished else { return }
     gtk_widget_set_cursor_from_name(window, "default")
     let wasVisible = transport.isVisible
+    transport.fit(width: Int(gtk_widget_get_width(window)))
     transport.reveal(keep: player?.isPaused ?? false)
     updateTransport()
     guard !wasVisible else { return }

@@ -330,6 +330,7 @@ final class PlayerWindow {
     skipButton.onSkip = { [unowned self] marker in self.skip(marker) }
     video.onTick = { [unowned self] in
       self.keepBlocksForWindow()
+      if self.transport.isVisible { self.transport.fit(width: Int(gtk_widget_get_width(self.window))) }
       guard let player = self.player else { return }
       self.trimStartUp(firstPictureShown: player.stats.firstFrameMs != nil)
       self.subtitleView.update(player, video: self.video.picture, barHeight: self.transport.shownHeight)
@@ -835,7 +836,7 @@ final class PlayerWindow {
                    font-family: monospace; font-size: 10pt; }
       .orb-osd { color: white; background: rgba(0,0,0,0.6); padding: 8px 14px; margin: 16px; border-radius: 6px;
                  font-size: 14pt; }
-      .orb-transport { background: rgba(0,0,0,0.6); color: white; padding: 6px 12px; margin: 12px;
+      .orb-transport { background: rgba(0,0,0,0.6); color: white; padding: 6px 12px; margin: \(TransportBar.margin)px;
                        border-radius: 8px; }
       .orb-transport button { color: white; background: none; border: none; box-shadow: none; }
       .orb-time { font-family: monospace; }

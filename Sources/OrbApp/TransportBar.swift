@@ -24,6 +24,8 @@ final class TransportBar {
   private var hideSerial = 0
   /// Milliseconds of stillness after which the bar hides while playing.
   static let hideAfterMs: UInt32 = 3000
+  /// The bar's margin (CSS pixels) on every side, which `gtk_widget_measure` leaves out.
+  static let margin = 12
   /// The speeds the speed button steps through.
   static let speeds = [0.5, 0.75, 1, 1.25, 1.5, 2]
 
@@ -42,6 +44,11 @@ final class TransportBar {
   /// The bar hid by itself (the pointer can hide too).
   var onHidden: (() -> Void)?
   private var speed = 1.0
+  /// Whether the track buttons have tracks to show (`showTracks`).
+  private var audioWanted = false
+  private var subtitlesWanted = false
+  /// The window width the bar was last fitted to (`fit`).
+  private var fittedWidth: Int?
   /// The length shown on the slider, seconds (0: unknown).
   private var length = 0.0
 
@@ -67,6 +74,7 @@ final class TransportBar {
     slider = gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 0, 1, 1)
     gtk_scale_set_draw_value(cast(raw(slider)), 0)
     gtk_widget_set_hexpand(slider, 1)
+    gtk_widget_set_size_request(slider, 60, -1)  // room to drag in a small window (`fit` leaves the length out)
     // Clicks leave the keyboard where it was: the arrows keep seeking 5 s, and the controls still hide.
     gtk_widget_set_focus_on_click(slider, 0)
     gtk_widget_set_tooltip_text(slider, "Position (Left/Right 5 s, Up/Down 60 s)")
@@ -257,8 +265,35 @@ final class TransportBar {
   func showAudio(tracks: Int) { showTracks(audioButton, visible: tracks > 1, on: true) }
 
   private func showTracks(_ button: UnsafeMutablePointer<GtkWidget>, visible: Bool, on: Bool) {
+    if button == audioButton { audioWanted = visible } else { subtitlesWanted = visible }
     gtk_widget_set_visible(button, visible ? 1 : 0)
+    if let width = fittedWidth {
+      fittedWidth = nil
+      fit(width: width)
+    }
     if on { gtk_widget_remove_css_class(button, "dim-label") } else { gtk_widget_add_css_class(button, "dim-label") }
+  }
+
+  /// Leaves out of the bar what does not fit a window `width` pixels wide, the least needed first: the volume slider
+  /// (m, 9 and 0 remain), the speed and track buttons (their keys remain), the length. In a small window (a corner
+  /// of the screen, 200x150) the bar ran past the window's edge, and the fullscreen and close buttons were gone.
+  func fit(width: Int) {
+    guard width > 0, width != fittedWidth else { return }
+    fittedWidth = width
+    let leaving = [volumeSlider, speedButton, audioButton, subtitlesButton, durationLabel]
+    func wanted(_ part: UnsafeMutablePointer<GtkWidget>) -> Bool {
+      part == audioButton ? audioWanted : part == subtitlesButton ? subtitlesWanted : true
+    }
+    let shown = isVisible
+    gtk_widget_set_visible(widget, 1)  // (GTK measures a hidden widget as 0)
+    defer { gtk_widget_set_visible(widget, shown ? 1 : 0) }
+    for left in 0...leaving.count {
+      for (i, part) in leaving.enumerated() { gtk_widget_set_visible(part, i >= left && wanted(part) ? 1 : 0) }
+      var minimum: Int32 = 0
+      var natural: Int32 = 0
+      gtk_widget_measure(widget, GTK_ORIENTATION_HORIZONTAL, -1, &minimum, &natural, nil, nil)
+      if Int(minimum) + 2 * Self.margin <= width { return }
+    }
   }
 
   /// Brings the controls up to date with the player (called a few times a second while visible).

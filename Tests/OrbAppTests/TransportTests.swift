@@ -238,4 +238,25 @@ final class TransportControlTests: XCTestCase {
     Screen.press("q", title: title)
     XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
   }
+
+  /// In a small window (200x150, a corner of the screen) the controls fit it: the volume slider, the speed and the
+  /// track buttons (each has its key) are left out, and fullscreen and close stay (the bar ran past the window's
+  /// edge, and they were gone).
+  func testInASmallWindowTheControlsThatMatterStay() throws {
+    try Screen.requireDisplay()
+    try Accessibility.require()
+    let title = "small-\(UUID().uuidString.prefix(6))"
+    let player = try BackgroundPlayer(["--title", title, "--geometry", "200x150", "--paused", try Self.clip()])
+    defer { _ = player.wait(timeout: 1) }
+    let pid = player.process.processIdentifier
+    let w = try XCTUnwrap(Screen.waitForWindow(title: title), player.stderr)
+    usleep(500_000)
+    _ = Tool.run("xdotool", ["mousemove", "\(w.x + w.width / 2)", "\(w.y + w.height / 3)"])
+    _ = Tool.run("xdotool", ["mousemove", "\(w.x + w.width / 2 + 5)", "\(w.y + w.height / 3)"])
+    let tree = try Accessibility.wait(pid) { t in t.all.contains { $0.name == "Close" } }
+    let names = Set(tree.all.filter { $0.role == "push button" || $0.role == "slider" }.map(\.name))
+    XCTAssertEqual(names, ["Play or pause", "Mute", "Fullscreen", "Close", "Position"], "\(names)")
+    Screen.press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+  }
 }
