@@ -11,8 +11,10 @@ enum HTTPDiagnosis {
     var status: Int
     /// Header names in lower case.
     var headers: [String: String]
-    /// The first bytes of the body (of a `text/html` answer: `request` reads them only there).
+    /// The first bytes of the body's content (of a `text/html` answer: `request` reads them only there).
     var body: [UInt8] = []
+    /// Its body comes in chunks, each after a line with its size.
+    var isChunked: Bool { headers["transfer-encoding"]?.lowercased().contains("chunked") == true }
 
     /// Its Content-Type, in lower case.
     var contentType: String? { headers["content-type"]?.lowercased() }
@@ -211,7 +213,8 @@ enum HTTPDiagnosis {
       if let (answer, end) = head {
         let sent = answer.headers["content-length"].flatMap { Int($0) }
         let wanted = min(Self.sniffedBytes, sent ?? Self.sniffedBytes)
-        if answer.contentType?.hasPrefix("text/html") != true || response.count - end >= wanted { break }
+        let body = Self.content(response[end...], chunked: answer.isChunked)
+        if answer.contentType?.hasPrefix("text/html") != true || body.count >= wanted { break }
       }
       let n = avio_read_partial(io, &buffer, Int32(buffer.count))
       if n <= 0 {
@@ -231,8 +234,18 @@ enum HTTPDiagnosis {
     guard var (answer, end) = head ?? Self.parseHead(response[...]).map({ ($0, response.count) }) else {
       return .noAnswer
     }
-    answer.body = Array(response[end...].prefix(Self.sniffedBytes))
+    answer.body = Array(Self.content(response[end...], chunked: answer.isChunked).prefix(Self.sniffedBytes))
     return .answer(answer)
+  }
+
+  /// The first bytes of content in `body` as it came: in a chunked answer (a page an application server writes as it
+  /// goes), after the first chunk's size line.
+  static func content(_ body: ArraySlice<UInt8>, chunked: Bool) -> ArraySlice<UInt8> {
+    guard chunked else { return body }
+    guard let line = body.indices.dropLast().first(where: { body[$0] == 13 && body[$0 + 1] == 10 }) else {
+      return []
+    }
+    return body[(line + 2)...]
   }
 
   /// How many bytes of a web page's body `request` reads to tell it from media.
