@@ -98,8 +98,12 @@ public final class SubtitlePlayback: Sendable {
           let read = try SubtitleFile.read(path, videoWidth: video.width, videoHeight: video.height)
           for warning in read.warnings { warn("subtitles: \(path): \(warning)") }
           if still() { store.add(read.cues, track: chosen) }
+        } catch let error as MediaError {
+          // Said as a file the check before found wrong is said (`init`): by name and reason, left out.
+          warn("subtitles: \(error.source): \(error.reason); left out")
+          self?.readFailed(chosen, still: still())
         } catch {
-          warn("subtitles: \(error)")
+          warn("subtitles: \(path): \(error); left out")
           self?.readFailed(chosen, still: still())
         }
       }

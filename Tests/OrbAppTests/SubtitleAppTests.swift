@@ -162,7 +162,8 @@ final class SubtitleAppTests: XCTestCase {
       (["--sub-file", "\(folder)/missing.srt"], "missing.srt: no such file"),
       (["--sub-file", "\(folder)/empty.srt"], "empty.srt: empty file"),
       (["--sub-file", "\(folder)/adir.srt"], "adir.srt: is a directory, not a subtitle file"),
-      (["--sub-file", "\(folder)/junk.srt"], "junk.srt"), (["--sid", "9"], "no subtitle track 9 (it has 1)"),
+      (["--sub-file", "\(folder)/junk.srt"], "junk.srt: it holds binary data, not subtitle text; left out"),
+      (["--sid", "9"], "no subtitle track 9 (it has 1)"),
     ] {
       let player = try play(["--resume-ms", "2500"] + args + [try Self.subtitledClip()])
       let texts = cueEvents(player).compactMap { $0["text"] as? String }
