@@ -41,7 +41,8 @@ final class PlayerWindow {
   var overlay: UnsafeMutablePointer<GtkWidget>!
   /// The picture and its subtitles, under the controls: what a screenshot shows.
   var pictureLayer: UnsafeMutablePointer<GtkWidget>!
-  /// The cover of a file of sound alone, shown over the video view (`showCover`); nil for video.
+  /// The cover of a file of sound alone, shown over the video view (`showCover`), or its name where it has none
+  /// (`showSoundCard`); nil for video.
   var cover: UnsafeMutablePointer<GtkWidget>?
   /// The cover as a picture file, for MPRIS, once written; removed with the cover.
   var coverFile: String?
@@ -597,7 +598,9 @@ final class PlayerWindow {
       report.retry(attempt: attempt, of: of, delay: delay, reason: reason)
     case .opened(let info, _):
       if !sizedToVideo, !options.fullscreen { size(to: info) }
-      if info.video.isEmpty, let art = player?.coverArt { showCover(art) }
+      if info.video.isEmpty {
+        if let art = player?.coverArt { showCover(art) } else { showSoundCard(info) }
+      }
       if let named = info.displayTitle, named != mediaTitle {
         mediaTitle = named
         gtk_window_set_title(cast(raw(window)), windowTitle)
@@ -667,6 +670,26 @@ final class PlayerWindow {
         self.coverFile = path
         self.mpris?.changed()
       })
+  }
+
+  /// A file of sound alone with no cover: what plays, named in the middle of the window (its title and artist, else
+  /// the window's title), under a note, where the window was black.
+  func showSoundCard(_ info: MediaInfo) {
+    hideCover()
+    let name = info.displayTitle ?? windowTitle
+    guard let label = gtk_label_new(nil), let escaped = g_markup_escape_text(name, -1) else { return }
+    gtk_label_set_markup(opaque(label), "<span size=\"300%\">♪</span>\n\(String(cString: escaped))")
+    g_free(escaped)
+    gtk_label_set_justify(opaque(label), GTK_JUSTIFY_CENTER)
+    gtk_label_set_wrap(opaque(label), 1)
+    gtk_label_set_max_width_chars(opaque(label), 40)
+    gtk_widget_add_css_class(label, "orb-sound-card")
+    gtk_widget_set_halign(label, GTK_ALIGN_CENTER)
+    gtk_widget_set_valign(label, GTK_ALIGN_CENTER)
+    gtk_widget_set_can_target(label, 0)  // clicks and drops go to the window as over a video
+    gtk_overlay_add_overlay(opaque(pictureLayer), label)
+    gtk_widget_insert_after(label, pictureLayer, video.picture)  // under the subtitles, as a cover is
+    cover = label
   }
 
   /// Takes the cover away (the next entry of a playlist, the end), with its file.
@@ -840,6 +863,7 @@ final class PlayerWindow {
                        border-radius: 8px; }
       .orb-transport button { color: white; background: none; border: none; box-shadow: none; }
       .orb-time { font-family: monospace; }
+      .orb-sound-card { color: rgba(255,255,255,0.85); font-size: 20pt; }
       .orb-subtitle { color: white; font-weight: 600;
                       text-shadow: 0 0 3px black, 1px 1px 2px black, -1px -1px 2px black, 1px -1px 2px black,
                                    -1px 1px 2px black; }

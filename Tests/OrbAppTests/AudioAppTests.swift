@@ -111,6 +111,34 @@ final class AudioAppTests: XCTestCase {
     XCTAssertEqual(ended?["reason"] as? String, "eof", player.stdout)
   }
 
+  /// A sound file without a cover names what plays in the middle of the window (its title and artist), where the
+  /// window was black.
+  func testASoundFileWithoutACoverShowsItsName() throws {
+    try Screen.requireDisplay()
+    let song = try TestMedia.path(
+      "song-plain-3s.m4a",
+      [
+        "-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000:duration=3", "-c:a", "aac", "-metadata",
+        "title=Orb Song", "-metadata", "artist=The Testers",
+      ])
+    let title = "Orb Song — The Testers"
+    let player = try BackgroundPlayer(["--events-fd", "1", song])
+    defer { _ = player.wait(timeout: 1) }
+    XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
+    usleep(700_000)
+    let shot = try Screen.grab(title: title)
+    Screen.keep(title: title, as: "sound-file-name")
+    var bright = 0
+    for y in stride(from: shot.height / 3, to: shot.height * 2 / 3, by: 2) {
+      for x in stride(from: shot.width / 4, to: shot.width * 3 / 4, by: 2) {
+        let p = shot.pixel(x: x, y: y)
+        if p.r > 150 && p.g > 150 && p.b > 150 { bright += 1 }
+      }
+    }
+    XCTAssertGreaterThan(bright, 100, "no name in the middle of the window")
+    XCTAssertEqual(player.wait(timeout: 20), 0, player.stderr)
+  }
+
   func testNoAudioOptionStaysSilent() throws {
     try Screen.requireDisplay()
     let r = Tool.run(OrbBinary.path, ["--no-audio", try Self.clipWithSound()], timeout: 30)
