@@ -20,9 +20,19 @@
 #include <libswresample/swresample.h>
 #include <libswscale/swscale.h>
 #include <errno.h>
+#include <linux/falloc.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 // AVERROR(e) is a macro.
 static inline int orb_averror(int e) { return AVERROR(e); }
+
+// Gives the room of `length` bytes at `offset` of a file back to the file system, its size kept (a hole, which reads
+// as zeros): for the spool of a pipe (Spool.swift). glibc declares fallocate only under _GNU_SOURCE, which Swift's
+// import of it does not set. 0, or -1 with errno (EOPNOTSUPP where the file system cannot).
+static inline int orb_punch_hole(int fd, int64_t offset, int64_t length) {
+  return (int)syscall(SYS_fallocate, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (long)offset, (long)length);
+}
 // AVERROR_EOF, AVERROR_INVALIDDATA etc. are built with FFERRTAG, a macro.
 static inline int orb_averror_eof(void) { return AVERROR_EOF; }
 static inline int orb_averror_invaliddata(void) { return AVERROR_INVALIDDATA; }

@@ -10,7 +10,11 @@ import Synchronization
 /// What has come goes to a temporary file (`directories`: on disk, not in memory), as mpv's cache would to memory. The
 /// copy runs at most `readAhead` bytes past the furthest place an opening reads: a fast writer (`cat` of a large
 /// file) then waits on the pipe as playback goes, instead of filling the disk (or, where /tmp is tmpfs, memory) with
-/// the whole stream at once.
+/// the whole stream at once. Behind the slowest reader, only `Kept.behind` bytes are kept (and the first `Kept.head`,
+/// which holds a file's header for a later opening): the rest of the copy's room is given back to the file system as
+/// playback goes (a hole punched in the file), so a film piped in whole (`yt-dlp -o - URL | orb-player -`) takes about
+/// half a gigabyte of disk at most, not its whole size. A seek back past what is kept is refused, as mpv refuses one
+/// past its cache.
 /// Thread-safety: Safe. The copying thread is the only writer of the file and of `state.written` and `ended`;
 /// readers read the file below `state.written`, which never shrinks, say where they read in `state.readers`, and
 /// wait on `state` (a `Locked`) for more.
@@ -24,6 +28,8 @@ final class Spool: Sendable {
     var failure: String?
     /// Where each open `SpoolReader` reads next (or waits to), by its number.
     var readers: [Int: Int64] = [:]
+    /// Bytes from `Kept.head` up to this were given back (they read as holes): no reader may go there.
+    var discarded: Int64 = 0
     var nextReader = 0
     /// How far the copy may run: `readAhead` past the furthest reader (a position FFmpeg took from a damaged file
     /// may be near Int64's limit: the sum stops there).
@@ -40,6 +46,24 @@ final class Spool: Sendable {
   /// demuxer reads ahead (64 MB of packets), so playback never waits on the pace of the copy, only on the pipe's.
   let readAhead: Int64
   static let defaultReadAhead: Int64 = 256 << 20
+
+  /// What is kept of what has been read.
+  struct Kept: Sendable {
+    /// The first bytes, always (a file's header, which an opening reads first).
+    var head: Int64
+    /// Bytes behind the slowest reader (what seeks back can reach).
+    var behind: Int64
+    /// The least worth a hole of its own (one punch per this much played).
+    var step: Int64
+
+    static let standard = Kept(head: 16 << 20, behind: 256 << 20, step: 16 << 20)
+  }
+  let kept: Kept
+
+  /// Whether `offset` lies where the copy was given back: a reader cannot go there.
+  func isDiscarded(_ offset: Int64) -> Bool {
+    offset >= kept.head && offset < state.withLock { $0.discarded }
+  }
 
   /// One spool a pipe (by its device and inode): standard input and each named pipe are read once, whatever opens
   /// them and by whatever name (`-` and /dev/stdin, `fifo` and `./fifo`).
@@ -87,11 +111,11 @@ final class Spool: Sendable {
   /// `path`.
   /// - Throws: `MediaError` when no temporary file can be made.
   static func of(
-    _ source: String, key: String, path: [CChar]?, readAhead: Int64 = defaultReadAhead
+    _ source: String, key: String, path: [CChar]?, readAhead: Int64 = defaultReadAhead, kept: Kept = .standard
   ) throws -> Spool {
     try open.withLock { spools in
       if let spool = spools[key] { return spool }
-      let spool = try Spool(source, path: source == "-" ? nil : path, readAhead: readAhead)
+      let spool = try Spool(source, path: source == "-" ? nil : path, readAhead: readAhead, kept: kept)
       spools[key] = spool
       return spool
     }
@@ -104,9 +128,10 @@ final class Spool: Sendable {
     return ["/var/tmp", "/tmp"]
   }
 
-  private init(_ source: String, path: [CChar]?, readAhead: Int64) throws {
+  private init(_ source: String, path: [CChar]?, readAhead: Int64, kept: Kept) throws {
     precondition(readAhead > 0, "a copy that may not run ahead of its reader would wait for it forever")
     self.readAhead = readAhead
+    self.kept = kept
     let directories = Self.directories(environment: ProcessInfo.processInfo.environment)
     var made: (fd: Int32, name: [CChar])?
     var problem = ""
@@ -134,13 +159,13 @@ final class Spool: Sendable {
         Self.end(state, failure: String(cString: strerror(errno)))
         return
       }
-      Self.copy(from: input, to: fd, state: state, readAhead: readAhead)
+      Self.copy(from: input, to: fd, state: state, readAhead: readAhead, kept: kept)
       if input != STDIN_FILENO { close(input) }
     }
   }
 
   /// Copies until the pipe ends or the file cannot take more, waiting while it is `readAhead` past every reader.
-  private static func copy(from input: Int32, to file: Int32, state: Locked<State>, readAhead: Int64) {
+  private static func copy(from input: Int32, to file: Int32, state: Locked<State>, readAhead: Int64, kept: Kept) {
     let size = 1 << 20
     let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
     defer { buffer.deallocate() }
@@ -175,7 +200,25 @@ final class Spool: Sendable {
       }
       offset += Int64(n)
       state.change { $0.written = offset }
+      giveBack(file, state: state, kept: kept)
     }
+  }
+
+  /// Gives back the room of what lies more than `kept.behind` behind the slowest reader (not the head), a step at a
+  /// time. Readers move on while this runs: the slowest only moves forward, except by a seek, which may not go
+  /// below `discarded` once it is set (`SpoolReader.seek`); it is set before the hole is made.
+  private static func giveBack(_ file: Int32, state: Locked<State>, kept: Kept) {
+    let span = state.change { s -> (Int64, Int64)? in
+      guard let slowest = s.readers.values.min() else { return nil }  // nobody reads: a later opening may want it all
+      let from = max(s.discarded, kept.head)
+      let to = slowest - kept.behind
+      guard to - from >= kept.step else { return nil }
+      s.discarded = to
+      return (from, to)
+    }
+    guard let (from, to) = span else { return }
+    // Where the file system cannot make holes, the copy keeps its room, as before.
+    _ = orb_punch_hole(file, from, to - from)
   }
 
   /// No more will come: the pipe ended, or (with `failure`) the copy stopped.
@@ -199,9 +242,13 @@ final class Spool: Sendable {
   /// Up to `count` bytes from `offset` into `buffer`, waiting until some are there (or the pipe ends, or
   /// `cancellation` interrupts the wait).
   func read(at offset: Int64, into buffer: UnsafeMutableRawPointer, count: Int, cancellation: Cancellation) -> Read {
+    if isDiscarded(offset) { return .failed }  // (an opening made later, reading on from the head)
     let now = wait(past: offset, cancellation: cancellation) { $0.interrupts }
     if now.written > offset {
       let n = pread(file, buffer, min(count, Int(now.written - offset)), off_t(offset))
+      // Given back meanwhile (a seek back raced the copy's reckoning): what was read may be the hole's zeros. The
+      // mark is set before the hole is made, so a read it does not cover read what was there.
+      if isDiscarded(offset) { return .failed }
       return n > 0 ? .bytes(n) : .failed
     }
     if now.ended { return now.failure == nil ? .end : .failed }
@@ -320,6 +367,8 @@ final class SpoolReader {
     // Both bases are never negative: a sum past Int64's limit (an offset from a damaged file) wraps to a negative
     // target, refused as any negative one is.
     guard target >= 0 else { return Int64(orb_averror(EINVAL)) }
+    // Given back to make room (`Spool.Kept`): the seek is refused, and reading goes on where it was.
+    if reader.spool.isDiscarded(target) { return Int64(orb_averror(ESPIPE)) }
     reader.position = target
     return target
   }

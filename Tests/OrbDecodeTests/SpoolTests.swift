@@ -57,13 +57,15 @@ final class SpoolTests: XCTestCase {
   /// A named pipe that a writer fills with `total` bytes as fast as it takes them (`sent`: how far it got), its spool,
   /// and a cancellation that ends every wait after a minute (should the copy wait for the wrong reader, the reads end
   /// instead of waiting for good).
-  private func pipe(sending total: Int, readAhead: Int64) throws -> (Spool, Locked<Int>, Cancellation) {
+  private func pipe(
+    sending total: Int, readAhead: Int64, kept: Spool.Kept = .standard
+  ) throws -> (Spool, Locked<Int>, Cancellation) {
     let fifo = directory + "/fifo-\(UUID().uuidString.prefix(8))"
     XCTAssertEqual(mkfifo(fifo, 0o600), 0)
     let sent = Locked(0)
     Thread { SpoolTests.send(total, to: fifo, sent: sent) }.start()
     let spool = try Spool.of(
-      fifo, key: "test:\(UUID().uuidString)", path: Array(fifo.utf8CString), readAhead: readAhead)
+      fifo, key: "test:\(UUID().uuidString)", path: Array(fifo.utf8CString), readAhead: readAhead, kept: kept)
     let watchdog = Cancellation()
     DispatchQueue.global().asyncAfter(deadline: .now() + 60) { watchdog.cancel() }
     return (spool, sent, watchdog)
@@ -118,6 +120,47 @@ final class SpoolTests: XCTestCase {
     let copy = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(spool.file)")
     let folder = (copy as NSString).deletingLastPathComponent
     XCTAssertTrue(tried.contains(folder) && copy.contains("/orb-player-pipe-") && copy.hasSuffix(" (deleted)"), copy)
+  }
+
+  /// What lies well behind the reader is given back to the file system as it reads (a film piped in whole took its
+  /// whole size of disk): the copy's room stays near what is kept, the head and what is behind still read back as
+  /// they came, and a seek past them is refused rather than reading the hole's zeros.
+  func testWhatLiesFarBehindTheReaderIsGivenBack() throws {
+    let total = 24 << 20
+    let kept = Spool.Kept(head: 1 << 20, behind: 4 << 20, step: 1 << 20)
+    let (spool, _, watchdog) = try pipe(sending: total, readAhead: 2 << 20, kept: kept)
+    let reader = try XCTUnwrap(SpoolReader(spool, cancellation: watchdog))
+    let context = try XCTUnwrap(reader.context)
+    var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    var offset = 0
+    var wrong = 0
+    var mostRoom: Int64 = 0
+    func room() -> Int64 {
+      var st = stat()
+      return fstat(spool.file, &st) == 0 ? Int64(st.st_blocks) * 512 : 0
+    }
+    while true {
+      let n = buffer.withUnsafeMutableBufferPointer { avio_read(context, $0.baseAddress, Int32($0.count)) }
+      if n <= 0 { break }
+      for i in 0..<Int(n) where buffer[i] != Self.byte(offset + i) { wrong += 1 }
+      offset += Int(n)
+      mostRoom = max(mostRoom, room())
+    }
+    XCTAssertEqual(offset, total)
+    XCTAssertEqual(wrong, 0)
+    // Head, what is kept behind, the read-ahead, and a step and a read of the copy's in between.
+    XCTAssertLessThanOrEqual(mostRoom, kept.head + kept.behind + (2 << 20) + kept.step + (2 << 20), "\(mostRoom)")
+    XCTAssertGreaterThan(spool.state.withLock { $0.discarded }, Int64(total / 2))
+
+    func readBack(at position: Int) -> Bool {
+      guard avio_seek(context, Int64(position), SEEK_SET) == Int64(position) else { return false }
+      let n = buffer.withUnsafeMutableBufferPointer { avio_read(context, $0.baseAddress, 4096) }
+      return n == 4096 && (0..<4096).allSatisfy { buffer[$0] == Self.byte(position + $0) }
+    }
+    XCTAssertTrue(readBack(at: 1000), "the head is kept")
+    XCTAssertTrue(readBack(at: total - (3 << 20)), "what lies behind is kept")
+    XCTAssertFalse(readBack(at: 8 << 20), "a seek into what was given back is refused")
+    reader.free()
   }
 
   /// A reader sent near Int64's limit (a position from a damaged file) lets the copy run on, without trapping.
