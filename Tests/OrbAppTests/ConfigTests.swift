@@ -13,22 +13,29 @@ final class ConfigTests: XCTestCase {
     return Double(tail.last! - tail.first!) / 2000
   }
 
-  func testTheFileSetsDefaultsTheCommandLineWinsAndBadLinesAreWarnings() throws {
-    try Screen.requireDisplay()
+  /// A config home holding `text` as its orb-player.conf, removed when the test ends.
+  private func configHome(_ text: String) throws -> String {
     let home = NSTemporaryDirectory() + "orb-config-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: "\(home)/orb-player", withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: home) }
-    try """
-    # defaults for this machine
-    speed=2
-    bogus=1
-    speed = 9
-    events-fd=3
-    mute
-    no-audio=no
-    sid=no
+    addTeardownBlock { try? FileManager.default.removeItem(atPath: home) }
+    try text.write(toFile: "\(home)/orb-player/orb-player.conf", atomically: true, encoding: .utf8)
+    return home
+  }
 
-    """.write(toFile: "\(home)/orb-player/orb-player.conf", atomically: true, encoding: .utf8)
+  func testTheFileSetsDefaultsTheCommandLineWinsAndBadLinesAreWarnings() throws {
+    try Screen.requireDisplay()
+    let home = try configHome(
+      """
+      # defaults for this machine
+      speed=2
+      bogus=1
+      speed = 9
+      events-fd=3
+      mute
+      no-audio=no
+      sid=no
+
+      """)
     // Latin-1 bytes, as an older editor writes "é": a comment that is not UTF-8 is still a comment, and a bad line
     // costs only itself (one such byte made the whole file be ignored, without a word).
     let file = try FileHandle(forWritingTo: URL(fileURLWithPath: "\(home)/orb-player/orb-player.conf"))
@@ -63,17 +70,15 @@ final class ConfigTests: XCTestCase {
   /// is refused in words.
   func testFlagsSetToNoStayOffAndQuotedValuesKeepTheirHashes() throws {
     try Screen.requireDisplay()
-    let home = NSTemporaryDirectory() + "orb-config-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: "\(home)/orb-player", withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: home) }
-    try """
-    paused=no
-    mute = off  # not today
-    title="Episode #3"   # the host's name for it
-    --
-    resume=no#ignored?
+    let home = try configHome(
+      """
+      paused=no
+      mute = off  # not today
+      title="Episode #3"   # the host's name for it
+      --
+      resume=no#ignored?
 
-    """.write(toFile: "\(home)/orb-player/orb-player.conf", atomically: true, encoding: .utf8)
+      """)
     let clip = try MarkerAppTests.clip(seconds: 20)
     let player = try BackgroundPlayer(
       ["--events-fd", "1", "--error-linger-ms", "0", clip], environment: ["XDG_CONFIG_HOME": home])

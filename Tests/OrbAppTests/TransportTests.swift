@@ -89,14 +89,27 @@ final class TransportControlTests: XCTestCase {
     waitFor(player, after: after) { $0["event"] as? String == "settings" && matches($0) }
   }
 
+  /// The player on `clip()`, paused, in a window titled after `name`, with `arguments`; once the window is up.
+  private func startPaused(_ name: String, _ arguments: [String]) throws -> (
+    title: String, player: BackgroundPlayer, pid: Int32, window: (x: Int, y: Int, width: Int, height: Int)
+  ) {
+    let title = "\(name)-\(UUID().uuidString.prefix(6))"
+    let player = try BackgroundPlayer(["--title", title] + arguments + ["--paused", try Self.clip()])
+    let window = try XCTUnwrap(Screen.waitForWindow(title: title), player.stderr)
+    return (title, player, player.process.processIdentifier, window)
+  }
+
+  /// Moves the pointer over the window `w` (twice: GTK takes only a move for one), which shows the controls.
+  static func movePointer(over w: (x: Int, y: Int, width: Int, height: Int)) {
+    _ = Tool.run("xdotool", ["mousemove", "\(w.x + w.width / 2)", "\(w.y + w.height / 3)"])
+    _ = Tool.run("xdotool", ["mousemove", "\(w.x + w.width / 2 + 5)", "\(w.y + w.height / 3)"])
+  }
+
   func testEachControlChangesWhatTheHostHears() throws {
     try Screen.requireDisplay()
     try Accessibility.require()
-    let title = "controls-\(UUID().uuidString.prefix(6))"
-    let player = try BackgroundPlayer(["--title", title, "--events-fd", "1", "--paused", try Self.clip()])
+    let (title, player, pid, w) = try startPaused("controls", ["--events-fd", "1"])
     defer { _ = player.wait(timeout: 1) }
-    let pid = player.process.processIdentifier
-    let w = try XCTUnwrap(Screen.waitForWindow(title: title), player.stderr)
     // The first settings: the defaults, the first audio track, subtitles off.
     let first = try XCTUnwrap(settings(player, after: 0) { _ in true }, player.stdout)
     XCTAssertEqual(first["volume"] as? Int, 100)
@@ -106,8 +119,7 @@ final class TransportControlTests: XCTestCase {
     XCTAssertTrue(first["subtitle_track"] is NSNull, "\(first)")
     XCTAssertEqual(first["fullscreen"] as? Bool, false)
     // The controls show on pointer motion and, paused, stay.
-    _ = Tool.run("xdotool", ["mousemove", "\(w.x + w.width / 2)", "\(w.y + w.height / 3)"])
-    _ = Tool.run("xdotool", ["mousemove", "\(w.x + w.width / 2 + 5)", "\(w.y + w.height / 3)"])
+    Self.movePointer(over: w)
     let tree = try Accessibility.wait(pid) { t in t.all.contains { $0.name == "Next subtitle track" } }
     let names = Set(tree.all.filter { $0.role == "push button" || $0.role == "slider" }.map(\.name))
     XCTAssertEqual(
@@ -177,8 +189,7 @@ final class TransportControlTests: XCTestCase {
     let pid = player.process.processIdentifier
     let w = try XCTUnwrap(Screen.waitForWindow(title: title), player.stderr)
     XCTAssertNotNil(settings(player, after: 0) { $0["fullscreen"] as? Bool == false }, player.stdout)
-    _ = Tool.run("xdotool", ["mousemove", "\(w.x + w.width / 2)", "\(w.y + w.height / 3)"])
-    _ = Tool.run("xdotool", ["mousemove", "\(w.x + w.width / 2 + 5)", "\(w.y + w.height / 3)"])
+    Self.movePointer(over: w)
     try Accessibility.wait(pid) { t in t.all.contains { $0.name == "Fullscreen" } }
     var n = player.events.count
     try Accessibility.click(pid, "Fullscreen")
@@ -245,14 +256,10 @@ final class TransportControlTests: XCTestCase {
   func testInASmallWindowTheControlsThatMatterStay() throws {
     try Screen.requireDisplay()
     try Accessibility.require()
-    let title = "small-\(UUID().uuidString.prefix(6))"
-    let player = try BackgroundPlayer(["--title", title, "--geometry", "200x150", "--paused", try Self.clip()])
+    let (title, player, pid, w) = try startPaused("small", ["--geometry", "200x150"])
     defer { _ = player.wait(timeout: 1) }
-    let pid = player.process.processIdentifier
-    let w = try XCTUnwrap(Screen.waitForWindow(title: title), player.stderr)
     usleep(500_000)
-    _ = Tool.run("xdotool", ["mousemove", "\(w.x + w.width / 2)", "\(w.y + w.height / 3)"])
-    _ = Tool.run("xdotool", ["mousemove", "\(w.x + w.width / 2 + 5)", "\(w.y + w.height / 3)"])
+    Self.movePointer(over: w)
     let tree = try Accessibility.wait(pid) { t in t.all.contains { $0.name == "Close" } }
     let names = Set(tree.all.filter { $0.role == "push button" || $0.role == "slider" }.map(\.name))
     XCTAssertEqual(names, ["Play or pause", "Mute", "Fullscreen", "Close", "Position"], "\(names)")
