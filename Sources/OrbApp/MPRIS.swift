@@ -81,11 +81,8 @@ final class MPRIS {
   private var lastRate: Double?
   /// A client asked to Stop, and nothing has played since.
   private var stoppedByClient = false
-  /// The position last seen (media seconds), when (`ProcessInfo.systemUptime`), at what rate, and whether it was
-  /// playing: where it should be now, were there no seek.
-  private var lastPosition: (media: Double, at: Double, rate: Double, playing: Bool)?
-  /// How far (seconds) a playing position may stray from where the rate takes it before it counts as a jump.
-  static let seekedTolerance = 0.3
+  /// The player's count of seeks asked for when last announced (`Player.seeksAsked`).
+  private var lastSeeks: Int?
 
   init(hooks: Hooks) {
     self.hooks = hooks
@@ -209,6 +206,7 @@ final class MPRIS {
     default: break  // OpenUri: a window plays what it was given, dropped or opened
     }
     g_dbus_method_invocation_return_value(invocation, nil)
+    if ["Seek", "SetPosition", "Stop"].contains(method) { announceChanges() }  // Seeked at once, not at the next tick
   }
 
   /// Where `Seek(offset)` goes, as the MPRIS spec says: before the start is the start; past the end, nowhere in this
@@ -367,21 +365,20 @@ final class MPRIS {
   /// Another entry of the playlist plays: its metadata and what Next and Previous can do are announced.
   func changed() {
     lastStatus = ""
-    lastPosition = nil
+    lastSeeks = nil
     announceChanges()
   }
 
   /// Seeked, as the spec asks whenever the position moves otherwise than the rate takes it (a seek by key, by the
-  /// bar or by a client, a loop back to the start, Stop): desktops' progress bars run on from the last Position they
-  /// read until told. Found by comparing where the position is with where it should be.
-  private func announceSeek(_ player: Player?, playing: Bool) {
+  /// bar or by a client, a loop back to the start, Stop, a frame step), with where it went: desktops' progress bars
+  /// run on from the last Position they read until told. (The clock standing while a picture is awaited or the
+  /// network buffers is no jump: a comparison of the clock with the rate took it for one.)
+  private func announceSeek(_ player: Player?) {
     guard let connection, let player else { return }
-    let (position, now, rate) = (player.position, ProcessInfo.processInfo.systemUptime, player.speed)
-    defer { lastPosition = (position, now, rate, playing) }
-    guard let last = lastPosition else { return }
-    let expected = last.media + (last.playing ? (now - last.at) * last.rate : 0)
-    guard abs(position - expected) > (last.playing ? Self.seekedTolerance : 0.001) else { return }
-    var child: OpaquePointer? = g_variant_new_int64(gint64((position * 1e6).rounded()))
+    let seeks = player.seeksAsked
+    defer { lastSeeks = seeks.count }
+    guard let last = lastSeeks, seeks.count != last else { return }
+    var child: OpaquePointer? = g_variant_new_int64(gint64((seeks.target * 1e6).rounded()))
     let parameters = g_variant_new_tuple(&child, 1)
     g_dbus_connection_emit_signal(
       connection, nil, Self.path, "org.mpris.MediaPlayer2.Player", "Seeked", parameters, nil)
@@ -392,7 +389,7 @@ final class MPRIS {
     let player = hooks.player()
     var changed: [(String, OpaquePointer?)] = []
     let status = status(player)
-    announceSeek(player, playing: status == "Playing")
+    announceSeek(player)
     let canGo = hooks.canGo()
     if lastCanGo.map({ $0 != canGo }) ?? true {
       lastCanGo = canGo

@@ -136,6 +136,11 @@ public final class MediaSource: @unchecked Sendable {
   public let info: MediaInfo
   /// Read from a pipe (standard input, a named pipe) through its spool: what comes later has not come yet.
   var isPipe: Bool { format.spoolReader != nil }
+
+  /// Demuxers that read a stream from its start to its end once its header is read (the ones a pipe usually carries).
+  static let readStraightThrough: Set<String> = [
+    "matroska", "webm", "mpegts", "ogg", "flv", "mpeg", "h264", "hevc", "mp3", "aac", "flac", "wav",
+  ]
   /// Cancels the source's blocking I/O (quit while connecting, a seek while a read waits on the network).
   public let cancellation: Cancellation
   /// The largest picture decoded.
@@ -361,8 +366,14 @@ public final class MediaSource: @unchecked Sendable {
         MediaError.fromOpen(findCode, source: source), code: findCode, credentials: credentials,
         cancellation: cancellation)
     }
-    if spool != nil {
+    if let spoolReader {
       opened.pointee.pb.pointee.seekable = AVIO_SEEKABLE_NORMAL
+      // Read on from here, not back to an index (an MP4's comes at the end, and each picture is fetched from where
+      // the index says): the spool may give back what lies far behind.
+      let name = opened.pointee.iformat.map { String(cString: $0.pointee.name) } ?? ""
+      if name.split(separator: ",").contains(where: { Self.readStraightThrough.contains(String($0)) }) {
+        spoolReader.readsStraightThrough()
+      }
       // A length guessed from the bit rate and the bytes seen so far (Ogg, whose length is its last page's time) is
       // wrong for a pipe, of which only the start had come: unknown instead (the host's bar would overflow).
       if opened.pointee.duration_estimation_method == AVFMT_DURATION_FROM_BITRATE {

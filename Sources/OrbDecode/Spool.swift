@@ -14,7 +14,8 @@ import Synchronization
 /// which holds a file's header for a later opening): the rest of the copy's room is given back to the file system as
 /// playback goes (a hole punched in the file), so a film piped in whole (`yt-dlp -o - URL | orb-player -`) takes about
 /// half a gigabyte of disk at most, not its whole size. A seek back past what is kept is refused, as mpv refuses one
-/// past its cache.
+/// past its cache. Only while every reader reads its container straight through (`SpoolReader.readsStraightThrough`:
+/// Matroska, MPEG-TS, Ogg…): an MP4 reads its index at the end and then goes back for every picture.
 /// Thread-safety: Safe. The copying thread is the only writer of the file and of `state.written` and `ended`;
 /// readers read the file below `state.written`, which never shrinks, say where they read in `state.readers`, and
 /// wait on `state` (a `Locked`) for more.
@@ -30,6 +31,9 @@ final class Spool: Sendable {
     var readers: [Int: Int64] = [:]
     /// Bytes from `Kept.head` up to this were given back (they read as holes): no reader may go there.
     var discarded: Int64 = 0
+    /// The readers (by number) whose container is read straight through, once its header has been: the others hold
+    /// everything from the start.
+    var straight: Set<Int> = []
     var nextReader = 0
     /// How far the copy may run: `readAhead` past the furthest reader (a position FFmpeg took from a damaged file
     /// may be near Int64's limit: the sum stops there).
@@ -209,7 +213,8 @@ final class Spool: Sendable {
   /// below `discarded` once it is set (`SpoolReader.seek`); it is set before the hole is made.
   private static func giveBack(_ file: Int32, state: Locked<State>, kept: Kept) {
     let span = state.change { s -> (Int64, Int64)? in
-      guard let slowest = s.readers.values.min() else { return nil }  // nobody reads: a later opening may want it all
+      // Nobody reads: a later opening may want it all.
+      guard let slowest = s.readers.map({ s.straight.contains($0.key) ? $0.value : 0 }).min() else { return nil }
       let from = max(s.discarded, kept.head)
       let to = slowest - kept.behind
       guard to - from >= kept.step else { return nil }
@@ -245,7 +250,9 @@ final class Spool: Sendable {
     if isDiscarded(offset) { return .failed }  // (an opening made later, reading on from the head)
     let now = wait(past: offset, cancellation: cancellation) { $0.interrupts }
     if now.written > offset {
-      let n = pread(file, buffer, min(count, Int(now.written - offset)), off_t(offset))
+      // A read of the head stops at its end where what follows was given back: the next one is refused (above).
+      let headLeft = offset < kept.head && now.discarded > kept.head ? Int(kept.head - offset) : count
+      let n = pread(file, buffer, min(count, headLeft, Int(now.written - offset)), off_t(offset))
       // Given back meanwhile (a seek back raced the copy's reckoning): what was read may be the hole's zeros. The
       // mark is set before the hole is made, so a read it does not cover read what was there.
       if isDiscarded(offset) { return .failed }
@@ -320,7 +327,17 @@ final class SpoolReader {
   /// No longer reads: the copy no longer waits for it to move on.
   private func leave() {
     let number = number
-    spool.state.change { _ = $0.readers.removeValue(forKey: number) }
+    spool.state.change {
+      _ = $0.readers.removeValue(forKey: number)
+      $0.straight.remove(number)
+    }
+  }
+
+  /// Its opening has read the header of a container it reads straight through from here (`Spool`, `Kept`): what lies
+  /// far behind it may be given back.
+  func readsStraightThrough() {
+    let number = number
+    spool.state.change { _ = $0.straight.insert(number) }
   }
 
   /// Frees the context and its buffer (FFmpeg does not, for a context of one's own); after the format context.

@@ -251,8 +251,14 @@ public final class Player: Sendable {
       s.pendingSeek = max(0, seconds)
       s.seekAskedAt = HostTime.now()
       s.pendingSeekExact = exact
+      s.seeksAsked = (s.seeksAsked.count + 1, max(0, seconds))
     }
   }
+
+  /// How many seeks were asked for (`seek(to:)`: keys, the bar, clients, a loop back to the start, a frame step),
+  /// and the last one's target: what MPRIS announces as Seeked. The player's own repositioning (a reconnect where
+  /// it broke off) is not one.
+  public var seeksAsked: (count: Int, target: Double) { shared.withLock { $0.seeksAsked } }
 
   /// Where playback begins (media seconds): the resume point asked for, or 0 when that is past the end.
   public var startsAt: Double { shared.withLock { $0.startsAt } }

@@ -42,6 +42,8 @@ struct PlayerState {
   var convertsOnCPU = false
   /// When the pending seek was asked for (CLOCK_MONOTONIC ns), until its picture is shown.
   var seekAskedAt: UInt64?
+  /// Seeks asked for with `Player.seek` (a key, the bar, a client, a loop back), and the last one's target.
+  var seeksAsked = (count: 0, target: 0.0)
   /// Milliseconds each seek took from the request to its picture on screen.
   var seekLatencies: [Int] = []
   /// What the latency of the last first picture (after opening or a seek) is measured from (CLOCK_MONOTONIC ns),
