@@ -61,6 +61,9 @@ struct Options {
   var subtitles = SubtitleRequest.automatic
   /// `--sub-file`, in the order given.
   var subtitleFiles: [String] = []
+  /// Whether the command line itself (not the config file) chose the audio track, and the subtitles (`--sid`,
+  /// `--sub-file`): those win over the tracks remembered for a file, which win over the config file's.
+  var tracksChosen = (audio: false, subtitles: false)
   /// `--sub-delay`: seconds subtitles are shown later (negative: earlier).
   var subtitleDelay = 0.0
   /// `--sub-scale`: text size relative to the default.
@@ -138,6 +141,7 @@ struct Options {
     var result = parseArguments(program + defaults + arguments.dropFirst())
     if case .success(var options) = result {
       options.warnings = warnings + options.warnings
+      if case .success(let own) = parseArguments(arguments) { options.tracksChosen = own.tracksChosen }
       result = .success(options)
     }
     return result
@@ -147,7 +151,11 @@ struct Options {
   static func parseArguments(_ arguments: [String]) -> Result<Options, OptionsError> {
     let table = OptionTable()
     // GLib takes a value given to a flag and sets the flag ("--paused=no" paused, "--loop=banana" looped): refused.
-    for argument in arguments.dropFirst().prefix(while: { $0 != "--" }) where argument.hasPrefix("--") {
+    // (Not an option's value given after it: `--title --mute=1` is a title.)
+    var isValue = false
+    for argument in arguments.dropFirst().prefix(while: { $0 != "--" }) {
+      defer { isValue = !isValue && argument.hasPrefix("--") && table.takesValue(String(argument.dropFirst(2))) }
+      guard !isValue, argument.hasPrefix("--") else { continue }
       let body = argument.dropFirst(2)
       if let equals = body.firstIndex(of: "="), table.isFlag(String(body[..<equals])) {
         return .failure(OptionsError(message: "--\(body[..<equals]) takes no value (see --help)"))
@@ -174,7 +182,13 @@ struct Options {
       g_error_free(error)
       return .failure(OptionsError(message: message + " (see --help)"))
     }
-    return table.read()
+    return table.read().map { read in
+      var options = read
+      options.tracksChosen = (
+        options.audioTrack != nil, options.subtitles != .automatic || !options.subtitleFiles.isEmpty
+      )
+      return options
+    }
   }
 }
 
@@ -275,6 +289,11 @@ private final class OptionTable {
   /// (`--no-mute`, `--no-fullscreen`, and `--audio` for `--no-audio`); the last one given wins.
   private static func negatable(_ specs: [Spec]) -> [Int] {
     specs.indices.filter { specs[$0].kind == .flag && !ConfigFile.notInFile.contains(specs[$0].name) }
+  }
+
+  /// Whether `name` (as written, without "=VALUE") is an option that takes the next argument as its value.
+  func takesValue(_ name: String) -> Bool {
+    specs.contains { $0.name == name && $0.kind != .flag && $0.kind != .remaining }
   }
 
   /// Whether `name` is a flag's (or its negation's): it takes no value.

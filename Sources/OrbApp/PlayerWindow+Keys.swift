@@ -119,8 +119,8 @@ extension PlayerWindow {
 
   /// Saves the picture as shown (with its subtitles, without the controls) and says where.
   func takeScreenshot() {
-    // Sound with no cover: a black picture is no screenshot.
-    if let player, !player.hasVideo, player.state != .loading, cover == nil {
+    // Sound with no cover: a black picture (or its name on one) is no screenshot.
+    if let player, !player.hasVideo, player.state != .loading, player.coverArt == nil {
       overlays.showMessage("No picture to save")
       return log("no screenshot: nothing but sound plays")
     }

@@ -41,16 +41,16 @@ extension PlayerWindow {
     resumeOffer = offer
   }
 
-  /// The tracks chosen when the place was left, except where this launch chose its own (`--aid`, `--sid`,
-  /// `--sub-file`): a subtitle file given now was turned off by a remembered "none".
+  /// The tracks chosen when the place was left, except where this launch's command line chose its own (`--aid`,
+  /// `--sid`, `--sub-file`): a subtitle file given now was turned off by a remembered "none". The config file's
+  /// choices are defaults, which a file's remembered tracks win over.
   func restoreTracks(_ place: ResumeMemory.Entry, _ player: Player) {
-    if options.audioTrack == nil, let audio = place.audioTrack, audio != player.audioTracks.current,
+    if !options.tracksChosen.audio, let audio = place.audioTrack, audio != player.audioTracks.current,
       audio <= player.audioTracks.count
     {
       player.switchAudioTrack(audio)
     }
-    let subtitlesChosen = options.subtitles != .automatic || !options.subtitleFiles.isEmpty
-    if !subtitlesChosen, let subtitles = place.subtitleTrack, let list = player.subtitles,
+    if !options.tracksChosen.subtitles, let subtitles = place.subtitleTrack, let list = player.subtitles,
       subtitles != (list.current ?? 0)
     {
       list.select(subtitles == 0 ? nil : subtitles)

@@ -91,7 +91,9 @@ public struct ResumeMemory {
     let url = URL(fileURLWithPath: file)
     try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
     let lock = open(file + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-    if lock >= 0 { flock(lock, LOCK_EX) }
+    // Waited for a second at most (this is the window's thread): a window stopped while it held the lock (SIGSTOP)
+    // must not freeze this one, which then writes without it.
+    for _ in 0..<100 where lock >= 0 && flock(lock, LOCK_EX | LOCK_NB) != 0 { usleep(10_000) }
     defer { if lock >= 0 { close(lock) } }  // (closing lets go of the lock)
     // What other windows wrote since this one read the file stays.
     if let stored = Self.read(file) {

@@ -136,7 +136,9 @@ final class AudioAppTests: XCTestCase {
       }
     }
     XCTAssertGreaterThan(bright, 100, "no name in the middle of the window")
+    Screen.press("s", title: title)  // the name on black is no picture to save
     XCTAssertEqual(player.wait(timeout: 20), 0, player.stderr)
+    XCTAssertTrue(player.stderr.contains("no screenshot: nothing but sound plays"), player.stderr)
   }
 
   func testNoAudioOptionStaysSilent() throws {

@@ -98,5 +98,7 @@ final class ConfigTests: XCTestCase {
     let refused = Orb.run(["--loop=banana", "--probe", clip])
     XCTAssertEqual(refused.status, 1, refused.stdout)
     XCTAssertTrue(refused.stderr.contains("--loop takes no value"), refused.stderr)
+    let titled = Orb.run(["--title", "--mute=1", "--probe", clip])
+    XCTAssertEqual(titled.status, 0, "an option's value, not a flag: \(titled.stderr)")
   }
 }

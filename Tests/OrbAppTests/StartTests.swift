@@ -46,12 +46,14 @@ final class StartTests: XCTestCase {
     try Screen.requireDisplay()
     let player = try BackgroundPlayer(["--events-fd", "1", "--resume-ms", "2000", try Clips.moving(seconds: 3)])
     let pid = player.process.processIdentifier
-    // The local file's early open has begun: the window is still being made, if at all.
+    // The local file's early open has begun (a thread of the player's own: the open, or the decoding it starts,
+    // which lasts): the window is still being made, if at all.
     let deadline = Date(timeIntervalSinceNow: 10)
     func opening() -> Bool {
       let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
       return tasks.contains { task in
-        (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?.hasPrefix("orb-early") == true
+        task != "\(pid)"
+          && (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/comm", encoding: .utf8))?.hasPrefix("orb-") == true
       }
     }
     while !opening() && Date() < deadline { usleep(500) }
