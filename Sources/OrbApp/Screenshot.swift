@@ -47,7 +47,7 @@ enum Screenshot {
 
   /// "clip.mkv 0-01-23.456.png", with " (2)" and so on when that file exists.
   static func uniquePath(in dir: String, name: String, position: Double) -> String {
-    let ms = Int((max(0, position) * 1000).rounded())
+    let ms = Int(((position.isFinite ? min(max(0, position), 1e12) : 0) * 1000).rounded())
     let stamp = String(format: "%d-%02d-%02d.%03d", ms / 3_600_000, (ms / 60000) % 60, (ms / 1000) % 60, ms % 1000)
     let safe = name.replacingOccurrences(of: "/", with: "_")
     var path = "\(dir)/\(safe) \(stamp).png"

@@ -48,8 +48,17 @@ public struct ResumeMemory {
     order = stored?.order ?? []
   }
 
+  /// What `file` holds; a place that no file can have (not finite, negative, past 10^9 s: a damaged or hand-edited
+  /// file) is left out (one of 1e300 made the player die on opening that file, every time).
   private static func read(_ file: String) -> Stored? {
-    (try? Data(contentsOf: URL(fileURLWithPath: file))).flatMap { try? JSONDecoder().decode(Stored.self, from: $0) }
+    guard
+      var stored = (try? Data(contentsOf: URL(fileURLWithPath: file))).flatMap({
+        try? JSONDecoder().decode(Stored.self, from: $0)
+      })
+    else { return nil }
+    stored.entries = stored.entries.filter { $0.value.position.isFinite && (0...1e9).contains($0.value.position) }
+    stored.order = stored.order.filter { stored.entries[$0] != nil }
+    return stored
   }
 
   public static var defaultFile: String {

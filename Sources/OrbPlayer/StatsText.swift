@@ -120,10 +120,15 @@ public struct StatsText: Sendable {
     }
   }
 
+  /// "1:02:03". A time that is not finite or past 10^12 s (a damaged resume file's, a damaged stream's) is said
+  /// within those bounds: converting it to an integer trapped, and the player died on opening the file.
   public static func clock(_ seconds: Double) -> String {
-    let s = max(0, Int(seconds))
+    let s = Int(seconds.isFinite ? min(max(0, seconds), Self.longest) : 0)
     return String(format: "%d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60)
   }
+
+  /// The longest time `clock` says, seconds.
+  static let longest = 1e12
 
   /// `a` and `b` as `clock` writes them, with milliseconds where the seconds alone would read the same
   /// ("0:00:06.500 is past the end (0:00:06.400)").
@@ -131,7 +136,7 @@ public struct StatsText: Sendable {
     let (x, y) = (clock(a), clock(b))
     guard x == y else { return (x, y) }
     func fine(_ t: Double) -> String {
-      let ms = Int((max(0, t) * 1000).rounded())
+      let ms = Int(((t.isFinite ? min(max(0, t), Self.longest) : 0) * 1000).rounded())
       return clock(Double(ms / 1000)) + String(format: ".%03d", ms % 1000)
     }
     return (fine(a), fine(b))

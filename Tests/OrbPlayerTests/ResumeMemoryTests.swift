@@ -55,4 +55,20 @@ final class ResumeMemoryTests: XCTestCase {
     XCTAssertEqual(read.entry(for: first)?.position, 800)
     XCTAssertEqual(read.entry(for: second)?.position, 1000, "the other window's place")
   }
+
+  /// A place no file can have (1e300, negative: a damaged or hand-edited file) is not remembered: the player died on
+  /// opening that file, every time, saying it.
+  func testAPlaceNoFileCanHaveIsForgotten() throws {
+    let dir = NSTemporaryDirectory() + "orb-resume-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let (film, other) = ("\(dir)/film.mkv", "\(dir)/other.mkv")
+    for f in [film, other] { try Data(repeating: 1, count: 1000).write(to: URL(fileURLWithPath: f)) }
+    let (a, b) = try (XCTUnwrap(ResumeMemory.key(for: film)), XCTUnwrap(ResumeMemory.key(for: other)))
+    let store = "\(dir)/resume.json"
+    try #"{"entries":{"\#(a)":{"position":1e300},"\#(b)":{"position":-5}},"order":["\#(a)","\#(b)"]}"#
+      .write(toFile: store, atomically: true, encoding: .utf8)
+    XCTAssertNil(ResumeMemory(file: store).entry(for: film))
+    XCTAssertNil(ResumeMemory(file: store).entry(for: other))
+  }
 }

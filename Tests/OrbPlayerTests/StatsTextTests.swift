@@ -15,6 +15,16 @@ final class StatsTextTests: XCTestCase {
     XCTAssertTrue(StatsText.clocks(6.9996, 6.5) == ("0:00:07.000", "0:00:06.500"), "rounded up to the next second")
   }
 
+  /// A time no file can have (a damaged resume file's 1e300, a stream's NaN) is said within bounds: converting it
+  /// trapped, and the player died on opening the file.
+  func testATimeOutOfAllBoundsIsSaidNotATrap() {
+    XCTAssertEqual(StatsText.clock(1e300), "277777777:46:40")
+    XCTAssertEqual(StatsText.clock(.nan), "0:00:00")
+    XCTAssertEqual(StatsText.clock(-.infinity), "0:00:00")
+    XCTAssertEqual(StatsText.clocks(1e300, 1e300).0, "277777777:46:40.000")
+    XCTAssertEqual(StatsText.clocks(.infinity, .nan).0, "0:00:00.000")
+  }
+
   func testTheHLSVariantPlayingIsNamed() {
     func variant(_ index: Int, _ width: Int, _ height: Int, _ bits: Int64) -> VideoStreamInfo {
       VideoStreamInfo(
