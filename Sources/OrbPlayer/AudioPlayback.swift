@@ -125,9 +125,14 @@ public final class AudioPlayback: MasterClock, Sendable {
 
   /// Whether everything decoded has been heard (the audio reached its end).
   public func finished(at host: UInt64) -> Bool {
-    let (end, out, silent) = state.withLock { ($0.endFrame, $0.output, $0.endedSilently) }
+    let (end, out, silent, nothingWritten) = state.withLock {
+      ($0.endFrame, $0.output, $0.endedSilently, $0.anchors.isEmpty)
+    }
     if silent { return true }
     guard let end, let out else { return false }
+    // Nothing of it was written since the last seek (a seek past what a file cut short holds): nothing to hear. The
+    // output waits for a picture that will not come, and the end waited on it for ever, the clock running on.
+    if nothingWritten { return true }
     // Paused, or not started yet: not heard. Playing with no cycle since it resumed: as good as heard.
     guard let heard = out.heardFrame(at: host) else { return out.isActive }
     return heard >= Double(end) - 1

@@ -83,4 +83,33 @@ final class StartTests: XCTestCase {
     Screen.press("q", title: title)
     XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
   }
+
+  /// A file cut short (half of an MP4 whose index says 20 s, a download stopped half way), sought past what it holds
+  /// while it plays: it ends there, with its position. The sound's end waited for a picture that never came, and the
+  /// clock ran on past the length, for ever.
+  func testASeekPastWhatACutShortFileHoldsEnds() throws {
+    try Screen.requireDisplay()
+    let whole = try TestMedia.path(
+      "av-20s-faststart.mp4",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=20", "-f", "lavfi", "-i",
+        "sine=frequency=440:sample_rate=48000:duration=20", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
+        "-movflags", "+faststart",
+      ])
+    let half = NSTemporaryDirectory() + "orb-half-\(UUID().uuidString).mp4"
+    let data = try Data(contentsOf: URL(fileURLWithPath: whole))
+    try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: half))
+    defer { try? FileManager.default.removeItem(atPath: half) }
+    let title = "half-\(UUID().uuidString.prefix(6))"
+    let player = try BackgroundPlayer(["--events-fd", "1", "--title", title, half])
+    defer { _ = player.wait(timeout: 1) }
+    XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
+    usleep(1_500_000)
+    Screen.press("Right", title: title)
+    Screen.press("Right", title: title)  // 10 s on: past the 10 s it holds
+    XCTAssertEqual(player.wait(timeout: 20), 0, "it never ended: \(player.stdout.suffix(400))")
+    let ended = try XCTUnwrap(player.events.last { $0["event"] as? String == "ended" }, player.stdout)
+    XCTAssertEqual(ended["reason"] as? String, "eof")
+    XCTAssertLessThanOrEqual(ended["position_ms"] as? Int ?? .max, 20000, player.stdout)
+  }
 }
