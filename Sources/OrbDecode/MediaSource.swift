@@ -356,9 +356,21 @@ public final class MediaSource: @unchecked Sendable {
     let streamCount = Int(opened.pointee.nb_streams)
     var streamOptions = [OpaquePointer?](repeating: nil, count: max(1, streamCount))
     for i in 0..<streamCount { av_dict_set(&streamOptions[i], "max_pixels", "\(limit.maxPixels)", 0) }
+    // The sizes the container's header gives: a decoder refused by that limit leaves a size of 0 (MJPEG, FFV1, whose
+    // size only decoding tells), and the stream was passed over as no video, where it is one too large to show.
+    let headerSizes = (0..<streamCount).map { i -> (Int32, Int32) in
+      let par = opened.pointee.streams[i]?.pointee.codecpar?.pointee
+      return (par?.width ?? 0, par?.height ?? 0)
+    }
     let findCode =
       streamCount > 0 ? avformat_find_stream_info(opened, &streamOptions) : avformat_find_stream_info(opened, nil)
     for i in 0..<streamCount { av_dict_free(&streamOptions[i]) }
+    for (i, size) in headerSizes.enumerated() where i < Int(opened.pointee.nb_streams) {
+      guard let par = opened.pointee.streams[i]?.pointee.codecpar else { continue }
+      if par.pointee.codec_type == AVMEDIA_TYPE_VIDEO && (par.pointee.width <= 0 || par.pointee.height <= 0) {
+        (par.pointee.width, par.pointee.height) = size
+      }
+    }
     if findCode < 0 {
       if orb_origin_guard_refused(opened.pointee.opaque) != 0 { throw MediaError.refusedRedirect(source) }
       if let refused = guardContext.refusedAccess(source: source) { throw refused }

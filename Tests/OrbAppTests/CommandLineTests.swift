@@ -147,6 +147,23 @@ final class CommandLineTests: XCTestCase {
     }
   }
 
+  /// A picture too large to show, in a codec only decoding sizes (MJPEG): named with its size, as an H.264 one is. The
+  /// probe's decoder, refused by the same limit, left its size 0, and the stream was passed over: "no video stream".
+  func testAPictureTooLargeInMJPEGIsNamedWithItsSize() throws {
+    let big = try TestMedia.path(
+      "mjpeg-8200x8200.mkv",
+      [
+        "-f", "lavfi", "-i", "color=c=gray:size=8200x8200:rate=1:duration=1", "-f", "lavfi", "-i", "sine=duration=1",
+        "-c:v", "mjpeg", "-c:a", "aac",
+      ])
+    let out = NSTemporaryDirectory() + "orb-big-\(UUID().uuidString).png"
+    let r = Orb.run(["--frame-at", "0", "--output", out, big])
+    XCTAssertEqual(r.status, 1)
+    XCTAssertTrue(r.stderr.contains("its picture is 8200x8200 pixels, larger than this machine can show"), r.stderr)
+    let probe = Orb.run(["--probe", big])
+    XCTAssertTrue(probe.stdout.contains("\"width\" : 8200"), probe.stdout)
+  }
+
   func testFrameAtHonoursSizeAndLetterboxes() throws {
     let clip = try Clips.halves("halves-sar2.mp4", filters: ",setsar=2")
     let png = NSTemporaryDirectory() + "orb-frame-\(UUID().uuidString).png"
