@@ -21,9 +21,15 @@ extension PlayerWindow {
     guard options.resume != .no, let player, player.state != .loading, player.state != .error else { return }
     let audio = player.audioTracks.current
     let subtitles = player.subtitles.map { $0.current ?? 0 }
-    memory.left(
+    let problem = memory.left(
       source, at: .init(position: player.position, audioTrack: audio, subtitleTrack: subtitles),
       duration: player.duration)
+    // Said once: the place is lost, and the person would not know why the file no longer offers it.
+    if let problem, !memoryProblemTold {
+      memoryProblemTold = true
+      log("cannot remember where this was left: \(problem)")
+      report.warning("cannot remember where this was left: \(problem)")
+    }
   }
 
   /// The remembered place's tracks, once the media is open; with `ask`, the offer to go back there.

@@ -84,6 +84,27 @@ public struct ResumeMemory {
     return "\(absolute)|\(info.st_size)"
   }
 
+  /// Writes `data` to `file` whole or not at all (a file beside it, renamed over it); nil, or why not in the system's
+  /// words (Foundation's called a folder that is a file "The file doesn't exist").
+  private static func write(_ data: Data, to file: String) -> String? {
+    var template = Array("\(file).XXXXXX".utf8CString)
+    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+    guard fd >= 0 else { return String(cString: strerror(errno)) }
+    var failure: Int32 = 0
+    data.withUnsafeBytes { bytes in
+      var done = 0
+      while done < bytes.count && failure == 0 {
+        let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
+        if n > 0 { done += n } else if n < 0 && errno == EINTR { continue } else { failure = n < 0 ? errno : EIO }
+      }
+    }
+    if close(fd) != 0 && failure == 0 { failure = errno }
+    let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    if failure == 0 && rename(temporary, file) != 0 { failure = errno }
+    if failure != 0 { unlink(temporary) }
+    return failure == 0 ? nil : String(cString: strerror(failure))
+  }
+
   /// Where `source` was left, as the file says now (another window may have played it since this one opened).
   public func entry(for source: String) -> Entry? {
     guard let key = Self.key(for: source) else { return nil }
@@ -92,11 +113,14 @@ public struct ResumeMemory {
 
   /// Playback of `source` stopped at `entry.position` of `duration`: remembered when it played long enough and is
   /// not near its end, forgotten near its end, left as it was when it hardly played. Written at once.
-  public mutating func left(_ source: String, at entry: Entry, duration: Double?) {
-    guard let key = Self.key(for: source) else { return }
+  /// - Returns: why it could not be written (a folder that is read-only, full, or a file), in words; nil when it was,
+  ///   or nothing needed writing.
+  @discardableResult
+  public mutating func left(_ source: String, at entry: Entry, duration: Double?) -> String? {
+    guard let key = Self.key(for: source) else { return nil }
     let finished = duration.map { entry.position > $0 - Self.finishedWithin } ?? false
     // Hardly played (opened and closed again, the offer not taken): what was remembered stays.
-    if entry.position < Self.leastPlayed && !finished { return }
+    if entry.position < Self.leastPlayed && !finished { return nil }
     let url = URL(fileURLWithPath: file)
     try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
     let lock = open(file + ".lock", O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -117,7 +141,7 @@ public struct ResumeMemory {
       order.append(key)
       while order.count > Self.capacity { entries[order.removeFirst()] = nil }
     }
-    guard let data = try? JSONEncoder().encode(Stored(entries: entries, order: order)) else { return }
-    try? data.write(to: url, options: .atomic)
+    guard let data = try? JSONEncoder().encode(Stored(entries: entries, order: order)) else { return nil }
+    return Self.write(data, to: file).map { "\(file): \($0)" }
   }
 }

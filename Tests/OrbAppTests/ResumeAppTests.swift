@@ -78,4 +78,20 @@ final class ResumeAppTests: XCTestCase {
     XCTAssertEqual(firstPosition(none), 0)
     XCTAssertFalse(none.stderr.contains("resumed at"))
   }
+
+  /// Where the place cannot be written (the state folder is a file here; read-only or full elsewhere), the host and
+  /// the log hear why, once: the place was lost without a word.
+  func testAPlaceThatCannotBeWrittenIsSaid() throws {
+    try Screen.requireDisplay()
+    let state = NSTemporaryDirectory() + "orb-state-file-\(UUID().uuidString)"
+    try Data("not a folder".utf8).write(to: URL(fileURLWithPath: state))
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    let left = try run([try Self.longClip()], state: state) { title, _ in
+      Screen.press("Up", title: title)
+      usleep(1_000_000)
+    }
+    let warnings = left.events.filter { $0["event"] as? String == "warning" }.compactMap { $0["message"] as? String }
+    let said = warnings.filter { $0.hasPrefix("cannot remember where this was left: \(state)") }
+    XCTAssertEqual(said.count, 1, left.stdout)
+  }
 }

@@ -71,4 +71,18 @@ final class ResumeMemoryTests: XCTestCase {
     XCTAssertNil(ResumeMemory(file: store).entry(for: film))
     XCTAssertNil(ResumeMemory(file: store).entry(for: other))
   }
+
+  /// A place that cannot be written says why (its folder is a file here).
+  func testAPlaceThatCannotBeWrittenSaysWhy() throws {
+    let dir = NSTemporaryDirectory() + "orb-resume-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let film = "\(dir)/film.mkv"
+    try Data(repeating: 1, count: 1000).write(to: URL(fileURLWithPath: film))
+    try Data("a file".utf8).write(to: URL(fileURLWithPath: "\(dir)/state"))
+    var memory = ResumeMemory(file: "\(dir)/state/resume.json")
+    let problem = memory.left(film, at: .init(position: 754), duration: 5400)
+    XCTAssertEqual(problem, "\(dir)/state/resume.json: Not a directory")
+    XCTAssertNil(memory.left(film, at: .init(position: 20), duration: 5400), "nothing to write: nothing to say")
+  }
 }
