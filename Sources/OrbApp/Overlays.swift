@@ -15,6 +15,12 @@ final class Overlays {
   /// A short message at the top right, gone after a second and a half unless `keep`.
   func showMessage(_ text: String, keep: Bool = false) {
     let label = osdLabel ?? addLabel("orb-osd", valign: GTK_ALIGN_START, halign: GTK_ALIGN_END)
+    if osdLabel == nil {
+      // A long message (an error's reason) wraps inside a small window: its ends were cut off at both edges.
+      gtk_label_set_wrap(opaque(label), 1)
+      gtk_label_set_wrap_mode(opaque(label), PANGO_WRAP_WORD_CHAR)
+      gtk_label_set_max_width_chars(opaque(label), 60)
+    }
     osdLabel = label
     gtk_label_set_text(opaque(label), text)
     gtk_widget_set_visible(label, 1)

@@ -133,6 +133,7 @@ extension PlayerWindow {
     case .failure(let error):
       overlays.showMessage("No screenshot: \(error)")
       log("screenshot failed: \(error)")
+      report.warning("no screenshot: \(error)")  // as a saved one is told (`screenshot`)
     }
   }
 

@@ -259,6 +259,20 @@ final class KeyTests: XCTestCase {
     XCTAssertGreaterThan(white.count, 15, "the subtitle is in the screenshot")
   }
 
+  /// A screenshot that cannot be saved (the Pictures folder is a file here) is a warning the host hears too, as a
+  /// saved one is told: it heard nothing.
+  func testAScreenshotThatCannotBeSavedIsAWarning() throws {
+    let home = try BackgroundPlayer.temporaryHome(for: self)
+    try Data("not a folder".utf8).write(to: URL(fileURLWithPath: "\(home["HOME"]!)/Pictures"))
+    let title = "noshot-\(UUID().uuidString.prefix(6))"
+    let player = try start(["--paused", try Clips.moving(seconds: 3)], title: title, environment: home)
+    defer { _ = player.wait(timeout: 1) }
+    Screen.type([(1, "s"), (0.5, "q")], title: title)
+    XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+    let warning = player.events.first { $0["event"] as? String == "warning" }?["message"] as? String ?? ""
+    XCTAssertTrue(warning.hasPrefix("no screenshot: cannot make \(home["HOME"]!)/Pictures"), player.stdout)
+  }
+
   /// `#` cycles the audio tracks where playback is, saying which one is on: "Audio: 2/2 French (AC-3 stereo)".
   func testAudioTrackKeyCyclesTheTracksInPlace() throws {
     let clip = try TestMedia.path(
