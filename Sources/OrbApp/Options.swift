@@ -521,7 +521,7 @@ private final class OptionTable {
     o.probe = flag("probe")
     if given("frame-at") {
       o.frameAt = double("frame-at")
-      if !(0...1e9).contains(o.frameAt!) { return fail("--frame-at must be 0 or more seconds") }
+      if !(0...1e9).contains(o.frameAt!) { return fail("--frame-at must be 0 to 10^9 seconds") }
     }
     o.output = string("output")
     if let s = string("size") {

@@ -22,6 +22,14 @@ public enum FrameGrab {
       deinterlace: deinterlace)
     defer { media.close() }
     guard let frame = media.nextFrame() else { throw media.noPictureError(source: source, at: seconds) }
+    // Past the end, the last picture is written, as mpv does; said, since a script asked for another moment.
+    if frame.time + frame.duration + 0.5 < seconds {
+      let (asked, shown) = StatsText.clocks(seconds, frame.time)
+      FileHandle.standardError.write(
+        Data(
+          ("orb-player: \(MediaSource.withoutSecrets(source)): \(asked) is past the end; the last picture, at \(shown), "
+            + "is written\n").utf8))
+    }
     let (w, h) =
       size
       ?? VideoGeometry.naturalSize(

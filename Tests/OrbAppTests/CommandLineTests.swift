@@ -67,7 +67,8 @@ final class CommandLineTests: XCTestCase {
       (["--speed", "9", "x.mkv"], "--speed must be between 0.25 and 4"),
       // "nan" parses as a number, and was taken for no value at all (1x; a window instead of --frame-at).
       (["--speed", "nan", "x.mkv"], "--speed must be between 0.25 and 4"),
-      (["--frame-at", "nan", "--output", "x.png", "x.mkv"], "--frame-at must be 0 or more seconds"),
+      (["--frame-at", "nan", "--output", "x.png", "x.mkv"], "--frame-at must be 0 to 10^9 seconds"),
+      (["--frame-at", "1e20", "--output", "x.png", "x.mkv"], "--frame-at must be 0 to 10^9 seconds"),
       (["--frame-at", "1", "x.mkv"], "--frame-at needs --output"),
       (["--size", "big", "--benchmark", "x.mkv"], "--size must be WIDTHxHEIGHT"),
       (["--size", "100000x100000", "--benchmark", "x.mkv"], "--size is too large: 16384 pixels a side at most"),
@@ -162,6 +163,16 @@ final class CommandLineTests: XCTestCase {
     XCTAssertTrue(r.stderr.contains("its picture is 8200x8200 pixels, larger than this machine can show"), r.stderr)
     let probe = Orb.run(["--probe", big])
     XCTAssertTrue(probe.stdout.contains("\"width\" : 8200"), probe.stdout)
+  }
+
+  /// `--frame-at` past the end writes the last picture, as mpv does, and says so (a script asked for another moment).
+  func testFrameAtPastTheEndSaysItWritesTheLastPicture() throws {
+    let out = NSTemporaryDirectory() + "orb-past-\(UUID().uuidString).png"
+    defer { try? FileManager.default.removeItem(atPath: out) }
+    let r = Orb.run(["--frame-at", "100", "--output", out, try Clips.moving(seconds: 3)])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    XCTAssertTrue(r.stderr.contains("0:01:40 is past the end; the last picture, at 0:00:02"), r.stderr)
+    XCTAssertTrue(FileManager.default.fileExists(atPath: out))
   }
 
   func testFrameAtHonoursSizeAndLetterboxes() throws {
