@@ -4,6 +4,17 @@ import XCTest
 
 /// What is remembered of where a person left off, and when it is forgotten.
 final class ResumeMemoryTests: XCTestCase {
+  /// A new folder (removed when the test ends) holding a 1000-byte file for each of `names`: the folder and their
+  /// paths.
+  private func films(_ names: String...) throws -> (dir: String, paths: [String]) {
+    let dir = NSTemporaryDirectory() + "orb-resume-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    addTeardownBlock { try? FileManager.default.removeItem(atPath: dir) }
+    let paths = names.map { "\(dir)/\($0)" }
+    for path in paths { try Data(repeating: 1, count: 1000).write(to: URL(fileURLWithPath: path)) }
+    return (dir, paths)
+  }
+
   func testALongPlayLeftMidwayIsRememberedAndAnEndForgetsIt() throws {
     let dir = NSTemporaryDirectory() + "orb-resume-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
@@ -40,11 +51,8 @@ final class ResumeMemoryTests: XCTestCase {
 
   /// Two windows open at once, each on its own film: the one closed last kept only its own place, erasing the other's.
   func testTwoWindowsOpenAtOnceEachKeepTheirPlace() throws {
-    let dir = NSTemporaryDirectory() + "orb-resume-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: dir) }
-    let (first, second) = ("\(dir)/one.mkv", "\(dir)/two.mkv")
-    for film in [first, second] { try Data(repeating: 1, count: 1000).write(to: URL(fileURLWithPath: film)) }
+    let (dir, paths) = try films("one.mkv", "two.mkv")
+    let (first, second) = (paths[0], paths[1])
     let store = "\(dir)/state/resume.json"
     var one = ResumeMemory(file: store)
     var two = ResumeMemory(file: store)
@@ -59,11 +67,8 @@ final class ResumeMemoryTests: XCTestCase {
   /// A place no file can have (1e300, negative: a damaged or hand-edited file) is not remembered: the player died on
   /// opening that file, every time, saying it.
   func testAPlaceNoFileCanHaveIsForgotten() throws {
-    let dir = NSTemporaryDirectory() + "orb-resume-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: dir) }
-    let (film, other) = ("\(dir)/film.mkv", "\(dir)/other.mkv")
-    for f in [film, other] { try Data(repeating: 1, count: 1000).write(to: URL(fileURLWithPath: f)) }
+    let (dir, paths) = try films("film.mkv", "other.mkv")
+    let (film, other) = (paths[0], paths[1])
     let (a, b) = try (XCTUnwrap(ResumeMemory.key(for: film)), XCTUnwrap(ResumeMemory.key(for: other)))
     let store = "\(dir)/resume.json"
     try #"{"entries":{"\#(a)":{"position":1e300},"\#(b)":{"position":-5}},"order":["\#(a)","\#(b)"]}"#
@@ -74,11 +79,8 @@ final class ResumeMemoryTests: XCTestCase {
 
   /// A place that cannot be written says why (its folder is a file here).
   func testAPlaceThatCannotBeWrittenSaysWhy() throws {
-    let dir = NSTemporaryDirectory() + "orb-resume-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
-    defer { try? FileManager.default.removeItem(atPath: dir) }
-    let film = "\(dir)/film.mkv"
-    try Data(repeating: 1, count: 1000).write(to: URL(fileURLWithPath: film))
+    let (dir, paths) = try films("film.mkv")
+    let film = paths[0]
     try Data("a file".utf8).write(to: URL(fileURLWithPath: "\(dir)/state"))
     var memory = ResumeMemory(file: "\(dir)/state/resume.json")
     let problem = memory.left(film, at: .init(position: 754), duration: 5400)
