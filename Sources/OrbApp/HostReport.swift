@@ -16,6 +16,8 @@ final class HostReport {
   /// The state last sent (nil: none yet for this entry): each change is said once. The end of a wait to try again
   /// is seen both by the periodic check (`buffering(false)`) and by the open it led to (`opened`), in either order.
   private var lastState: String?
+  /// The progress last told, of which player and after how many seeks (`Player.seeksAsked`).
+  private var lastProgress: (player: ObjectIdentifier, seeks: Int, ms: Int64)?
 
   init(eventsFd: Int32?, resumeMs: Int64) {
     events = eventsFd.map { EventWriter(fd: $0) }
@@ -107,13 +109,21 @@ final class HostReport {
   func screenshot(path: String) { events?.write(["event": "screenshot", "path": path]) }
 
   /// Where playback is: the host can count on from `at` at `speed`, which is 0 while the position does not move
-  /// (paused, loading, buffering).
+  /// (paused, loading, buffering, or the sound server stalled). Without a seek the position never goes back: a
+  /// stalled sound server let the clock run on over what it held, then took it back about 90 ms.
   func progress(_ player: Player) {
     let now = Date()
     let state = player.state
-    let moving = state == .playing && !buffering && !player.isPaused
+    var moving = state == .playing && !buffering && !player.isPaused
+    var position = ms(player.position)
+    let (id, seeks) = (ObjectIdentifier(player), player.seeksAsked.count)
+    if let last = lastProgress, last.player == id, last.seeks == seeks, position <= last.ms {
+      position = last.ms
+      moving = false  // not moved in the second since the last: the host must not count on
+    }
+    lastProgress = (id, seeks, position)
     events?.progress(
-      positionMs: ms(player.position), durationMs: player.duration.map(ms),
+      positionMs: position, durationMs: player.duration.map(ms),
       state: buffering ? "buffering" : state.rawValue, speed: moving ? player.speed : 0, at: now)
   }
 

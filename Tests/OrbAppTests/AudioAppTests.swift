@@ -152,15 +152,20 @@ final class AudioAppTests: XCTestCase {
 /// PipeWire going away mid-play and coming back, in a session of the test's own (so killing its daemons touches
 /// nothing else): playback goes on to the end at its rate, and says what happened.
 final class AudioOutputLossTests: XCTestCase {
-  func testPlaybackGoesOnWhenPipeWireGoesAwayAndComesBack() throws {
-    try Screen.requireDisplay()
-    let clip = try TestMedia.path(
+  /// Eight seconds of 320x240 video with a tone.
+  static func eightSeconds() throws -> String {
+    try TestMedia.path(
       "av-8s.mp4",
       [
         "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=8", "-f", "lavfi", "-i",
         "sine=frequency=440:sample_rate=48000:duration=8", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt",
         "yuv420p", "-c:a", "aac",
       ])
+  }
+
+  func testPlaybackGoesOnWhenPipeWireGoesAwayAndComesBack() throws {
+    try Screen.requireDisplay()
+    let clip = try Self.eightSeconds()
     // Kills only the daemons whose XDG_RUNTIME_DIR is this session's, then starts them again with their environment.
     let script = """
       "$0" --events-fd 1 "$1" & player=$!
@@ -184,6 +189,33 @@ final class AudioOutputLossTests: XCTestCase {
     XCTAssertGreaterThan(Date().timeIntervalSince(started), 7.5)
     XCTAssertTrue(r.stderr.contains("no audio output (PipeWire went away)"), r.stderr)
     XCTAssertTrue(r.stderr.contains("audio: PipeWire is back"), r.stderr)
+    XCTAssertTrue(r.stdout.contains("\"reason\":\"eof\""), r.stdout)
+  }
+
+  /// The sound server stalling (stopped for 3 s, in a session of its own) while it plays: the host hears the
+  /// position stand (speed 0) and never go back. It heard speed 1 throughout, the position ran on over what the
+  /// server held, then went back about 90 ms.
+  func testAStalledSoundServerIsAPositionThatStandsAndNeverGoesBack() throws {
+    try Screen.requireDisplay()
+    let script = """
+      "$0" --events-fd 1 "$1" & player=$!
+      sleep 2.5
+      for p in $(pgrep -x pipewire); do
+        if tr '\\0' '\\n' < /proc/$p/environ | grep -qx "XDG_RUNTIME_DIR=$XDG_RUNTIME_DIR"; then
+          kill -STOP $p; sleep 3; kill -CONT $p
+        fi
+      done
+      wait $player
+      """
+    let clip = try Self.eightSeconds()
+    let r = Tool.run(
+      OrbBinary.packageRoot + "/scripts/with-test-env.sh", ["bash", "-c", script, OrbBinary.path, clip], timeout: 90)
+    XCTAssertEqual(r.status, 0, r.stderr)
+    let progress = Orb.events(r.stdout).filter { $0["event"] as? String == "progress" }
+    let positions = progress.compactMap { $0["position_ms"] as? Int }
+    XCTAssertEqual(positions, positions.sorted(), "the position went back: \(positions)")
+    let stood = progress.filter { $0["state"] as? String == "playing" && $0["speed"] as? Double == 0 }
+    XCTAssertFalse(stood.isEmpty, "the stall was said to move at speed 1: \(r.stdout)")
     XCTAssertTrue(r.stdout.contains("\"reason\":\"eof\""), r.stdout)
   }
 }
