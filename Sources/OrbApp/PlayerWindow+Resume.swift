@@ -10,7 +10,7 @@ extension PlayerWindow {
   /// Where the entry starts: the host's resume point for the launch's first entry, else where the person left off
   /// the file (`--resume auto`; `ask` offers it once the video plays), else the beginning.
   func startPosition() -> Double {
-    let hostGave = playingLaunch && playlist.index == 0 && !hostResumeSpent ? options.resumeMs : nil
+    let hostGave = hostResumeSpent ? nil : options.resumeMs  // (the launch's first opening: `playEntry` spends it)
     remembered = hostGave != nil || options.resume == .no ? nil : memory.entry(for: source)
     if let hostGave { return Double(hostGave) / 1000 }
     return options.resume == .auto ? remembered?.position ?? 0 : 0

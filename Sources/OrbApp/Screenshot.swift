@@ -1,5 +1,6 @@
 import CGtk
 import Foundation
+import OrbPlayer
 
 /// `s`: the picture as it is on screen (the video and its subtitles, without the controls) saved as a PNG in the
 /// user's Pictures folder (XDG), named after the media and the position.
@@ -47,7 +48,7 @@ enum Screenshot {
 
   /// "clip.mkv 0-01-23.456.png", with " (2)" and so on when that file exists.
   static func uniquePath(in dir: String, name: String, position: Double) -> String {
-    let ms = Int(((position.isFinite ? min(max(0, position), 1e12) : 0) * 1000).rounded())
+    let ms = Int((StatsText.bounded(position) * 1000).rounded())
     let stamp = String(format: "%d-%02d-%02d.%03d", ms / 3_600_000, (ms / 60000) % 60, (ms / 1000) % 60, ms % 1000)
     let safe = name.replacingOccurrences(of: "/", with: "_")
     var path = "\(dir)/\(safe) \(stamp).png"

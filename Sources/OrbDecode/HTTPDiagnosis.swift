@@ -18,11 +18,13 @@ enum HTTPDiagnosis {
 
     /// Its Content-Type, in lower case.
     var contentType: String? { headers["content-type"]?.lowercased() }
+    /// Its Content-Type says it is a web page (`text/html`); its first bytes tell whether it is (`isWebPage`).
+    var isLabelledPage: Bool { contentType?.hasPrefix("text/html") == true }
     /// A web page (`text/html`) where media was expected. Not media a server labels so by mistake (a folder of
     /// films on a web server that has no type for .mkv), which mpv and VLC play: its first byte, after white space
     /// or a byte-order mark, is not markup's "<". A body that says nothing either way is taken for a page.
     var isWebPage: Bool {
-      guard contentType?.hasPrefix("text/html") == true else { return false }
+      guard isLabelledPage else { return false }
       let blank: Set<UInt8> = [0x09, 0x0A, 0x0D, 0x20, 0xEF, 0xBB, 0xBF, 0xFE, 0xFF]
       guard let first = body.first(where: { !blank.contains($0) }) else { return true }
       return first == UInt8(ascii: "<")
@@ -214,7 +216,7 @@ enum HTTPDiagnosis {
         let sent = answer.headers["content-length"].flatMap { Int($0) }
         let wanted = min(Self.sniffedBytes, sent ?? Self.sniffedBytes)
         let body = Self.content(response[end...], chunked: answer.isChunked)
-        if answer.contentType?.hasPrefix("text/html") != true || body.count >= wanted { break }
+        if !answer.isLabelledPage || body.count >= wanted { break }
       }
       let n = avio_read_partial(io, &buffer, Int32(buffer.count))
       if n <= 0 {
@@ -231,9 +233,10 @@ enum HTTPDiagnosis {
         head = (answer, end + 4)
       }
     }
-    guard var (answer, end) = head ?? Self.parseHead(response[...]).map({ ($0, response.count) }) else {
+    guard let (parsed, end) = head ?? Self.parseHead(response[...]).map({ ($0, response.count) }) else {
       return .noAnswer
     }
+    var answer = parsed
     answer.body = Array(Self.content(response[end...], chunked: answer.isChunked).prefix(Self.sniffedBytes))
     return .answer(answer)
   }

@@ -586,7 +586,7 @@ public final class MediaSource: @unchecked Sendable {
     }
     // A picture alone (a photo, a screenshot: FFmpeg's image demuxers, one file, one picture) lasts
     // `stillSeconds` instead of one 25th of a second, so its window is not gone as soon as it is shown.
-    let format = String(cString: ctx.iformat.pointee.name)
+    let format = result.container
     if format == "image2" || format.hasSuffix("_pipe"), result.video.count == 1, result.audio.isEmpty {
       result.video[0].frameRate = 1 / stillSeconds
       result.durationMs = Int64(stillSeconds * 1000)

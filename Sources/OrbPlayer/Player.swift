@@ -247,11 +247,12 @@ public final class Player: Sendable {
   /// Moves playback to `seconds` of media time (clamped at 0): exactly, or (not `exact`) to the key frame before it,
   /// which shows sooner (a preview while the slider is dragged; the release seeks exactly).
   public func seek(to seconds: Double, exact: Bool = true) {
+    let target = max(0, seconds)
     shared.change { s in
-      s.pendingSeek = max(0, seconds)
+      s.pendingSeek = target
       s.seekAskedAt = HostTime.now()
       s.pendingSeekExact = exact
-      s.seeksAsked = (s.seeksAsked.count + 1, max(0, seconds))
+      s.seeksAsked = (s.seeksAsked.count + 1, target)
     }
   }
 

@@ -123,12 +123,17 @@ public struct StatsText: Sendable {
   /// "1:02:03". A time that is not finite or past 10^12 s (a damaged resume file's, a damaged stream's) is said
   /// within those bounds: converting it to an integer trapped, and the player died on opening the file.
   public static func clock(_ seconds: Double) -> String {
-    let s = Int(seconds.isFinite ? min(max(0, seconds), Self.longest) : 0)
+    let s = Int(bounded(seconds))
     return String(format: "%d:%02d:%02d", s / 3600, (s / 60) % 60, s % 60)
   }
 
   /// The longest time `clock` says, seconds.
   static let longest = 1e12
+
+  /// `seconds` within what can be said of a time: 0 to `longest`, and 0 for one that is not finite.
+  public static func bounded(_ seconds: Double) -> Double {
+    seconds.isFinite ? min(max(0, seconds), longest) : 0
+  }
 
   /// `a` and `b` as `clock` writes them, with milliseconds where the seconds alone would read the same
   /// ("0:00:06.500 is past the end (0:00:06.400)").
@@ -136,7 +141,7 @@ public struct StatsText: Sendable {
     let (x, y) = (clock(a), clock(b))
     guard x == y else { return (x, y) }
     func fine(_ t: Double) -> String {
-      let ms = Int(((t.isFinite ? min(max(0, t), Self.longest) : 0) * 1000).rounded())
+      let ms = Int((bounded(t) * 1000).rounded())
       return clock(Double(ms / 1000)) + String(format: ".%03d", ms % 1000)
     }
     return (fine(a), fine(b))
