@@ -16,7 +16,8 @@ extension PlayerWindow {
     if let left { report.marker(left, shown: false, end: timeline.end(of: left), at: position) }
     if let entered { report.marker(entered, shown: true, end: timeline.end(of: entered), at: position) }
     if left != nil || entered != nil { skipButton.show(entered) }
-    skipButton.layout(controlsShown: transport.isVisible, barHeight: transport.naturalHeight)
+    skipButton.layout(
+      controlsShown: transport.isVisible, barHeight: transport.naturalHeight, waiting: resumeOffer?.isShown ?? false)
   }
 
   /// The viewer skipped `marker`: to its end, or for credits that run to the end, the end of playback (`ended`

@@ -51,10 +51,12 @@ final class SkipButton {
 
   /// On screen alone only at first, then with the controls (`controlsShown`); always just above where the controls
   /// are (`barHeight`, the room they take when shown, their margins included), so it never moves under a pointer
-  /// going for it.
-  func layout(controlsShown: Bool, barHeight: Int) {
+  /// going for it. While another offer that Enter takes is up (`waiting`: the resume offer), it stays hidden, and
+  /// its time alone starts once that offer has gone: one thing on screen at a time answers Enter.
+  func layout(controlsShown: Bool, barHeight: Int, waiting: Bool) {
     guard let shown else { return }
-    let visible = controlsShown || Date().timeIntervalSince(shown.since) < Self.aloneSeconds
+    if waiting { self.shown?.since = Date() }
+    let visible = !waiting && (controlsShown || Date().timeIntervalSince(shown.since) < Self.aloneSeconds)
     if visible != isVisible { gtk_widget_set_visible(button, visible ? 1 : 0) }
     gtk_widget_set_margin_bottom(button, Int32(barHeight + 8))
     gtk_widget_set_margin_end(button, 24)

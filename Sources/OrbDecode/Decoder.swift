@@ -44,10 +44,12 @@ final class StreamParameters: @unchecked Sendable {
   }
 
   /// The codec's name, or for a codec FFmpeg does not know, the four-character tag the file gives it.
-  var codecDescription: String {
-    let par = parameters.pointee
+  var codecDescription: String { Self.codecDescription(parameters.pointee) }
+
+  /// What `codecDescription` says, for parameters not copied (the probe's).
+  static func codecDescription(_ par: AVCodecParameters) -> String {
     if par.codec_id != AV_CODEC_ID_NONE { return String(cString: avcodec_get_name(par.codec_id)) }
-    return Self.fourCC(par.codec_tag).map { "unknown codec '\($0)'" } ?? "unknown codec"
+    return fourCC(par.codec_tag).map { "unknown codec '\($0)'" } ?? "unknown codec"
   }
 
   /// `tag` as its four printable characters, or nil when it is not one.

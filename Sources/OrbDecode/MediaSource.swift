@@ -552,7 +552,7 @@ public final class MediaSource: @unchecked Sendable {
     for i in 0..<Int(ctx.nb_streams) {
       let st = ctx.streams[i]!
       let par = st.pointee.codecpar.pointee
-      let codec = String(cString: avcodec_get_name(par.codec_id))
+      let codec = StreamParameters.codecDescription(par)
       let profile = avcodec_profile_name(par.codec_id, par.profile).map { String(cString: $0) }
       let isDefault = (st.pointee.disposition & AV_DISPOSITION_DEFAULT) != 0
       switch par.codec_type {

@@ -79,6 +79,53 @@ final class ResumeAppTests: XCTestCase {
     XCTAssertFalse(none.stderr.contains("resumed at"))
   }
 
+  /// Bright pixels (a button's white border and text) in the left or right half of `image`, above the controls'
+  /// place (its bottom 90 rows): the resume offer is on the left, the skip button on the right.
+  private func bright(_ image: RGBImage, right: Bool) -> Int {
+    var count = 0
+    let xs = right ? stride(from: image.width / 2, to: image.width, by: 2) : stride(from: 0, to: image.width / 2, by: 2)
+    for y in stride(from: image.height / 3, to: image.height - 90, by: 2) {
+      for x in xs {
+        let p = image.pixel(x: x, y: y)
+        if p.r > 200 && p.g > 200 && p.b > 200 { count += 1 }
+      }
+    }
+    return count
+  }
+
+  /// A remembered place and a host's intro at the start: the offer comes first and the skip button waits until it
+  /// has gone, so Enter answers the one thing on screen (both showed, and Enter took the offer the viewer may not
+  /// have been looking at).
+  func testTheSkipButtonWaitsForTheResumeOfferToGo() throws {
+    try Screen.requireDisplay()
+    let state = NSTemporaryDirectory() + "orb-state-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    let clip = try Self.longClip()
+    _ = try run([clip], state: state) { title, _ in
+      Screen.press("Up", title: title)
+      usleep(1_000_000)
+    }
+    _ = Tool.run("xdotool", ["mousemove", "1270", "710"])  // away: the controls stay hidden
+    let offered = try run(["--geometry", "640x360", "--intro", "0-200000", clip], state: state) { title, player in
+      guard let first = try? Screen.grab(title: title) else { return XCTFail("no screenshot") }
+      Screen.keep(title: title, as: "resume-offer-before-skip")
+      XCTAssertGreaterThan(bright(first, right: false), 30, "no resume offer")
+      XCTAssertEqual(bright(first, right: true), 0, "the skip button shows beside the resume offer")
+      // The offer goes after 8 s; then the button shows, and Enter takes it.
+      let late = player.waitForEvent(timeout: 30) {
+        $0["event"] as? String == "progress" && ($0["position_ms"] as? Int ?? 0) >= 9000
+      }
+      XCTAssertNotNil(late, player.stdout)
+      usleep(300_000)
+      guard let then = try? Screen.grab(title: title) else { return XCTFail("no screenshot") }
+      XCTAssertEqual(bright(then, right: false), 0, "the resume offer stayed")
+      XCTAssertGreaterThan(bright(then, right: true), 30, "no skip button once the offer had gone")
+      Screen.press("Return", title: title)
+      XCTAssertNotNil(player.waitForEvent { $0["event"] as? String == "skip" }, player.stdout)
+    }
+    XCTAssertFalse(offered.stderr.contains("resumed at"), "Enter took the offer that had gone")
+  }
+
   /// Where the place cannot be written (the state folder is a file here; read-only or full elsewhere), the host and
   /// the log hear why, once: the place was lost without a word.
   func testAPlaceThatCannotBeWrittenIsSaid() throws {

@@ -217,6 +217,16 @@ final class ProbeTests: XCTestCase {
     try assertDurationMatchesFFprobe(info, path, expected: 2)
   }
 
+  func testAVideoCodecFFmpegDoesNotKnowIsNamedByTheTagTheFileGivesIt() throws {
+    let files = try Corpus.unknownCodecs()
+    let avi = try XCTUnwrap(files.first { $0.name == "fourcc-ZZZZ.avi" })
+    XCTAssertEqual(try MediaSource(avi.path).info.video.first?.codec, "unknown codec 'ZZZZ'")
+    let mkv = try XCTUnwrap(files.first { $0.name == "unknown-codecid.mkv" })
+    let info = try MediaSource(mkv.path).info
+    XCTAssertEqual(info.video.first?.codec, "unknown codec")
+    XCTAssertEqual(info.audio.first?.codec, "aac")
+  }
+
   func testMultiTrackMKVListsEveryTrackWithLanguageTitleAndDisposition() throws {
     let path = try Media.multiTrack()
     let info = try MediaSource(path).info

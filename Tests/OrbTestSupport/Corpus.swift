@@ -201,6 +201,8 @@ public enum Corpus {
 
   /// Video FFmpeg has no decoder for: an AVI whose fourcc says `ZZZZ`, an mkv whose CodecID is unknown
   /// (its AAC sound still plays).
+  public static func unknownCodecs() throws -> [CorpusFile] { try unknownCodecs(Sources()) }
+
   private static func unknownCodecs(_ s: Sources) throws -> [CorpusFile] {
     let avi = try TestMedia.path(
       "corpus-h264.avi", ["-i", s.h264, "-an", "-c:v", "copy", "-bsf:v", "h264_mp4toannexb"])
