@@ -118,6 +118,7 @@ static void on_process(void *data) {
   a->timing.pending = pending;
   a->timing.underrun_frames = a->underrun_frames;
   a->timing.underruns = a->underruns;
+  if (wanted > 0) a->timing.cycle_frames = wanted;
   atomic_store_explicit(&a->seq, s + 2, memory_order_release);
 }
 

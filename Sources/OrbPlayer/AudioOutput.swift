@@ -99,13 +99,24 @@ public final class AudioOutput: Sendable {
   /// graph has taken so far: `host` is often a picture's presentation time, a refresh ahead, by which the graph will
   /// have taken its next cycle; capped there (with a sink that reports no delay, PipeWire's null sink) the position
   /// stood still for part of each 21 ms cycle and then jumped, and a 60 fps video dropped one picture in six.
+  /// Extrapolated no further than `extrapolationLimit` past the last cycle: when the graph stops calling (the sound
+  /// server stalled or stopped), the position stands there, where it ran on over all the ring held (a quarter of a
+  /// second) and then stepped back when the server came back.
   public func heardFrame(at host: UInt64) -> Double? {
     let t = timing
     let (active, resumedAt) = state.withLock { ($0.active, $0.resumedAt) }
     guard active, t.now_ns > 0, UInt64(t.now_ns) >= resumedAt else { return nil }
-    let elapsed = Double(Int64(bitPattern: host &- UInt64(t.now_ns))) / 1e9
+    let since = Double(Int64(bitPattern: host &- UInt64(t.now_ns))) / 1e9
+    let elapsed = min(since, Self.extrapolationLimit(cycleFrames: t.cycle_frames, rate: Double(sampleRate)))
     let heard = Double(t.consumed) - Double(t.pending) + max(0, elapsed) * Double(sampleRate)
     return min(heard, Double(writeIndex))
+  }
+
+  /// Seconds past a cycle the position may be extrapolated: the cycle's own length, then 50 ms for the look-ahead of
+  /// a picture's presentation time (a refresh: 17 ms at 60 Hz, 42 ms at 24 Hz) and a cycle that comes late. In
+  /// steady play the next cycle always comes first.
+  static func extrapolationLimit(cycleFrames: UInt32, rate: Double) -> Double {
+    Double(cycleFrames) / rate + 0.05
   }
 }
 

@@ -107,6 +107,32 @@ final class AudioSyncTests: XCTestCase {
     XCTAssertNil(output.heardFrame(at: HostTime.now() + 100_000_000), "paused: nothing heard")
   }
 
+  /// While the sound server does not call (stalled, or stopped by a debugger or the system), the position is not
+  /// run on over everything the ring holds: it stands a cycle and a little past the last call, and so does not step
+  /// back when the server comes back.
+  func testWhenTheServerStopsCallingThePositionStandsNearItsLastCall() throws {
+    try requirePipeWire()
+    let output = try AudioOutput(mediaName: "stall")
+    let most = [Float](repeating: 0, count: 2 * output.sampleRate * 24 / 100)  // 0.24 s: the ring holds 0.25 s
+    XCTAssertEqual(most.withUnsafeBufferPointer { output.write($0) }, most.count / 2)
+    output.setActive(true)
+    let deadline = Date(timeIntervalSinceNow: 5)
+    while output.heardFrame(at: HostTime.now()) == nil && Date() < deadline { usleep(2000) }
+    // Asked about a second after the last call, as a picture's clock asks while the server is stopped; a call
+    // coming in between (the timing read before and after differs) asks again.
+    for _ in 0..<50 {
+      let t = output.timing
+      let heard = try XCTUnwrap(output.heardFrame(at: UInt64(t.now_ns) + 1_000_000_000))
+      guard output.timing.now_ns == t.now_ns else { continue }
+      let rate = Double(output.sampleRate)
+      let bound = Double(t.consumed) - Double(t.pending) + Double(t.cycle_frames) + 0.05 * rate
+      XCTAssertLessThan(bound, Double(output.writeIndex), "a cycle of \(t.cycle_frames) frames: the test cannot tell")
+      XCTAssertLessThanOrEqual(heard, bound, "run on to \(heard) of \(output.writeIndex) frames written")
+      return
+    }
+    XCTFail("the timing changed on every try")
+  }
+
   private func assertPicturesFollowTheSound(speed: Double, file: StaticString = #filePath, line: UInt = #line) throws {
     try requirePipeWire()
     let player = startPlayer(try Self.avsyncClip(), speed: speed)

@@ -24,6 +24,9 @@ typedef struct {
   /// Number of cycles that hit an underrun while playing: waiting for the first sound after the start or a flush,
   /// and running dry at the marked end of the sound, are not underruns.
   uint64_t underruns;
+  /// Frames the graph asked for in its last cycle that asked for any (its quantum): how far the sound can go on
+  /// before the next cycle.
+  uint32_t cycle_frames;
   /// Output sample rate (frames per second).
   uint32_t rate;
   /// pw_stream_state: -1 error, 0 unconnected, 1 connecting, 2 paused, 3 streaming.
