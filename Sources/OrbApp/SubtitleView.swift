@@ -92,6 +92,7 @@ final class SubtitleView {
       gtk_widget_set_visible(label, 0)
     } else {
       gtk_label_set_markup(opaque(label), texts.map(\.pangoMarkup).joined(separator: "\n"))
+      layoutKey = []  // new text: measured again, and made smaller if it does not fit
       placement = texts.contains { $0.placement == .top } ? .top : .bottom
       gtk_widget_set_visible(label, 1)
     }
@@ -136,6 +137,28 @@ final class SubtitleView {
     }
   }
 
+  /// Sets the text's size to `size` pixels, or smaller where the cue would not fit the widget (`width` by `height`)
+  /// with `inset` left free at its far side: a long cue, or a large `--sub-scale`, ran off the top of the window.
+  /// Wrapped text takes room as the square of its size, so each try scales by the root of what is over.
+  private func fitText(size: Double, width: Double, height: Double, inset: Double) {
+    var size = size
+    for _ in 0..<4 {
+      let attributes = pango_attr_list_new()
+      pango_attr_list_insert(attributes, pango_attr_size_new_absolute(Int32(size * Double(PANGO_SCALE))))
+      gtk_label_set_attributes(opaque(label), attributes)
+      pango_attr_list_unref(attributes)
+      guard gtk_widget_get_visible(label) != 0 else { return }
+      var natural: Int32 = 0
+      gtk_widget_measure(label, GTK_ORIENTATION_VERTICAL, Int32(width), nil, &natural, nil, nil)
+      let room = height - inset
+      guard Double(natural) > room, size > Self.smallestText else { return }
+      size = max(Self.smallestText, size * (room / Double(natural)).squareRoot() * 0.95)
+    }
+  }
+
+  /// The smallest text a cue is made to fit at, in pixels.
+  static let smallestText = 8.0
+
   /// Sizes the text to the picture and keeps it above the bar; lays the bitmap over the picture.
   private func layout(_ area: Area, barHeight: Int) {
     let textPx = max(12, area.height * Self.textShare * scale)
@@ -146,10 +169,6 @@ final class SubtitleView {
     let key = [Int(textPx), side, bottom, Int(area.y + inset), placement == .top ? 1 : 0, Int(area.x), Int(area.y)]
     guard key != layoutKey, widgetHeight > 0 else { return }
     layoutKey = key
-    let attributes = pango_attr_list_new()
-    pango_attr_list_insert(attributes, pango_attr_size_new_absolute(Int32(textPx * Double(PANGO_SCALE))))
-    gtk_label_set_attributes(opaque(label), attributes)
-    pango_attr_list_unref(attributes)
     gtk_widget_set_margin_start(label, Int32(side))
     gtk_widget_set_margin_end(label, Int32(side))
     if placement == .top {
@@ -161,6 +180,7 @@ final class SubtitleView {
       gtk_widget_set_margin_top(label, 0)
       gtk_widget_set_margin_bottom(label, Int32(bottom))
     }
+    fitText(size: textPx, width: area.width + 2 * area.x, height: widgetHeight, inset: area.y + inset)
     gtk_widget_set_margin_start(bitmap, Int32(area.x))
     gtk_widget_set_margin_end(bitmap, Int32(area.x))
     gtk_widget_set_margin_top(bitmap, Int32(area.y))

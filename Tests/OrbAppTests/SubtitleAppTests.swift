@@ -185,6 +185,38 @@ final class SubtitleAppTests: XCTestCase {
     }
   }
 
+  /// A cue far too long for the picture (a whole paragraph, shown large) is made smaller until it fits: all of it
+  /// on screen, below the window's top edge, where it ran off the top and the start of it could not be read.
+  func testACueTooLongForThePictureIsMadeToFit() throws {
+    try Screen.requireDisplay()
+    let title = "subs-long-\(UUID().uuidString.prefix(6))"
+    _ = Tool.run("xdotool", ["mousemove", "1270", "710"])  // away: the controls stay hidden
+    let words = (1...240).map { "word\($0)" }.joined(separator: " ")
+    let srt = try TestMedia.file(named: "long-cue.srt", contents: SubtitleMedia.srt([(0, 30, words)]))
+    let player = try BackgroundPlayer(
+      [
+        "--events-fd", "1", "--title", title, "--paused", "--geometry", "640x360", "--sub-scale", "2", "--sub-file",
+        srt, try MarkerAppTests.clip(),
+      ])
+    defer { _ = player.wait(timeout: 1) }
+    XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
+    XCTAssertNotNil(player.waitForEvent { $0["event"] as? String == "cue" }, player.stdout)
+    usleep(700_000)
+    let image = try Screen.grabSettled(title: title)
+    Screen.keep(title: title, as: "subtitles-long-cue")
+    let rows = (0..<image.height).filter { y in
+      stride(from: 0, to: image.width, by: 2).contains { x in
+        let p = image.pixel(x: x, y: y)
+        return p.r > 225 && p.g > 225 && p.b > 225
+      }
+    }
+    let top = try XCTUnwrap(rows.min(), "no text on screen")
+    XCTAssertGreaterThan(top, 4, "the cue runs off the top of the window")
+    XCTAssertLessThan(rows.max() ?? 0, image.height - 4, "the cue runs off the bottom of the window")
+    XCTAssertGreaterThan(rows.count, image.height / 3, "the text was made smaller than it need be: rows \(rows)")
+    Screen.press("q", title: title)
+  }
+
   /// The label sits near the bottom of the picture with the controls hidden, and moves up above them when they
   /// show, never hidden by them.
   func testTheCueShowsAboveTheTransportBar() throws {
