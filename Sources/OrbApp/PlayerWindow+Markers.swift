@@ -32,6 +32,8 @@ extension PlayerWindow {
       player.seek(to: to)
     case .end:
       report.skip(marker.kind, from: from, to: player.duration ?? from)
+      // Watched to the end, as far as the place remembered goes: not a place inside the intro or the credits.
+      skippedToTheEnd = true
       if marker.kind == .credits { finish(reason: "credits", status: 0) } else { video.onEnded?() }
     }
   }

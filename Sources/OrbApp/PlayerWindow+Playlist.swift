@@ -14,6 +14,7 @@ extension PlayerWindow {
     hostResumeSpent = true
     welcome?.hide()
     rememberPlace()
+    skippedToTheEnd = false
     resumeOffer?.dismiss()
     let old = player
     // The viewer's volume, mute, speed and sound settings go on to the next entry, as in mpv, VLC and Celluloid (the

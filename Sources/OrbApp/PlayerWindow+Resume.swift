@@ -21,9 +21,9 @@ extension PlayerWindow {
     guard options.resume != .no, let player, player.state != .loading, player.state != .error else { return }
     let audio = player.audioTracks.current
     let subtitles = player.subtitles.map { $0.current ?? 0 }
+    let position = skippedToTheEnd ? player.duration ?? player.position : player.position
     let problem = memory.left(
-      source, at: .init(position: player.position, audioTrack: audio, subtitleTrack: subtitles),
-      duration: player.duration)
+      source, at: .init(position: position, audioTrack: audio, subtitleTrack: subtitles), duration: player.duration)
     // Said once: the place is lost, and the person would not know why the file no longer offers it.
     if let problem, !memoryProblemTold {
       memoryProblemTold = true

@@ -30,6 +30,8 @@ final class PlayerWindow {
   var welcome: WelcomePage?
   /// Where a person left off their own files (not read or written with `--resume no`).
   var memory = ResumeMemory()
+  /// The entry playing was ended by skipping an intro or credits that run to its end: it is remembered as watched.
+  var skippedToTheEnd = false
   /// A failure to write `memory` was said (once a window).
   var memoryProblemTold = false
   /// The remembered place of the entry playing, offered or used at its start.

@@ -79,6 +79,25 @@ final class ResumeAppTests: XCTestCase {
     XCTAssertFalse(none.stderr.contains("resumed at"))
   }
 
+  /// Skipping an intro (or credits) that runs to the end is watching to the end: the place is forgotten, where it
+  /// was remembered inside the intro and offered again at the next opening.
+  func testSkippingToTheEndForgetsThePlace() throws {
+    try Screen.requireDisplay()
+    let state = NSTemporaryDirectory() + "orb-state-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: state) }
+    let clip = try Self.longClip()
+    let skipped = try run(["--intro", "30000-400000", clip], state: state) { title, player in
+      Screen.press("Up", title: title)  // a minute in: inside the intro
+      XCTAssertNotNil(
+        player.waitForEvent { $0["event"] as? String == "marker" && $0["state"] as? String == "shown" }, player.stdout)
+      Screen.press("Return", title: title)
+      XCTAssertNotNil(player.waitForEvent { $0["event"] as? String == "ended" }, player.stdout)
+    }
+    XCTAssertEqual(skipped.events.last { $0["event"] as? String == "ended" }?["reason"] as? String, "eof")
+    let again = try run(["--resume", "auto", clip], state: state) { _, _ in }
+    XCTAssertEqual(firstPosition(again), 0, "opened inside the skipped intro: \(again.stdout)")
+  }
+
   /// Bright pixels (a button's white border and text) in the left or right half of `image`, above the controls'
   /// place (its bottom 90 rows): the resume offer is on the left, the skip button on the right.
   private func bright(_ image: RGBImage, right: Bool) -> Int {
