@@ -32,6 +32,8 @@ final class PlayerWindow {
   var memory = ResumeMemory()
   /// The entry playing was ended by skipping an intro or credits that run to its end: it is remembered as watched.
   var skippedToTheEnd = false
+  /// The entry (`entrySerial`) whose pipe's wait for a writer was said.
+  var pipeWaitTold: Int?
   /// A failure to write `memory` was said (once a window).
   var memoryProblemTold = false
   /// The remembered place of the entry playing, offered or used at its start.
@@ -582,13 +584,24 @@ final class PlayerWindow {
     if player.isRetrying {
       waitingShown = true  // "Reconnecting… (try 3 of 14)" stays up until the source opens
     } else if connecting || nowBuffering {
-      overlays.showMessage(
-        connecting ? (source.contains("://") ? "Connecting…" : "Opening…") : "Buffering…", keep: true)
+      overlays.showMessage(connecting ? connectingText() : "Buffering…", keep: true)
       waitingShown = true
     } else if waitingShown && !loading {
       waitingShown = false
       overlays.hideMessage()
     }
+  }
+
+  /// What the window says while the entry takes long to open: a network source connects; a pipe waits for its
+  /// writer, which is said once in the log too (a named pipe nothing writes to waited without a word).
+  private func connectingText() -> String {
+    if source.contains("://") { return "Connecting…" }
+    guard MediaSource.isPipe(source) else { return "Opening…" }
+    if pipeWaitTold != entrySerial {
+      pipeWaitTold = entrySerial
+      log("\(source): waiting for something to come through the pipe")
+    }
+    return "Waiting for the pipe…\nnothing has come through it yet"
   }
 
   func handle(_ event: Player.Event) {

@@ -729,6 +729,14 @@ public final class MediaSource: @unchecked Sendable {
 }
 
 extension MediaSource {
+  /// Whether `source` is read from a pipe (standard input piped in, a named pipe): one that has a writer only when
+  /// something writes to it, so its opening can wait for as long as nothing does.
+  public static func isPipe(_ source: String) -> Bool {
+    guard let path = pathBytes(source) else { return false }
+    if case .pipe = Spool.kind(of: source, path: path) { return true }
+    return false
+  }
+
   /// Whether `source` names a URL (a scheme, RFC 3986's letters, then `://`) rather than a local path. By hand, not
   /// with a regular expression: NSRegularExpression loads ICU's character data, milliseconds of a launch.
   public static func isURL(_ source: String) -> Bool {

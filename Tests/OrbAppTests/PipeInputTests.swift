@@ -102,6 +102,29 @@ final class PipeInputTests: XCTestCase {
     XCTAssertEqual(fromPipe, try frameAt("7.5", path))
   }
 
+  /// A named pipe nothing writes to yet: the window and the log say the player waits for it (it said "Opening…"
+  /// for ever, and nothing in the log); once a writer comes, it plays.
+  func testTheWindowSaysItWaitsForANamedPipesWriter() throws {
+    try Screen.requireDisplay()
+    let path = try clip()
+    let fifo = NSTemporaryDirectory() + "orb-fifo-\(UUID().uuidString).mkv"
+    guard mkfifo(fifo, 0o644) == 0 else { throw TestMediaError("mkfifo \(fifo) failed") }
+    defer { unlink(fifo) }
+    let title = "fifo-\(UUID().uuidString.prefix(6))"
+    let player = try BackgroundPlayer(["--events-fd", "1", "--title", title, "--resume-ms", "8000", fifo])
+    defer { _ = player.wait(timeout: 1) }
+    XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
+    let deadline = Date(timeIntervalSinceNow: 15)
+    while !player.stderr.contains("waiting for something to come through the pipe") && Date() < deadline {
+      usleep(100_000)
+    }
+    XCTAssertTrue(player.stderr.contains("\(fifo): waiting for something to come through the pipe"), player.stderr)
+    let writer = Tool.run("bash", ["-c", "timeout 30 cat \"$0\" > \"$1\"", path, fifo], timeout: 40)
+    XCTAssertEqual(writer.status, 0, writer.stderr)
+    XCTAssertEqual(player.wait(timeout: 30), 0, player.stderr)
+    XCTAssertEqual(player.events.last { $0["event"] as? String == "ended" }?["reason"] as? String, "eof", player.stdout)
+  }
+
   /// Writes the file at `path` into `pipe` in 120 pieces over about `seconds`, then closes it; signals when done.
   private func feed(_ path: String, into pipe: Pipe, over seconds: Double) -> DispatchSemaphore {
     let data = (try? Data(contentsOf: URL(fileURLWithPath: path))) ?? Data()
