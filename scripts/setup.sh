@@ -14,6 +14,7 @@ PACKAGES=(
   xvfb xauth x11-utils xdotool dbus dbus-x11 libglib2.0-bin desktop-file-utils
   libgl1-mesa-dri
   python3-gi
+  ca-certificates openssl
   at-spi2-core gir1.2-atspi-2.0 openbox
 )
 

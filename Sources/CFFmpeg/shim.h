@@ -155,6 +155,10 @@ typedef struct OrbOriginGuard {
   int64_t closed_bytes;
   AVIOContext *open[16];
   int64_t first_open_us;
+  // How HTTPS certificates are checked (TLSTrust): FFmpeg's HLS demuxer does not pass these options on to the
+  // requests of its playlists and segments, so each request gets them here.
+  int tls_verify;
+  char ca_file[4096];
 } OrbOriginGuard;
 static inline void orb_origin_of(const char *url, char *out, size_t size) {
   char proto[16] = "", host[256] = "";
@@ -173,6 +177,11 @@ static inline int orb_guarded_open(AVFormatContext *s, AVIOContext **pb, const c
   // What FFmpeg's own io_open keeps: the protocols this context may use.
   if (s->protocol_whitelist) av_dict_set(options, "protocol_whitelist", s->protocol_whitelist, 0);
   if (s->protocol_blacklist) av_dict_set(options, "protocol_blacklist", s->protocol_blacklist, 0);
+  const OrbOriginGuard *g = s->opaque;
+  if (g) {
+    av_dict_set(options, "tls_verify", g->tls_verify ? "1" : "0", 0);
+    if (g->ca_file[0]) av_dict_set(options, "ca_file", g->ca_file, 0);
+  }
   return avio_open2(pb, url, flags, &s->interrupt_callback, options);
 }
 // Replaces the Cookie line of the request's headers (one copied from an earlier request, for another URL) with the
@@ -329,6 +338,13 @@ static inline void orb_install_origin_guard(AVFormatContext *ctx, const char *ur
   ctx->opaque = g;
   ctx->io_open = orb_guarded_io_open;
   ctx->io_close2 = orb_guarded_io_close;
+}
+/// Sets how the guard's requests check HTTPS certificates (`ca_file` NULL: the system's authorities).
+static inline void orb_origin_guard_trust(AVFormatContext *ctx, int verify, const char *ca_file) {
+  OrbOriginGuard *g = ctx->opaque;
+  if (!g) return;
+  g->tls_verify = verify;
+  snprintf(g->ca_file, sizeof g->ca_file, "%s", ca_file ? ca_file : "");
 }
 /// Whether the guard (ctx->opaque, or what it was when FFmpeg freed a context that failed to open) turned a request
 /// away because it was redirected off the origin with a token.

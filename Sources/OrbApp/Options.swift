@@ -45,6 +45,8 @@ struct Options {
   var retryFor = RetrySchedule.fiveMinutes
   /// `--cookies-file`: cookies sent to the hosts and paths they name.
   var cookies: CookieFile?
+  /// `--tls-verify` and `--tls-ca-file`: how HTTPS servers' certificates are checked.
+  var tls = TLSTrust()
   /// `--intro START-END` and `--credits START[-END]`, read as markers.
   var intro: Marker?
   var credits: Marker?
@@ -228,6 +230,12 @@ private final class OptionTable {
       help: "Cookies (Netscape format, as curl and mpv read) for the media's host",
       argHelp: "FILE"),
     Spec(name: "header", kind: .strings, help: "Extra HTTP request header (repeatable)", argHelp: "'NAME: VALUE'"),
+    Spec(
+      name: "tls-verify", kind: .string,
+      help: "Check HTTPS servers' certificates (yes, the default), or trust any server (no)", argHelp: "yes|no"),
+    Spec(
+      name: "tls-ca-file", kind: .filename,
+      help: "Trust the certificate authorities in this PEM file instead of the system's", argHelp: "FILE"),
     Spec(name: "intro", kind: .string, help: "Intro marker window, milliseconds", argHelp: "START-END"),
     Spec(name: "credits", kind: .string, help: "Credits marker, milliseconds", argHelp: "START[-END]"),
     Spec(name: "speed", kind: .double, help: "Playback speed, 0.25 to 4", argHelp: "X"),
@@ -407,6 +415,17 @@ private final class OptionTable {
     if given("retry-for") {
       o.retryFor = double("retry-for")
       if !(0...86400).contains(o.retryFor) { return fail("--retry-for must be 0 to 86400 seconds") }
+    }
+    if let verify = string("tls-verify") {
+      switch verify.lowercased() {
+      case "yes", "1", "true": o.tls.verify = true
+      case "no", "0", "false": o.tls.verify = false
+      default: return fail("--tls-verify must be yes or no")
+      }
+    }
+    if let path = string("tls-ca-file") {
+      guard FileManager.default.isReadableFile(atPath: path) else { return fail("--tls-ca-file \(path): cannot be read") }
+      o.tls.caFile = path
     }
     if let path = string("cookies-file") {
       do {

@@ -23,6 +23,7 @@ enum OrbMain {
       return 0
     }
     let source = options.source ?? defaultSource
+    TLSTrust.setting = options.tls
     WindowRenderer.chooseVulkanDriver()
     let headless = options.probe || options.frameAt != nil || options.benchmark
     if headless && options.sources.count > 1 {

@@ -192,6 +192,7 @@ enum HTTPDiagnosis {
     // (tcp's `timeout` is its connect and read timeout both.)
     av_dict_set(&options, "rw_timeout", "\(Int64(answerWithin * 1e6))", 0)
     av_dict_set(&options, "timeout", "\(Int64(answerWithin * 1e6))", 0)
+    if scheme == "https" { TLSTrust.apply(to: &options) }
     defer { av_dict_free(&options) }
     var opened: UnsafeMutablePointer<AVIOContext>?
     let connected = avio_open2(&opened, transport, AVIO_FLAG_READ_WRITE, &interrupt, &options)

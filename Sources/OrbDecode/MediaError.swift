@@ -27,6 +27,12 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
     self.reason = reason
   }
 
+  /// Trying again cannot help, whatever the kind says (a certificate the player does not trust).
+  public var final = false
+
+  /// Worth the retry rule's tries: a network failure that may pass.
+  public var isWorthRetrying: Bool { kind == .network && !final }
+
   /// It came after playback had begun (a stream that broke off and could not be taken up again), not at the open.
   public var whilePlaying = false
 

@@ -265,6 +265,8 @@ public final class MediaSource: @unchecked Sendable {
         !credentials.headers.isEmpty || credentials.cookies != nil ? 1 : 0, resolveForOriginGuard,
         credentials.cookies == nil ? nil : cookieForOriginGuard, failedForOriginGuard,
         Unmanaged.passUnretained(guardContext).toOpaque())
+      let trust = TLSTrust.setting
+      orb_origin_guard_trust(allocated, trust.verify ? 1 : 0, trust.caFile)
       // Without its guard (out of memory) the demuxer's own requests could carry the credentials anywhere.
       if allocated.pointee.opaque == nil { sendHeaders = false }
     }
@@ -284,6 +286,7 @@ public final class MediaSource: @unchecked Sendable {
     if isURL {
       // A stalled connection becomes an error after 15 s instead of a read that never returns (microseconds).
       av_dict_set(&options, "rw_timeout", "15000000", 0)
+      TLSTrust.apply(to: &options)
       // A live HLS playlist that stops changing (a stream that ended without its end mark, a stuck packager) ends
       // after 24 reloads that brought nothing new, half a target duration apart: 12 target durations (72 s for
       // 6 s segments), where FFmpeg's own 1,000 kept the player buffering for hours.

@@ -39,6 +39,15 @@ enum RedirectCheck {
   /// a server slow to start (a transcode spinning up) is not given up on sooner than by FFmpeg itself.
   static let answerSeconds = 15.0
 
+  /// Whether the system finds an address for the host name `host` (an IPv6 literal in brackets or not).
+  static func nameResolves(_ host: String) -> Bool {
+    var found: UnsafeMutablePointer<addrinfo>?
+    let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+    guard !name.isEmpty, getaddrinfo(name, nil, nil, &found) == 0 else { return false }
+    freeaddrinfo(found)
+    return true
+  }
+
   /// The address to open for `url`, and whether the credentials may go with it. `media`: the media's own address,
   /// whose origin the credentials belong to, when `url` is a part of it (a request of the demuxer's, which may start
   /// elsewhere); by default `url` is the media.
@@ -64,10 +73,21 @@ enum RedirectCheck {
       {
       case .answer(let a): answer = a
       case .cannotConnect(let code):
-        // FFmpeg's tcp protocol fails with EIO only when the name does not resolve (tls says EIO for more).
-        if code == orb_averror(EIO) && current.scheme?.lowercased() == "http" {
+        // FFmpeg's tcp protocol fails with EIO only when the name does not resolve (tls says EIO for more: asked).
+        if code == orb_averror(EIO)
+          && (current.scheme?.lowercased() == "http" || !Self.nameResolves(current.host ?? ""))
+        {
           throw MediaError(
             .network, source: url, reason: "the server's name cannot be found (\(current.host ?? "no host"))")
+        }
+        if code == orb_averror(EIO), current.scheme?.lowercased() == "https", let host = current.host,
+          let reason = TLSTrust.untrustedCertificate(
+            host: host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host,
+            port: current.port ?? 443, cancellation: cancellation)
+        {
+          var error = MediaError(.network, source: url, reason: reason)
+          error.final = true
+          throw error
         }
         // Refused, unresolvable, timed out: the player's retry rule decides (FFmpeg would retry some silently).
         let error = MediaError.fromOpen(code, source: url)

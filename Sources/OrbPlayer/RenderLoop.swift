@@ -90,7 +90,7 @@ struct RenderLoop {
         return opened
       } catch let error as MediaError {
         if shared.withLock({ $0.stopped }) { return nil }
-        guard error.kind == .network, let (attempt, delay) = schedule.next() else {
+        guard error.isWorthRetrying, let (attempt, delay) = schedule.next() else {
           shared.withLock { $0.retrying = false }
           player.fail(error)
           return nil

@@ -124,6 +124,7 @@ final class FaultServer {
     p.add_argument("--live-stop", type=int, default=0)
     p.add_argument("--lifetime", type=float, default=900)
     p.add_argument("--parent", type=int, default=0)
+    p.add_argument("--tls", default="")
     a = p.parse_args()
     cuts = [float(c) for c in a.cut.split(",")]
     lock = threading.Lock()
@@ -316,7 +317,13 @@ final class FaultServer {
     threading.Thread(target=watchdog, daemon=True).start()
     server = Server(("127.0.0.1", 0), Handler)
     port = server.server_address[1]
-    other = a.other or "http://localhost:%d" % port
+    if a.tls:  # HTTPS, with the certificate and key in that file; a failed handshake is the client's business
+        import ssl
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(a.tls)
+        server.socket = context.wrap_socket(server.socket, server_side=True)
+        server.handle_error = lambda request, address: None
+    other = a.other or "%s://localhost:%d" % ("https" if a.tls else "http", port)
     print(port, flush=True)
     server.serve_forever()
     """#
@@ -343,7 +350,11 @@ final class FaultServer {
   ///   - files: names served (keys) and the files they are (links in a folder of the server's own).
   ///   - folder: a folder to serve instead (an HLS playlist and its segments).
   ///   - options: the script's options (`--cut 0.3`, `--down 4`, `--other URL`, …).
-  init(files: [String: String] = [:], serving folder: String? = nil, options: [String] = []) throws {
+  ///   - tls: a PEM file of a certificate and its key: the server speaks HTTPS with them.
+  init(files: [String: String] = [:], serving folder: String? = nil, options: [String] = [], tls: String? = nil)
+    throws
+  {
+    scheme = tls == nil ? "http" : "https"
     directory = NSTemporaryDirectory() + "orb-fault-\(UUID().uuidString)"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     for (name, path) in files {
@@ -352,7 +363,8 @@ final class FaultServer {
     do {
       server = try LoopbackServer(
         script: Self.script,
-        arguments: [folder ?? directory, directory + "/requests.log", "--parent", "\(getpid())"] + options)
+        arguments: [folder ?? directory, directory + "/requests.log", "--parent", "\(getpid())"] + options
+          + (tls.map { ["--tls", $0] } ?? []))
     } catch {
       try? FileManager.default.removeItem(atPath: directory)
       throw error
@@ -360,14 +372,16 @@ final class FaultServer {
   }
 
   var port: Int { server.port }
+  /// "http" or "https".
+  let scheme: String
   /// "http://127.0.0.1:PORT": the origin the tests' media is at.
-  var origin: String { "http://127.0.0.1:\(port)" }
+  var origin: String { "\(scheme)://127.0.0.1:\(port)" }
   /// The Host header of a request to `origin`.
   var originHost: String { "127.0.0.1:\(port)" }
 
   /// `http://HOST:PORT/MODE/NAME`.
   func url(_ mode: String, _ name: String, host: String = "127.0.0.1") -> String {
-    "http://\(host):\(port)/\(mode)/\(name)"
+    "\(scheme)://\(host):\(port)/\(mode)/\(name)"
   }
 
   private var entries: [[String: Any]] {
