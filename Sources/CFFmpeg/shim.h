@@ -361,6 +361,12 @@ static inline int orb_format_has_no_timestamps(const AVFormatContext *ctx) {
   return (ctx->iformat->flags & AVFMT_NOTIMESTAMPS) != 0;
 }
 
+/// Whether the demuxer keeps no index of its own format, and FFmpeg builds one as it reads (raw elementary streams
+/// among others; not Matroska, MP4, AVI or MPEG-TS, whose packets carry their times).
+static inline int orb_format_indexed_by_ffmpeg(const AVFormatContext *ctx) {
+  return (ctx->iformat->flags & AVFMT_GENERIC_INDEX) != 0;
+}
+
 /// Whether a byte position is a place the demuxer can go on from: one that finds its way in the file by searching it
 /// (MPEG-TS and PS, raw streams), without AVFMT_NO_BYTE_SEEK.
 static inline int orb_format_can_seek_bytes(const AVFormatContext *ctx) {

@@ -59,7 +59,7 @@ struct PipelineState {
   /// The first media time demuxed for the current generation, video and audio.
   var videoDemuxedFrom: Double?
   var audioDemuxedFrom: Double?
-  /// The latest start of a packet each decoder took in the current generation: from there to `…DemuxedUntil`, the
+  /// The latest end of a packet each decoder took in the current generation: from there to `…DemuxedUntil`, the
   /// packets read ahead wait in its queue.
   var videoTakenAt: Double?
   var audioTakenAt: Double?
@@ -139,10 +139,14 @@ final class PipelineCore: Sendable {
   ) {
     self.media = media
     videoStream = video
-    // Raw elementary streams (.h264, .hevc, .m4v): the demuxer says so, or probing found no timestamp at all.
+    // Raw elementary streams (.h264, .hevc, .m4v): the demuxer says so, or probing found no timestamp at all in a
+    // format FFmpeg indexes itself. (Not in a container whose packets carry their times: a Matroska file whose
+    // first picture gave FFmpeg no start time was taken for one, and each seek went back to its first byte, which
+    // Matroska reads as garbage: no picture.)
     untimed =
       orb_format_has_no_timestamps(media.context) != 0
-      || (video.map { media.stream($0.index).pointee.start_time == orb_nopts_value() } ?? false
+      || (orb_format_indexed_by_ffmpeg(media.context) != 0
+        && video.map { media.stream($0.index).pointee.start_time == orb_nopts_value() } ?? false
         && media.context.pointee.start_time == orb_nopts_value())
     self.audioRate = audioRate
     audioChunks = BoundedQueue<AudioItem>(capacity: audioRate / 2)
