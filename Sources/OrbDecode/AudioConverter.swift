@@ -2,7 +2,11 @@ import CFFmpeg
 
 /// libswresample from whatever the decoder gives to interleaved Float32 at one output rate. Mono, stereo, 5.1 and
 /// 7.1 keep their channels (the DSP chain down-mixes with the standard coefficients); other layouts are mixed to
-/// stereo here. Thread-safety: Unsafe; owned by the audio decode thread.
+/// stereo here, each side's coefficients scaled to add up to at most 1 as the chain's do (swresample leaves a float
+/// mix unscaled: 5.0 came out 4.7 dB louder than 5.1, and loud scenes clipped). A layout the file does not name is
+/// taken as the usual one for its number of channels (a mono PCM track in Matroska: it was mixed to both sides at
+/// -3 dB, where a mono track that says so plays at full level). Thread-safety: Unsafe; owned by the audio decode
+/// thread.
 final class AudioConverter {
   let outputRate: Int
   private var swr: OpaquePointer?
@@ -17,6 +21,7 @@ final class AudioConverter {
   func convert(_ frame: UnsafeMutablePointer<AVFrame>) -> [Float]? {
     let f = frame.pointee
     var inLayout = f.ch_layout
+    if inLayout.order == AV_CHANNEL_ORDER_UNSPEC { av_channel_layout_default(&inLayout, inLayout.nb_channels) }
     let frameKey = (f.format, f.sample_rate, inLayout.u.mask, inLayout.nb_channels)
     if swr == nil || key != frameKey {
       swr_free(&swr)
@@ -33,6 +38,7 @@ final class AudioConverter {
         &ctx, &outLayout, AV_SAMPLE_FMT_FLT, Int32(outputRate), &inLayout, AVSampleFormat(f.format), f.sample_rate,
         0, nil)
       av_channel_layout_uninit(&outLayout)
+      if let ctx { av_opt_set_double(UnsafeMutableRawPointer(ctx), "rematrix_maxval", 1, 0) }
       guard made >= 0, let ctx, swr_init(ctx) >= 0 else {
         var c = ctx
         swr_free(&c)
