@@ -18,6 +18,17 @@ enum HTTPDiagnosis {
 
     /// Its Content-Type, in lower case.
     var contentType: String? { headers["content-type"]?.lowercased() }
+    /// Seconds the server asks to be left before it is asked again (`Retry-After`: a number of seconds, or a date),
+    /// nil when it asks nothing.
+    func retryAfter(now: Date = Date()) -> Double? {
+      guard let value = headers["retry-after"]?.trimmingCharacters(in: .whitespaces) else { return nil }
+      if let seconds = Double(value), seconds.isFinite { return max(0, seconds) }
+      let format = DateFormatter()
+      format.locale = Locale(identifier: "en_US_POSIX")
+      format.timeZone = TimeZone(identifier: "GMT")
+      format.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+      return format.date(from: value).map { max(0, $0.timeIntervalSince(now)) }
+    }
     /// Its Content-Type says it is a web page (`text/html`); its first bytes tell whether it is (`isWebPage`).
     var isLabelledPage: Bool { contentType?.hasPrefix("text/html") == true }
     /// A web page (`text/html`) where media was expected. Not media a server labels so by mistake (a folder of

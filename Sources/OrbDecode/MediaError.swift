@@ -30,6 +30,9 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
   /// Trying again cannot help, whatever the kind says (a certificate the player does not trust).
   public var final = false
 
+  /// Seconds the server asked to be left before it is asked again (`Retry-After`), nil when it did not.
+  public var retryAfter: Double?
+
   /// Worth the retry rule's tries: a network failure that may pass.
   public var isWorthRetrying: Bool { kind == .network && !final }
 

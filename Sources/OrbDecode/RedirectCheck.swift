@@ -120,9 +120,14 @@ enum RedirectCheck {
           throw MediaError(.signIn, source: url, reason: HTTPDiagnosis.sentOnReason(next, from: current))
         }
         current = next
-      case 500...599:
-        // Worth trying again (a server restarting, a gateway timing out): the player's retry rule decides when.
-        throw MediaError(.network, source: url, reason: "server returned \(answer.status)")
+      case 500...599, 429:
+        // Worth trying again (a server restarting, a gateway timing out, one with too many requests): the player's
+        // retry rule decides when, no sooner than the server asked.
+        var error = MediaError(
+          .network, source: url,
+          reason: "server returned \(answer.status)\(answer.status == 429 ? " (too many requests)" : "")")
+        error.retryAfter = answer.retryAfter()
+        throw error
       case 200, 206:
         if answer.isWebPage {
           throw MediaError(

@@ -12,6 +12,8 @@ struct RenderLoop {
 
   /// Seconds of waiting for a first picture, with sound ready, after which the video is given up.
   static let firstPictureLimit = 4.0
+  /// The longest wait a server's `Retry-After` makes before a try, seconds.
+  static let longestAskedWait = 120.0
 
   private var shared: Locked<PlayerState> { player.shared }
   private var source: String { player.source }
@@ -90,11 +92,13 @@ struct RenderLoop {
         return opened
       } catch let error as MediaError {
         if shared.withLock({ $0.stopped }) { return nil }
-        guard error.isWorthRetrying, let (attempt, delay) = schedule.next() else {
+        guard error.isWorthRetrying, let (attempt, scheduled) = schedule.next() else {
           shared.withLock { $0.retrying = false }
           player.fail(error)
           return nil
         }
+        // No sooner than the server asked (a busy one says when), and never more than two minutes.
+        let delay = max(scheduled, min(error.retryAfter ?? 0, Self.longestAskedWait))
         shared.withLock { $0.retrying = true }
         player.onEvent?(.retry(attempt: attempt, of: schedule.count, delay: delay, reason: error.reason))
         if !waitBeforeRetry(delay, schedule: &schedule) { return nil }

@@ -125,6 +125,7 @@ final class FaultServer {
     p.add_argument("--lifetime", type=float, default=900)
     p.add_argument("--parent", type=int, default=0)
     p.add_argument("--tls", default="")
+    p.add_argument("--retry-after", default="")
     a = p.parse_args()
     cuts = [float(c) for c in a.cut.split(",")]
     lock = threading.Lock()
@@ -182,7 +183,7 @@ final class FaultServer {
             if mode == "500-once" and hits == 1:
                 return self.plain(500)
             if mode == "503-for" and time.time() - state["first"] < a.down:
-                return self.plain(503)
+                return self.plain(503, extra=[("Retry-After", a.retry_after)] if a.retry_after else [])
             if mode == "token" and self.headers.get("Authorization") != "Bearer " + a.token:
                 return self.plain(401)
             if mode == "file" and a.need and self.headers.get(a.need.split(":")[0]) != a.need.split(":", 1)[1].strip():

@@ -63,6 +63,19 @@ final class RetryTests: XCTestCase {
     XCTAssertEqual(player.events.last { $0["event"] as? String == "ended" }?["reason"] as? String, "eof")
   }
 
+  /// A busy server that says when to come back (`Retry-After: 3`) is not asked sooner (it was, after 1 s).
+  func testAServerThatSaysWhenToComeBackIsLeftUntilThen() throws {
+    try Screen.requireDisplay()
+    let server = try Self.server(try Self.clip(), ["--down", "2", "--retry-after", "3"])
+    defer { server.stop() }
+    let player = try BackgroundPlayer(["--events-fd", "1", server.url("503-for", "clip.mp4")])
+    XCTAssertEqual(player.wait(timeout: 40), 0, player.stderr)
+    XCTAssertEqual(retries(player).compactMap { $0["in_ms"] as? Int }, [3000], player.stdout)
+    let asked = server.requests("/503-for/").map(\.time)
+    XCTAssertGreaterThanOrEqual((asked.dropFirst().first ?? 0) - (asked.first ?? 0), 2.9, "asked again too soon")
+    XCTAssertEqual(player.events.last { $0["event"] as? String == "ended" }?["reason"] as? String, "eof")
+  }
+
   func testAServerThatStaysDownIsANetworkErrorOnceTheBudgetIsSpent() throws {
     try Screen.requireDisplay()
     let server = try Self.server(try Self.clip())
