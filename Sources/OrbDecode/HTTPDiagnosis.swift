@@ -11,6 +11,8 @@ enum HTTPDiagnosis {
     var status: Int
     /// Header names in lower case.
     var headers: [String: String]
+    /// Each `Set-Cookie` line's value (the one header that may come more than once).
+    var setCookies: [String] = []
     /// The first bytes of the body's content (of a `text/html` answer: `request` reads them only there).
     var body: [UInt8] = []
     /// Its body comes in chunks, each after a line with its size.
@@ -274,11 +276,15 @@ enum HTTPDiagnosis {
       return nil
     }
     var fields: [String: String] = [:]
+    var cookies: [String] = []
     for line in lines.dropFirst() {
       if line.isEmpty { break }
       guard let colon = line.firstIndex(of: ":") else { continue }
-      fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      let name = line[..<colon].lowercased()
+      let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+      fields[name] = value
+      if name == "set-cookie" { cookies.append(value) }
     }
-    return Answer(status: status, headers: fields)
+    return Answer(status: status, headers: fields, setCookies: cookies)
   }
 }

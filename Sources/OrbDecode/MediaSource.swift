@@ -246,12 +246,14 @@ public final class MediaSource: @unchecked Sendable {
     var target = source
     var playlist = false
     var sendHeaders = !credentials.headers.isEmpty
+    var serverCookies: [String] = []
     let guardContext = OriginGuardContext(source: source, cancellation: cancellation, credentials: credentials)
     if isURL {
       do {
         let resolved = try RedirectCheck.resolve(source, credentials: credentials, cancellation: cancellation)
         target = resolved.url
         playlist = resolved.isPlaylist
+        serverCookies = resolved.ffmpegCookies
         // A file resolved elsewhere keeps them in its options all the same: the origin guard leaves them out of
         // each request off the origin, and a connection sent back to the origin mid-way has them there. A playlist
         // resolved elsewhere goes without its `--header` lines, as it always has (cookies still go by the jar).
@@ -262,7 +264,8 @@ public final class MediaSource: @unchecked Sendable {
       }
       orb_install_origin_guard(
         allocated, source, credentials.hasToken ? 1 : 0,
-        !credentials.headers.isEmpty || credentials.cookies != nil ? 1 : 0, resolveForOriginGuard,
+        !credentials.headers.isEmpty || credentials.cookies != nil || !serverCookies.isEmpty ? 1 : 0,
+        resolveForOriginGuard,
         credentials.cookies == nil ? nil : cookieForOriginGuard, failedForOriginGuard,
         Unmanaged.passUnretained(guardContext).toOpaque())
       let trust = TLSTrust.setting
@@ -282,6 +285,10 @@ public final class MediaSource: @unchecked Sendable {
       // HLS keeps connections alive and sends the next segment on one with its copied options, headers included,
       // around the origin guard: with credentials, each request opens afresh.
       av_dict_set(&options, "http_persistent", "0", 0)
+    }
+    if !serverCookies.isEmpty {
+      // Set by the servers while the redirects were followed (FFmpeg, following them itself, would have kept them).
+      av_dict_set(&options, "cookies", serverCookies.joined(separator: "\n"), 0)
     }
     if isURL {
       // A stalled connection becomes an error after 15 s instead of a read that never returns (microseconds).

@@ -25,6 +25,16 @@ enum RedirectCheck {
     var sameOrigin: Bool
     /// What the server said it sends there (its Content-Type, in lower case), when it answered.
     var contentType: String? = nil
+    /// The cookies the servers set on the way (a sign-in's session, set by the redirect to the media).
+    var cookies: [ServerCookie] = []
+
+    /// Those that go with requests of `url`, as FFmpeg's `cookies` option takes them: with their path, not their
+    /// domain, which FFmpeg compares with the host and its port together (so it never sends one to a server with a
+    /// port in its address).
+    var ffmpegCookies: [String] {
+      guard let target = URL(string: url) else { return [] }
+      return cookies.filter { $0.matches(target) }.map { "\($0.pair); path=\($0.path)" }
+    }
 
     /// Whether it is a playlist or manifest (HLS, DASH) rather than the media itself, by its type or name: the
     /// demuxer opens the media's parts itself.
@@ -38,6 +48,38 @@ enum RedirectCheck {
   /// How long a server may take to begin its answer: as long as FFmpeg's reads may wait (`rw_timeout`), so that
   /// a server slow to start (a transcode spinning up) is not given up on sooner than by FFmpeg itself.
   static let answerSeconds = 15.0
+
+  /// A cookie a server set while the redirects were followed.
+  struct ServerCookie: Equatable {
+    /// "name=value".
+    var pair: String
+    /// The host it goes back to (and that host's subdomains when the server named a parent domain).
+    var domain: String
+    var path: String
+
+    /// A `Set-Cookie` value that `url`'s server sent: nil when it has no name. A domain the server names may only
+    /// widen it to a parent of its own host (RFC 6265), never move it elsewhere; no path is the whole site.
+    init?(_ value: String, from url: URL) {
+      let parts = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
+      guard let pair = parts.first, let equals = pair.firstIndex(of: "="), equals != pair.startIndex,
+        let host = url.host?.lowercased()
+      else { return nil }
+      let given = { (name: String) in
+        parts.dropFirst().first { $0.lowercased().hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) }
+      }
+      let named = given("domain").map { ($0.hasPrefix(".") ? String($0.dropFirst()) : $0).lowercased() }
+      self.pair = pair
+      domain = named.flatMap { host == $0 || host.hasSuffix("." + $0) ? $0 : nil } ?? host
+      path = given("path").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/"
+    }
+
+    /// Whether it goes with a request of `url`.
+    func matches(_ url: URL) -> Bool {
+      guard let host = url.host?.lowercased() else { return false }
+      let requestPath = url.path.isEmpty ? "/" : url.path
+      return (host == domain || host.hasSuffix("." + domain)) && requestPath.hasPrefix(path)
+    }
+  }
 
   /// Whether the system finds an address for the host name `host` (an IPv6 literal in brackets or not).
   static func nameResolves(_ host: String) -> Bool {
@@ -64,14 +106,27 @@ enum RedirectCheck {
     let hasCredentials = !credentials.lines(for: url).isEmpty
     let deadline = Date(timeIntervalSinceNow: max(HTTPDiagnosis.deadlineSeconds, Self.answerSeconds))
     var current = start
+    var cookies: [ServerCookie] = []
     for _ in 0...HTTPDiagnosis.maxRedirects {
       let sameOrigin = HTTPDiagnosis.origin(current) == origin
       let answer: HTTPDiagnosis.Answer
+      // Cookies set on the way go back to where they belong, beside the jar's.
+      let set = cookies.filter { $0.matches(current) }.map(\.pair)
+      let lines = sameOrigin ? credentials.lines(for: current.absoluteString) : []
+      let jar = lines.first { $0.lowercased().hasPrefix("cookie:") }
+      let cookieLine = ([jar.map { String($0.dropFirst("cookie:".count)).trimmingCharacters(in: .whitespaces) }]
+        .compactMap { $0 } + set).joined(separator: "; ")
+      let headers = lines.filter { $0 != jar } + (cookieLine.isEmpty ? [] : ["Cookie: \(cookieLine)"])
       switch HTTPDiagnosis.request(
-        current, headers: sameOrigin ? credentials.lines(for: current.absoluteString) : [],
+        current, headers: headers,
         cancellation: cancellation, deadline: deadline, answerWithin: Self.answerSeconds)
       {
-      case .answer(let a): answer = a
+      case .answer(let a):
+        answer = a
+        for cookie in a.setCookies.compactMap({ ServerCookie($0, from: current) }) {
+          cookies.removeAll { $0.pair.prefix { $0 != "=" } == cookie.pair.prefix { $0 != "=" } }
+          cookies.append(cookie)
+        }
       case .cannotConnect(let code):
         // FFmpeg's tcp protocol fails with EIO only when the name does not resolve (tls says EIO for more: asked).
         if code == orb_averror(EIO)
@@ -134,9 +189,10 @@ enum RedirectCheck {
             !hasCredentials || !sameOrigin ? .unplayable : .signIn, source: url,
             reason: HTTPDiagnosis.webPageReason)
         }
-        return Resolved(url: current.absoluteString, sameOrigin: sameOrigin, contentType: answer.contentType)
+        return Resolved(
+          url: current.absoluteString, sameOrigin: sameOrigin, contentType: answer.contentType, cookies: cookies)
       default:
-        return Resolved(url: current.absoluteString, sameOrigin: sameOrigin)
+        return Resolved(url: current.absoluteString, sameOrigin: sameOrigin, cookies: cookies)
       }
     }
     throw MediaError(.unplayable, source: url, reason: "too many redirects (more than \(HTTPDiagnosis.maxRedirects))")

@@ -54,6 +54,16 @@ final class CredentialTests: XCTestCase {
     XCTAssertEqual(origin.requests.first?.header("X-Secret"), "s3cret", "the origin had it")
   }
 
+  /// A session cookie that the server sets on its redirect to the media goes with the media's requests (a sign-in
+  /// that hands one over on the way was refused with 403: the player followed the redirect itself and dropped it).
+  func testACookieSetOnTheWayGoesWithTheMedia() {
+    let r = probe([origin.url("setcookie", "clip.mp4")])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    let media = origin.requests("/needcookie/")
+    XCTAssertFalse(media.isEmpty, "the redirect was not followed: \(origin.requests)")
+    XCTAssertTrue(media.allSatisfy { $0.header("Cookie")?.contains("sess=abc123") == true }, "\(media)")
+  }
+
   func testARedirectWithinTheOriginKeepsTheToken() {
     let r = probe(["--auth-token", "orb-secret", origin.url("here", "clip.mp4")])
     XCTAssertEqual(r.status, 0, r.stderr)

@@ -87,6 +87,8 @@ final class LoopbackServer {
 /// - `trickle`: the file (or playlist) at `--rate` bytes a second;
 /// - `silent`: no answer at all for a minute (a server that accepted the connection and hangs);
 /// - `page`: a web page (a sign-in form) with 200; `html`: the file, as `file` serves it, labelled `text/html`;
+/// - `setcookie`: a redirect to `/needcookie/NAME` that sets a session cookie; `needcookie`: 403 without it, the
+///   file with it (a sign-in that hands over a session on the way);
 /// - `here`: a redirect to `/file/NAME` on this host; `elsewhere`: one to `--other` + `/file/NAME` (by default this
 ///   server under its other loopback name, `http://localhost:PORT`: another host to the player; `?to=MODE`:
 ///   `/MODE/NAME` there); `loop-a` and `loop-b` redirect to each other for ever;
@@ -184,6 +186,10 @@ final class FaultServer {
                 return self.plain(500)
             if mode == "503-for" and time.time() - state["first"] < a.down:
                 return self.plain(503, extra=[("Retry-After", a.retry_after)] if a.retry_after else [])
+            if mode == "setcookie":
+                return self.plain(302, extra=[("Location", "/needcookie/" + name), ("Set-Cookie", "sess=abc123; Path=/")])
+            if mode == "needcookie" and "sess=abc123" not in self.headers.get("Cookie", ""):
+                return self.plain(403)
             if mode == "token" and self.headers.get("Authorization") != "Bearer " + a.token:
                 return self.plain(401)
             if mode == "file" and a.need and self.headers.get(a.need.split(":")[0]) != a.need.split(":", 1)[1].strip():
