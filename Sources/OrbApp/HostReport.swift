@@ -115,10 +115,9 @@ final class HostReport {
     let now = Date()
     let state = player.state
     var moving = state == .playing && !buffering && !player.isPaused
-    var position = ms(player.position)
+    let position = told(player)
     let (id, seeks) = (ObjectIdentifier(player), player.seeksAsked.count)
     if let last = lastProgress, last.player == id, last.seeks == seeks, position <= last.ms {
-      position = last.ms
       moving = false  // not moved in the second since the last: the host must not count on
     }
     lastProgress = (id, seeks, position)
@@ -127,17 +126,26 @@ final class HostReport {
       state: buffering ? "buffering" : state.rawValue, speed: moving ? player.speed : 0, at: now)
   }
 
+  /// `player`'s position as the host hears it: never before the last progress told of it, without a seek since (a
+  /// broken stream taken up again reads a few pictures back; the error or end after it went back with it).
+  private func told(_ player: Player) -> Int64 {
+    let position = ms(player.position)
+    guard let last = lastProgress, last.player == ObjectIdentifier(player), last.seeks == player.seeksAsked.count
+    else { return position }
+    return max(position, last.ms)
+  }
+
   /// The error, with the position once something played (a picture shown, or sound that moved the clock), so the
   /// host can resume there.
   func failed(_ error: MediaError, player: Player?) {
-    let position = player.flatMap { $0.stats.presented > 0 || $0.position > 0 ? ms($0.position) : nil }
+    let position = player.flatMap { $0.stats.presented > 0 || $0.position > 0 ? told($0) : nil }
     events?.error(kind: error.kind.rawValue, message: error.description, positionMs: position)
   }
 
   /// The end, with the position (the resume point when nothing played yet) and how smoothly it went.
   func ended(reason: String, player: Player?) {
     events?.ended(
-      positionMs: player.map { ms($0.position) } ?? resumeMs, reason: reason, stats: player?.stats ?? PlaybackStats())
+      positionMs: player.map(told) ?? resumeMs, reason: reason, stats: player?.stats ?? PlaybackStats())
   }
 
   /// Sends what is queued before the process exits.

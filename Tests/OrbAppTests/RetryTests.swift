@@ -150,6 +150,9 @@ final class RetryTests: XCTestCase {
     let error = player.events.first { $0["event"] as? String == "error" }
     XCTAssertEqual(error?["kind"] as? String, "network", player.stdout)
     XCTAssertGreaterThan(error?["position_ms"] as? Int ?? 0, 1000, "where it stopped: \(player.stdout)")
+    // Never before a position already told (the tries read a few pictures back).
+    let told = player.events.compactMap { $0["event"] as? String == "progress" ? $0["position_ms"] as? Int : nil }
+    XCTAssertGreaterThanOrEqual(error?["position_ms"] as? Int ?? 0, told.max() ?? 0, player.stdout)
     // Not "cannot open": it played for a while.
     let url = server.url("disconnect", "clip.mp4")
     XCTAssertEqual(error?["message"] as? String, "stopped playing '\(url)': server returned 503", player.stdout)
