@@ -246,14 +246,17 @@ public final class MediaSource: @unchecked Sendable {
     var target = source
     var playlist = false
     var sendHeaders = !credentials.headers.isEmpty
-    var serverCookies: [String] = []
+    var serverCookies: [RedirectCheck.ServerCookie] = []
     let guardContext = OriginGuardContext(source: source, cancellation: cancellation, credentials: credentials)
     if isURL {
       do {
         let resolved = try RedirectCheck.resolve(source, credentials: credentials, cancellation: cancellation)
         target = resolved.url
         playlist = resolved.isPlaylist
-        serverCookies = resolved.ffmpegCookies
+        // Those set by the servers while the redirects were followed (FFmpeg, following them itself, would have
+        // kept them) go with the media's requests at its origin, through the guard, beside the jar's.
+        if resolved.sameOrigin { guardContext.serverCookies.withLock { $0 = resolved.cookies } }
+        serverCookies = resolved.sameOrigin ? resolved.cookies : []
         // A file resolved elsewhere keeps them in its options all the same: the origin guard leaves them out of
         // each request off the origin, and a connection sent back to the origin mid-way has them there. A playlist
         // resolved elsewhere goes without its `--header` lines, as it always has (cookies still go by the jar).
@@ -266,7 +269,7 @@ public final class MediaSource: @unchecked Sendable {
         allocated, source, credentials.hasToken ? 1 : 0,
         !credentials.headers.isEmpty || credentials.cookies != nil || !serverCookies.isEmpty ? 1 : 0,
         resolveForOriginGuard,
-        credentials.cookies == nil ? nil : cookieForOriginGuard, failedForOriginGuard,
+        credentials.cookies == nil && serverCookies.isEmpty ? nil : cookieForOriginGuard, failedForOriginGuard,
         Unmanaged.passUnretained(guardContext).toOpaque())
       let trust = TLSTrust.setting
       orb_origin_guard_trust(allocated, trust.verify ? 1 : 0, trust.caFile)
@@ -280,15 +283,11 @@ public final class MediaSource: @unchecked Sendable {
       av_dict_set(&options, "headers", credentials.headers.map { $0 + "\r\n" }.joined(), 0)
     }
     // The guard adds each request's own cookie line (`cookieForOriginGuard`).
-    let sendsCookies = guardCopy != nil && credentials.cookies != nil
+    let sendsCookies = guardCopy != nil && (credentials.cookies != nil || !serverCookies.isEmpty)
     if sendHeaders || sendsCookies {
       // HLS keeps connections alive and sends the next segment on one with its copied options, headers included,
       // around the origin guard: with credentials, each request opens afresh.
       av_dict_set(&options, "http_persistent", "0", 0)
-    }
-    if !serverCookies.isEmpty {
-      // Set by the servers while the redirects were followed (FFmpeg, following them itself, would have kept them).
-      av_dict_set(&options, "cookies", serverCookies.joined(separator: "\n"), 0)
     }
     if isURL {
       // A stalled connection becomes an error after 15 s instead of a read that never returns (microseconds).
@@ -821,6 +820,8 @@ final class OriginGuardContext: Sendable {
   /// The first request the server refused (401, 403): its name and FFmpeg's words for the answer (an HLS key that
   /// needs a sign-in the player does not have).
   let refused = Mutex<(name: String, answer: String)?>(nil)
+  /// The cookies the servers set while the media's redirects were followed, for the requests at its origin.
+  let serverCookies = Mutex<[RedirectCheck.ServerCookie]>([])
   init(source: String, cancellation: Cancellation, credentials: Credentials) {
     self.source = source
     self.cancellation = cancellation
@@ -896,7 +897,12 @@ private let cookieForOriginGuard:
     user, url, out, size in
     guard let user, let url, let out else { return 0 }
     let context = Unmanaged<OriginGuardContext>.fromOpaque(user).takeUnretainedValue()
-    guard let line = context.credentials.cookies?.header(for: String(cString: url)), copy(line, to: out, size: size)
+    let address = String(cString: url)
+    guard let parsed = URL(string: address),
+      let line = RedirectCheck.ServerCookie.line(
+        for: parsed, jar: context.credentials.cookies?.header(for: address),
+        set: context.serverCookies.withLock { $0 }),
+      copy(line, to: out, size: size)
     else { return 0 }
     return Int32(line.utf8.count)
   }

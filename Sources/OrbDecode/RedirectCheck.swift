@@ -28,14 +28,6 @@ enum RedirectCheck {
     /// The cookies the servers set on the way (a sign-in's session, set by the redirect to the media).
     var cookies: [ServerCookie] = []
 
-    /// Those that go with requests of `url`, as FFmpeg's `cookies` option takes them: with their path, not their
-    /// domain, which FFmpeg compares with the host and its port together (so it never sends one to a server with a
-    /// port in its address).
-    var ffmpegCookies: [String] {
-      guard let target = URL(string: url) else { return [] }
-      return cookies.filter { $0.matches(target) }.map { "\($0.pair); path=\($0.path)" }
-    }
-
     /// Whether it is a playlist or manifest (HLS, DASH) rather than the media itself, by its type or name: the
     /// demuxer opens the media's parts itself.
     var isPlaylist: Bool {
@@ -50,15 +42,19 @@ enum RedirectCheck {
   static let answerSeconds = 15.0
 
   /// A cookie a server set while the redirects were followed.
-  struct ServerCookie: Equatable {
+  /// Thread-safety: a value.
+  struct ServerCookie: Equatable, Sendable {
     /// "name=value".
     var pair: String
     /// The host it goes back to (and that host's subdomains when the server named a parent domain).
     var domain: String
     var path: String
+    /// Sent over HTTPS only.
+    var secure: Bool
 
     /// A `Set-Cookie` value that `url`'s server sent: nil when it has no name. A domain the server names may only
-    /// widen it to a parent of its own host (RFC 6265), never move it elsewhere; no path is the whole site.
+    /// widen it to a parent of its own host (RFC 6265), never move it elsewhere, nor to a name without a dot (a
+    /// top-level domain), nor for a host that is an address; no path is the whole site.
     init?(_ value: String, from url: URL) {
       let parts = value.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
       guard let pair = parts.first, let equals = pair.firstIndex(of: "="), equals != pair.startIndex,
@@ -68,16 +64,28 @@ enum RedirectCheck {
         parts.dropFirst().first { $0.lowercased().hasPrefix(name + "=") }.map { String($0.dropFirst(name.count + 1)) }
       }
       let named = given("domain").map { ($0.hasPrefix(".") ? String($0.dropFirst()) : $0).lowercased() }
+      let address = host.contains(":") || host.allSatisfy { $0.isNumber || $0 == "." }
       self.pair = pair
-      domain = named.flatMap { host == $0 || host.hasSuffix("." + $0) ? $0 : nil } ?? host
+      domain =
+        named.flatMap { !address && $0.contains(".") && (host == $0 || host.hasSuffix("." + $0)) ? $0 : nil } ?? host
       path = given("path").flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/"
+      secure = parts.dropFirst().contains { $0.lowercased() == "secure" }
     }
 
     /// Whether it goes with a request of `url`.
     func matches(_ url: URL) -> Bool {
       guard let host = url.host?.lowercased() else { return false }
+      if secure && url.scheme?.lowercased() != "https" { return false }
       let requestPath = url.path.isEmpty ? "/" : url.path
       return (host == domain || host.hasSuffix("." + domain)) && requestPath.hasPrefix(path)
+    }
+
+    /// The `Cookie` line of a request of `url`: the jar's line (`jar`, with its name) and these cookies that go
+    /// with it, together; nil when there is none.
+    static func line(for url: URL, jar: String?, set: [ServerCookie]) -> String? {
+      let fromJar = jar.map { String($0.dropFirst("cookie:".count)).trimmingCharacters(in: .whitespaces) }
+      let pairs = [fromJar].compactMap { $0 }.filter { !$0.isEmpty } + set.filter { $0.matches(url) }.map(\.pair)
+      return pairs.isEmpty ? nil : "Cookie: " + pairs.joined(separator: "; ")
     }
   }
 
@@ -111,12 +119,10 @@ enum RedirectCheck {
       let sameOrigin = HTTPDiagnosis.origin(current) == origin
       let answer: HTTPDiagnosis.Answer
       // Cookies set on the way go back to where they belong, beside the jar's.
-      let set = cookies.filter { $0.matches(current) }.map(\.pair)
       let lines = sameOrigin ? credentials.lines(for: current.absoluteString) : []
       let jar = lines.first { $0.lowercased().hasPrefix("cookie:") }
-      let cookieLine = ([jar.map { String($0.dropFirst("cookie:".count)).trimmingCharacters(in: .whitespaces) }]
-        .compactMap { $0 } + set).joined(separator: "; ")
-      let headers = lines.filter { $0 != jar } + (cookieLine.isEmpty ? [] : ["Cookie: \(cookieLine)"])
+      let cookieLine = ServerCookie.line(for: current, jar: jar, set: cookies)
+      let headers = lines.filter { $0 != jar } + [cookieLine].compactMap { $0 }
       switch HTTPDiagnosis.request(
         current, headers: headers,
         cancellation: cancellation, deadline: deadline, answerWithin: Self.answerSeconds)

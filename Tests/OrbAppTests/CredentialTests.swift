@@ -56,12 +56,22 @@ final class CredentialTests: XCTestCase {
 
   /// A session cookie that the server sets on its redirect to the media goes with the media's requests (a sign-in
   /// that hands one over on the way was refused with 403: the player followed the redirect itself and dropped it).
-  func testACookieSetOnTheWayGoesWithTheMedia() {
+  func testACookieSetOnTheWayGoesWithTheMedia() throws {
     let r = probe([origin.url("setcookie", "clip.mp4")])
     XCTAssertEqual(r.status, 0, r.stderr)
     let media = origin.requests("/needcookie/")
     XCTAssertFalse(media.isEmpty, "the redirect was not followed: \(origin.requests)")
     XCTAssertTrue(media.allSatisfy { $0.header("Cookie")?.contains("sess=abc123") == true }, "\(media)")
+    // Beside the cookie jar's own, not instead of it (nor hidden by it).
+    let jar = "\(folder)/cookies.txt"
+    try "# Netscape HTTP Cookie File\n127.0.0.1\tFALSE\t/\tFALSE\t0\tsession\torb-cookie\n"
+      .write(toFile: jar, atomically: true, encoding: .utf8)
+    let withJar = probe(["--cookies-file", jar, origin.url("setcookie", "clip.mp4")])
+    XCTAssertEqual(withJar.status, 0, withJar.stderr)
+    let both = origin.requests("/needcookie/").dropFirst(media.count)
+    XCTAssertFalse(both.isEmpty)
+    XCTAssertTrue(
+      both.allSatisfy { $0.header("Cookie") == "session=orb-cookie; sess=abc123" }, "\(both.map(\.headers))")
   }
 
   func testARedirectWithinTheOriginKeepsTheToken() {
@@ -70,6 +80,20 @@ final class CredentialTests: XCTestCase {
     let clip = origin.requests.filter { $0.path == "/file/clip.mp4" }
     XCTAssertFalse(clip.isEmpty)
     XCTAssertTrue(clip.allSatisfy { $0.header("Authorization") == "Bearer orb-secret" }, "\(clip)")
+  }
+
+  /// A session cookie set on the way to an HLS playlist goes with the playlist, never to segments on another host
+  /// (FFmpeg sends segments on with the playlist connection's cookies, around the origin guard, when it keeps
+  /// connections alive).
+  func testACookieSetOnTheWayToAPlaylistStaysOffAnotherHostsSegments() {
+    let png = "\(folder)/frame.png"
+    let r = Orb.run(["--frame-at", "2.5", "--output", png, origin.url("setcookie", "index.m3u8?segments=other")])
+    XCTAssertEqual(r.status, 0, r.stderr)
+    let playlist = origin.requests("/needcookie/index.m3u8")
+    XCTAssertTrue(playlist.allSatisfy { $0.header("Cookie") == "sess=abc123" }, "\(playlist)")
+    let segments = elsewhere.requests.filter { $0.path.hasSuffix(".ts") }
+    XCTAssertGreaterThan(segments.count, 1, "segments read: \(segments)")
+    XCTAssertTrue(segments.allSatisfy { $0.header("Cookie") == nil }, "the cookie went to \(segments)")
   }
 
   func testHLSSegmentsOnAnotherHostGetNoToken() {

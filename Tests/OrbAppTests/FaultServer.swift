@@ -187,7 +187,8 @@ final class FaultServer {
             if mode == "503-for" and time.time() - state["first"] < a.down:
                 return self.plain(503, extra=[("Retry-After", a.retry_after)] if a.retry_after else [])
             if mode == "setcookie":
-                return self.plain(302, extra=[("Location", "/needcookie/" + name), ("Set-Cookie", "sess=abc123; Path=/")])
+                to = "/needcookie/" + name + ("?" + url.query if url.query else "")
+                return self.plain(302, extra=[("Location", to), ("Set-Cookie", "sess=abc123; Path=/")])
             if mode == "needcookie" and "sess=abc123" not in self.headers.get("Cookie", ""):
                 return self.plain(403)
             if mode == "token" and self.headers.get("Authorization") != "Bearer " + a.token:
