@@ -388,6 +388,7 @@ final class PlayerWindow {
     video.onEnded = { [unowned self] in
       if self.looping, let player = self.player {
         // Again from the start, without a word to the host: the position going back to 0 says it.
+        self.skippedToTheEnd = false
         player.seek(to: 0)
         self.video.attach(player)
       } else if self.playlist.next() {

@@ -141,18 +141,25 @@ final class SubtitleView {
   /// with `inset` left free at its far side: a long cue, or a large `--sub-scale`, ran off the top of the window.
   /// Wrapped text takes room as the square of its size, so each try scales by the root of what is over.
   private func fitText(size: Double, width: Double, height: Double, inset: Double) {
-    var size = size
-    for _ in 0..<4 {
+    func setSize(_ size: Double) {
       let attributes = pango_attr_list_new()
       pango_attr_list_insert(attributes, pango_attr_size_new_absolute(Int32(size * Double(PANGO_SCALE))))
       gtk_label_set_attributes(opaque(label), attributes)
       pango_attr_list_unref(attributes)
-      guard gtk_widget_get_visible(label) != 0 else { return }
+    }
+    var size = size
+    setSize(size)
+    guard gtk_widget_get_visible(label) != 0 else { return }
+    // The measure counts the label's margins (the room kept below it): only the rest is the text's.
+    let margins = Double(gtk_widget_get_margin_top(label) + gtk_widget_get_margin_bottom(label))
+    let room = height - inset - margins
+    for _ in 0..<4 {
       var natural: Int32 = 0
       gtk_widget_measure(label, GTK_ORIENTATION_VERTICAL, Int32(width), nil, &natural, nil, nil)
-      let room = height - inset
-      guard Double(natural) > room, size > Self.smallestText else { return }
-      size = max(Self.smallestText, size * (room / Double(natural)).squareRoot() * 0.95)
+      let text = Double(natural) - margins
+      guard text > room, room > 0, size > Self.smallestText else { return }
+      size = max(Self.smallestText, size * (room / text).squareRoot() * 0.95)
+      setSize(size)
     }
   }
 

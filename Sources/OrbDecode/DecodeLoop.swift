@@ -8,7 +8,7 @@ import Foundation
 struct DecodeLoop {
   let core: PipelineCore
   let queue: BoundedQueue<PacketItem>
-  /// Where the loop records the start of each packet it takes (the demuxer reads a local file only so far ahead).
+  /// Where the loop records the end of each packet it takes (the demuxer reads a local file only so far ahead).
   let taken: WritableKeyPath<PipelineState, Double?>
 
   /// - Parameters:

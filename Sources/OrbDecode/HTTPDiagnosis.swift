@@ -106,7 +106,7 @@ enum HTTPDiagnosis {
           reason: "the server cannot seek in it (it ignores range requests), and this file needs that")
       case 401, 403: return Finding(kind: .signIn, reason: "the server refused access (\(answer.status))")
       case 404, 410: return Finding(kind: .missing, reason: "the server no longer has it (\(answer.status))")
-      case 500...599:  // as RedirectCheck says it
+      case 500...599, 429:  // as RedirectCheck says it
         return Finding(kind: .network, reason: "server returned \(answer.status)")
       case 206:
         // Where the media is (here, or at the end of redirects), a reading that broke off before the length first

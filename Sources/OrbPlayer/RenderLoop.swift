@@ -97,8 +97,9 @@ struct RenderLoop {
           player.fail(error)
           return nil
         }
-        // No sooner than the server asked (a busy one says when), and never more than two minutes.
-        let delay = max(scheduled, min(error.retryAfter ?? 0, Self.longestAskedWait))
+        // No sooner than the server asked (a busy one says when), but never more than two minutes, nor past the
+        // budget (`--retry-for`): then it is tried as the budget runs out.
+        let delay = max(scheduled, min(error.retryAfter ?? 0, Self.longestAskedWait, schedule.left()))
         shared.withLock { $0.retrying = true }
         player.onEvent?(.retry(attempt: attempt, of: schedule.count, delay: delay, reason: error.reason))
         if !waitBeforeRetry(delay, schedule: &schedule) { return nil }

@@ -52,6 +52,12 @@ public struct RetrySchedule: Sendable, Equatable {
     return (made, delays[made - 1])
   }
 
+  /// Seconds of the budget left at `now` (all of it before the first failure).
+  public func left(now: UInt64 = HostTime.now()) -> Double {
+    guard let first = firstFailure else { return budget }
+    return max(0, budget - (Double(now &- first) / 1e9 - pausedSeconds))
+  }
+
   /// The viewer kept playback paused this long while it waited to try again: not time spent trying.
   public mutating func paused(for seconds: Double) {
     if firstFailure != nil { pausedSeconds += max(0, seconds) }

@@ -112,25 +112,28 @@ final class AudioSyncTests: XCTestCase {
   /// back when the server comes back.
   func testWhenTheServerStopsCallingThePositionStandsNearItsLastCall() throws {
     try requirePipeWire()
-    let output = try AudioOutput(mediaName: "stall")
-    let most = [Float](repeating: 0, count: 2 * output.sampleRate * 24 / 100)  // 0.24 s: the ring holds 0.25 s
-    XCTAssertEqual(most.withUnsafeBufferPointer { output.write($0) }, most.count / 2)
-    output.setActive(true)
-    let deadline = Date(timeIntervalSinceNow: 5)
-    while output.heardFrame(at: HostTime.now()) == nil && Date() < deadline { usleep(2000) }
-    // Asked about a second after the last call, as a picture's clock asks while the server is stopped; a call
-    // coming in between (the timing read before and after differs) asks again.
-    for _ in 0..<50 {
-      let t = output.timing
-      let heard = try XCTUnwrap(output.heardFrame(at: UInt64(t.now_ns) + 1_000_000_000))
-      guard output.timing.now_ns == t.now_ns else { continue }
-      let rate = Double(output.sampleRate)
-      let bound = Double(t.consumed) - Double(t.pending) + Double(t.cycle_frames) + 0.05 * rate
-      XCTAssertLessThan(bound, Double(output.writeIndex), "a cycle of \(t.cycle_frames) frames: the test cannot tell")
-      XCTAssertLessThanOrEqual(heard, bound, "run on to \(heard) of \(output.writeIndex) frames written")
-      return
+    // The bound tells only while less has been heard than was written: early, within the first cycles. A loaded
+    // machine can come back later than that; then it is tried again with a new stream.
+    for _ in 0..<5 {
+      let output = try AudioOutput(mediaName: "stall")
+      let most = [Float](repeating: 0, count: 2 * output.sampleRate * 24 / 100)  // 0.24 s: the ring holds 0.25 s
+      XCTAssertEqual(most.withUnsafeBufferPointer { output.write($0) }, most.count / 2)
+      output.setActive(true)
+      let deadline = Date(timeIntervalSinceNow: 5)
+      while output.heardFrame(at: HostTime.now()) == nil && Date() < deadline { usleep(2000) }
+      // Asked about a second after the last call, as a picture's clock asks while the server is stopped; a call
+      // coming in between (the timing read before and after differs) asks again.
+      for _ in 0..<50 {
+        let t = output.timing
+        let heard = try XCTUnwrap(output.heardFrame(at: UInt64(t.now_ns) + 1_000_000_000))
+        guard output.timing.now_ns == t.now_ns else { continue }
+        let bound = Double(t.consumed) - Double(t.pending) + Double(t.cycle_frames) + 0.05 * Double(output.sampleRate)
+        guard bound < Double(output.writeIndex) else { break }
+        XCTAssertLessThanOrEqual(heard, bound, "run on to \(heard) of \(output.writeIndex) frames written")
+        return
+      }
     }
-    XCTFail("the timing changed on every try")
+    XCTFail("no try caught the output within its first cycles")
   }
 
   private func assertPicturesFollowTheSound(speed: Double, file: StaticString = #filePath, line: UInt = #line) throws {
