@@ -597,7 +597,7 @@ final class PlayerWindow {
   /// writer, which is said once in the log too (a named pipe nothing writes to waited without a word).
   private func connectingText() -> String {
     if source.contains("://") { return "Connecting…" }
-    guard MediaSource.isPipe(source) else { return "Opening…" }
+    guard MediaSource.isEmptyPipe(source) else { return "Opening…" }
     if pipeWaitTold != entrySerial {
       pipeWaitTold = entrySerial
       log("\(source): waiting for something to come through the pipe")

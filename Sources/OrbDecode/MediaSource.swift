@@ -738,12 +738,11 @@ public final class MediaSource: @unchecked Sendable {
 }
 
 extension MediaSource {
-  /// Whether `source` is read from a pipe (standard input piped in, a named pipe): one that has a writer only when
-  /// something writes to it, so its opening can wait for as long as nothing does.
-  public static func isPipe(_ source: String) -> Bool {
-    guard let path = pathBytes(source) else { return false }
-    if case .pipe = Spool.kind(of: source, path: path) { return true }
-    return false
+  /// Whether `source` is read from a pipe (standard input piped in, a named pipe) through which nothing has come
+  /// yet: its writer has not begun, or there is none yet, and its opening waits for as long as nothing comes.
+  public static func isEmptyPipe(_ source: String) -> Bool {
+    guard let path = pathBytes(source), case .pipe(let key) = Spool.kind(of: source, path: path) else { return false }
+    return !Spool.hasData(key: key)
   }
 
   /// Whether `source` names a URL (a scheme, RFC 3986's letters, then `://`) rather than a local path. By hand, not

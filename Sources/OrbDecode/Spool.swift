@@ -73,6 +73,12 @@ final class Spool: Sendable {
   /// them and by whatever name (`-` and /dev/stdin, `fifo` and `./fifo`).
   private static let open = Mutex<[String: Spool]>([:])
 
+  /// Whether anything has come through the pipe with `key` yet (false too while no opening has started its spool).
+  static func hasData(key: String) -> Bool {
+    guard let spool = open.withLock({ $0[key] }) else { return false }
+    return spool.state.withLock { $0.written > 0 }
+  }
+
   /// How a local source is read.
   enum Kind: Equatable {
     /// By its path, as FFmpeg opens files.
