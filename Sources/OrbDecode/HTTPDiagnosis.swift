@@ -68,8 +68,10 @@ enum HTTPDiagnosis {
   /// What went wrong with `url`, or nil when the server looks fine at `url` itself (the failure lies elsewhere) or
   /// `url` is not HTTP(S). `stoppedAt`: the byte a read of it broke off at, before the `size` it was first served
   /// with: a server that no longer has that byte (416) has a copy cut short.
+  /// `cookies`: those the servers set while the open followed the redirects (more may be set on the way again).
   static func explain(
-    _ url: String, credentials: Credentials, cancellation: Cancellation, stoppedAt: Int64? = nil, size: Int64? = nil
+    _ url: String, credentials: Credentials, cookies: [RedirectCheck.ServerCookie] = [], cancellation: Cancellation,
+    stoppedAt: Int64? = nil, size: Int64? = nil
   ) -> Finding? {
     guard let start = URL(string: url), ["http", "https"].contains(start.scheme?.lowercased() ?? "") else {
       return nil
@@ -77,16 +79,16 @@ enum HTTPDiagnosis {
     let origin = Self.origin(start)
     let deadline = Date(timeIntervalSinceNow: deadlineSeconds)
     var current = url
+    var cookies = cookies
     for _ in 0...maxRedirects {
       guard let target = URL(string: current), !cancellation.isCancelled, Date() < deadline else { return nil }
       let sameOrigin = Self.origin(target) == origin
-      guard
-        let answer = ask(
-          target, headers: sameOrigin ? credentials.lines(for: current) : [], cancellation: cancellation,
-          deadline: deadline)
-      else {
+      let headers = RedirectCheck.ServerCookie.headers(
+        sameOrigin ? credentials.lines(for: current) : [], for: target, set: cookies)
+      guard let answer = ask(target, headers: headers, cancellation: cancellation, deadline: deadline) else {
         return nil
       }
+      RedirectCheck.ServerCookie.keep(answer, from: target, in: &cookies)
       switch answer.status {
       case 301, 302, 303, 307, 308:
         guard let location = answer.headers["location"], let next = URL(string: location, relativeTo: target)

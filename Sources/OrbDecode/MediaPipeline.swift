@@ -117,12 +117,13 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
       let media = self.media
       return MediaSource.explained(
         MediaError.fromRead(code, source: media.source), code: code, credentials: media.credentials,
+        cookies: media.serverCookies,
         cancellation: media.cancellation, connectedAt: media.connectedAt, size: media.servedSize, stoppedAt: byte,
         moved: media.canMove ? { media.relocate(to: $0) } : nil)
     }
     guard nothing,
       let finding = HTTPDiagnosis.explain(
-        media.source, credentials: media.credentials, cancellation: media.cancellation),
+        media.source, credentials: media.credentials, cookies: media.serverCookies, cancellation: media.cancellation),
       finding.movedTo == nil  // the media is there: the server is not what failed
     else { return nil }
     return MediaError(finding.kind, source: media.source, reason: finding.reason)

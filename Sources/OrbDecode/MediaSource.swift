@@ -13,6 +13,8 @@ final class FormatContext {
   private let guardContext: OriginGuardContext?
   /// The demuxer's requests that failed so far, in words (`OriginGuardContext.failures`).
   var requestFailures: [String] { guardContext?.failures.withLock { $0 } ?? [] }
+  /// The cookies the servers set while the open followed the redirects (a sign-in's session).
+  var serverCookies: [RedirectCheck.ServerCookie] { guardContext?.serverCookies.withLock { $0 } ?? [] }
   /// The reading of a spooled pipe the context reads through (`AVFMT_FLAG_CUSTOM_IO`): freed after it. Nil for
   /// everything that is not a pipe.
   let spoolReader: SpoolReader?
@@ -178,6 +180,9 @@ public final class MediaSource: @unchecked Sendable {
   /// an answer that is not the rest of the file (a redirect it may not follow, which carries credentials) for an
   /// empty body, and the demuxer then reports a clean end half way through. Its length changed; read on the
   /// demuxer's thread at an end.
+  /// The cookies the servers set while the open followed the redirects (a sign-in's session).
+  var serverCookies: [RedirectCheck.ServerCookie] { format.serverCookies }
+
   var answerChanged: Bool {
     guard let servedSize, let pb = context.pointee.pb else { return false }
     return avio_size(pb) != servedSize
@@ -357,7 +362,7 @@ public final class MediaSource: @unchecked Sendable {
       if let refused = guardContext.refusedAccess(source: source) { throw refused }
       throw Self.explained(
         MediaError.fromOpen(openCode, source: source), code: openCode, credentials: credentials,
-        cancellation: cancellation)
+        cookies: serverCookies, cancellation: cancellation)
     }
     let format = FormatContext(
       opened, cancellation: cancellation, guardContext: guardContext, spoolReader: spoolReader, movable: movable)
@@ -385,7 +390,7 @@ public final class MediaSource: @unchecked Sendable {
       if let refused = guardContext.refusedAccess(source: source) { throw refused }
       throw Self.explained(
         MediaError.fromOpen(findCode, source: source), code: findCode, credentials: credentials,
-        cancellation: cancellation)
+        cookies: serverCookies, cancellation: cancellation)
     }
     if let spoolReader {
       opened.pointee.pb.pointee.seekable = AVIO_SEEKABLE_NORMAL
@@ -442,8 +447,9 @@ public final class MediaSource: @unchecked Sendable {
   /// reads from) and is a file of the `size` first served; the finding is then the error only if it is told.
   /// `stoppedAt`: the byte the reading broke off at (a server whose copy no longer reaches it has one cut short).
   static func explained(
-    _ error: MediaError, code: Int32, credentials: Credentials, cancellation: Cancellation,
-    connectedAt: String? = nil, size: Int64? = nil, stoppedAt: Int64? = nil, moved: ((URL) -> Void)? = nil
+    _ error: MediaError, code: Int32, credentials: Credentials, cookies: [RedirectCheck.ServerCookie] = [],
+    cancellation: Cancellation, connectedAt: String? = nil, size: Int64? = nil, stoppedAt: Int64? = nil,
+    moved: ((URL) -> Void)? = nil
   ) -> MediaError {
     let source = error.source
     guard code == orb_averror(EIO) || error.kind == .network else { return error }
@@ -455,7 +461,8 @@ public final class MediaSource: @unchecked Sendable {
     }
     guard
       let finding = HTTPDiagnosis.explain(
-        source, credentials: credentials, cancellation: cancellation, stoppedAt: stoppedAt, size: size)
+        source, credentials: credentials, cookies: cookies, cancellation: cancellation, stoppedAt: stoppedAt,
+        size: size)
     else { return unexplained }
     if let to = finding.movedTo {
       // Redirects the open had followed already, to where the connection is: the failure lies elsewhere.

@@ -80,6 +80,21 @@ enum RedirectCheck {
       return (host == domain || host.hasSuffix("." + domain)) && requestPath.hasPrefix(path)
     }
 
+    /// `lines` (a request's credentials) with their `Cookie` line, if any, and these cookies that go with a request
+    /// of `url` in one `Cookie` line.
+    static func headers(_ lines: [String], for url: URL, set: [ServerCookie]) -> [String] {
+      let jar = lines.first { $0.lowercased().hasPrefix("cookie:") }
+      return lines.filter { $0 != jar } + [line(for: url, jar: jar, set: set)].compactMap { $0 }
+    }
+
+    /// Keeps the cookies `answer` (from `url`) sets in `cookies`, each in place of one of the same name.
+    static func keep(_ answer: HTTPDiagnosis.Answer, from url: URL, in cookies: inout [ServerCookie]) {
+      for cookie in answer.setCookies.compactMap({ ServerCookie($0, from: url) }) {
+        cookies.removeAll { $0.pair.prefix { $0 != "=" } == cookie.pair.prefix { $0 != "=" } }
+        cookies.append(cookie)
+      }
+    }
+
     /// The `Cookie` line of a request of `url`: the jar's line (`jar`, with its name) and these cookies that go
     /// with it, together; nil when there is none.
     static func line(for url: URL, jar: String?, set: [ServerCookie]) -> String? {
@@ -119,20 +134,15 @@ enum RedirectCheck {
       let sameOrigin = HTTPDiagnosis.origin(current) == origin
       let answer: HTTPDiagnosis.Answer
       // Cookies set on the way go back to where they belong, beside the jar's.
-      let lines = sameOrigin ? credentials.lines(for: current.absoluteString) : []
-      let jar = lines.first { $0.lowercased().hasPrefix("cookie:") }
-      let cookieLine = ServerCookie.line(for: current, jar: jar, set: cookies)
-      let headers = lines.filter { $0 != jar } + [cookieLine].compactMap { $0 }
+      let headers = ServerCookie.headers(
+        sameOrigin ? credentials.lines(for: current.absoluteString) : [], for: current, set: cookies)
       switch HTTPDiagnosis.request(
         current, headers: headers,
         cancellation: cancellation, deadline: deadline, answerWithin: Self.answerSeconds)
       {
       case .answer(let a):
         answer = a
-        for cookie in a.setCookies.compactMap({ ServerCookie($0, from: current) }) {
-          cookies.removeAll { $0.pair.prefix { $0 != "=" } == cookie.pair.prefix { $0 != "=" } }
-          cookies.append(cookie)
-        }
+        ServerCookie.keep(a, from: current, in: &cookies)
       case .cannotConnect(let code):
         // FFmpeg's tcp protocol fails with EIO only when the name does not resolve (tls says EIO for more: asked).
         if code == orb_averror(EIO)
