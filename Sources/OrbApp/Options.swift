@@ -424,7 +424,9 @@ private final class OptionTable {
       }
     }
     if let path = string("tls-ca-file") {
-      guard FileManager.default.isReadableFile(atPath: path) else { return fail("--tls-ca-file \(path): cannot be read") }
+      guard FileManager.default.isReadableFile(atPath: path) else {
+        return fail("--tls-ca-file \(path): cannot be read")
+      }
       o.tls.caFile = path
     }
     if let path = string("cookies-file") {

@@ -10,16 +10,7 @@ final class CredentialTests: XCTestCase {
   private var elsewhere: FaultServer!
 
   override func setUpWithError() throws {
-    folder = NSTemporaryDirectory() + "orb-creds-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    try FileManager.default.copyItem(atPath: try Clips.moving(seconds: 3), toPath: "\(folder)/clip.mp4")
-    let hls = Tool.run(
-      "ffmpeg",
-      [
-        "-hide_banner", "-loglevel", "error", "-i", "\(folder)/clip.mp4", "-c", "copy", "-f", "hls", "-hls_time", "1",
-        "-hls_segment_filename", "\(folder)/seg%d.ts", "\(folder)/index.m3u8",
-      ])
-    XCTAssertTrue(hls.succeeded, hls.stderr)
+    folder = try FaultServer.mediaFolder("creds")
     // The other server's address must be known first: the origin's redirects and playlists point at it.
     elsewhere = try FaultServer(serving: folder)
     origin = try FaultServer(serving: folder, options: ["--other", elsewhere.origin])

@@ -379,6 +379,22 @@ final class FaultServer {
     }
   }
 
+  /// A folder of its own (`orb-PREFIX-…` in the temporary folder) to serve: `clip.mp4` (3 s, moving) and the same
+  /// as HLS in 1 s segments (`index.m3u8`, `seg0.ts` …).
+  static func mediaFolder(_ prefix: String) throws -> String {
+    let folder = NSTemporaryDirectory() + "orb-\(prefix)-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    try FileManager.default.copyItem(atPath: try Clips.moving(seconds: 3), toPath: "\(folder)/clip.mp4")
+    let hls = Tool.run(
+      "ffmpeg",
+      [
+        "-hide_banner", "-loglevel", "error", "-i", "\(folder)/clip.mp4", "-c", "copy", "-f", "hls", "-hls_time", "1",
+        "-hls_segment_filename", "\(folder)/seg%d.ts", "\(folder)/index.m3u8",
+      ])
+    guard hls.succeeded else { throw TestMediaError("ffmpeg made no HLS of the clip: \(hls.stderr)") }
+    return folder
+  }
+
   var port: Int { server.port }
   /// "http" or "https".
   let scheme: String

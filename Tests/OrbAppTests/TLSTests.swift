@@ -12,16 +12,7 @@ final class TLSTests: XCTestCase {
   private var certificate = ""
 
   override func setUpWithError() throws {
-    folder = NSTemporaryDirectory() + "orb-tls-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-    try FileManager.default.copyItem(atPath: try Clips.moving(seconds: 3), toPath: "\(folder)/clip.mp4")
-    let hls = Tool.run(
-      "ffmpeg",
-      [
-        "-hide_banner", "-loglevel", "error", "-i", "\(folder)/clip.mp4", "-c", "copy", "-f", "hls", "-hls_time", "1",
-        "-hls_segment_filename", "\(folder)/seg%d.ts", "\(folder)/index.m3u8",
-      ])
-    XCTAssertTrue(hls.succeeded, hls.stderr)
+    folder = try FaultServer.mediaFolder("tls")
     let key = "\(folder)/key.pem"
     certificate = "\(folder)/certificate.pem"
     let made = Tool.run(
