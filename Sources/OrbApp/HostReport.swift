@@ -143,9 +143,12 @@ final class HostReport {
   }
 
   /// The end, with the position (the resume point when nothing played yet) and how smoothly it went.
+  /// Played to its end (`eof`), the position is at most the length: a seek past the end of a sound file set the
+  /// clock there (6004 ms of a 5000 ms file).
   func ended(reason: String, player: Player?) {
-    events?.ended(
-      positionMs: player.map(told) ?? resumeMs, reason: reason, stats: player?.stats ?? PlaybackStats())
+    var position = player.map(told) ?? resumeMs
+    if reason == "eof", let length = player?.duration.map(ms), position > length { position = length }
+    events?.ended(positionMs: position, reason: reason, stats: player?.stats ?? PlaybackStats())
   }
 
   /// Sends what is queued before the process exits.

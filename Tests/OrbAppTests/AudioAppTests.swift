@@ -137,8 +137,12 @@ final class AudioAppTests: XCTestCase {
     }
     XCTAssertGreaterThan(bright, 100, "no name in the middle of the window")
     Screen.press("s", title: title)  // the name on black is no picture to save
+    Screen.press("Right", title: title)  // 5 s on: past the end, which ends it there
     XCTAssertEqual(player.wait(timeout: 20), 0, player.stderr)
     XCTAssertTrue(player.stderr.contains("no screenshot: nothing but sound plays"), player.stderr)
+    let ended = player.events.last { $0["event"] as? String == "ended" }
+    XCTAssertEqual(ended?["reason"] as? String, "eof", player.stdout)
+    XCTAssertLessThanOrEqual(ended?["position_ms"] as? Int ?? 0, 3000, "ended past the end: \(player.stdout)")
   }
 
   func testNoAudioOptionStaysSilent() throws {
