@@ -361,6 +361,12 @@ static inline int orb_format_has_no_timestamps(const AVFormatContext *ctx) {
   return (ctx->iformat->flags & AVFMT_NOTIMESTAMPS) != 0;
 }
 
+/// Whether the format's timestamps may start again or jump mid-stream (MPEG-TS, MPEG-PS: recordings joined end to
+/// end), not counting HLS and DASH, whose jumps are the stream's own business.
+static inline int orb_format_has_timestamp_jumps(const AVFormatContext *ctx) {
+  const char *name = ctx->iformat->name;
+  return (ctx->iformat->flags & AVFMT_TS_DISCONT) != 0 && strcmp(name, "hls") != 0 && strcmp(name, "dash") != 0;
+}
 /// Whether the demuxer keeps no index of its own format, and FFmpeg builds one as it reads (raw elementary streams
 /// among others; not Matroska, MP4, AVI or MPEG-TS, whose packets carry their times).
 static inline int orb_format_indexed_by_ffmpeg(const AVFormatContext *ctx) {

@@ -7,6 +7,13 @@ import Foundation
 struct Demuxer {
   let core: PipelineCore
   private let waits = ReadWaits()
+  /// Where recordings joined end to end start their clocks again (MPEG-TS and -PS only).
+  private let joins: TimestampJoins?
+
+  init(core: PipelineCore) {
+    self.core = core
+    joins = orb_format_has_timestamp_jumps(core.media.context) != 0 ? TimestampJoins() : nil
+  }
 
   /// Seconds of packets read ahead of each decoder of a local file, after which the demuxer waits (mpv reads a
   /// second ahead): a disk answers at once, so reading more only holds memory (a 4K film at 60 Mb/s filled the
@@ -58,6 +65,7 @@ struct Demuxer {
           routedAudio = wantedAudio
         }
         waits.restart()
+        joins?.restart()
         seek(ctx, to: target)
         // Not exact: the decoders let out what comes first from the key frame the demuxer went back to.
         let from = exact ? target : -Double.infinity
@@ -299,9 +307,13 @@ struct Demuxer {
     let isVideo = index == videoIndex
     let isAudio = index == audioIndex
     let tb = timeBase(index)
+    if let joins, isVideo || isAudio { joins.follow(packet, stream: index, timeBase: tb, core: core) }
     let start = isVideo || isAudio ? core.seconds(packet, tb) : nil
     let end = start.map { $0 + Double(max(0, packet.pointee.duration)) * av_q2d(tb) }
+    let joined = joins?.hasJoined ?? false
     let (videoWanted, audioWanted) = core.state.withLock { s -> (Bool, Bool) in
+      // Past a join the source lasts longer than its header says (which saw one part's times): as far as it was read.
+      if joined, let end { s.joinedUntil = max(s.joinedUntil ?? end, end) }
       if let start, let end, gen == s.generation {
         if isVideo {
           s.videoDemuxedFrom = s.videoDemuxedFrom ?? start
@@ -319,6 +331,57 @@ struct Demuxer {
     } else if isAudio && audioWanted {
       core.audioPackets.push(.packet(owned, generation: gen), cost: size)
     }
+  }
+}
+
+/// Recordings joined end to end (`cat a.ts b.ts`, a VOB after a VOB): each part's clock starts again, so the second
+/// part's pictures came timed before the first part's end. The picture froze while the sound played on, and the
+/// position went back. Where a stream's time jumps back more than `backwards` or on more than `forwards` seconds,
+/// the part from there is moved to go on where the last one ended, for every stream alike (the first stream that
+/// meets the join sets it; the others then find themselves in place). Forgotten at a seek, whose target FFmpeg finds
+/// by the packets' own times (a seek past the first part's length is not found in a joined file).
+/// Thread-safety: Unsafe (unchecked Sendable); the demux thread's alone.
+final class TimestampJoins: @unchecked Sendable {
+  static let backwards = 1.0
+  static let forwards = 10.0
+  /// Seconds added to every packet's times since the last join.
+  private var offset = 0.0
+  /// A join was met since the source opened.
+  private(set) var hasJoined = false
+  /// Each stream's last time as read (its decode time where it has one), seconds.
+  private var last: [Int32: Double] = [:]
+  /// Where what was read so far ends, moved, seconds.
+  private var end = -Double.infinity
+
+  /// A seek: the place read from now on is unknown.
+  func restart() {
+    offset = 0
+    last = [:]
+    end = -.infinity
+  }
+
+  /// Moves `packet` (of `stream`, in `timeBase`) by the offset of its part, noting a join where its time jumps.
+  func follow(_ packet: UnsafeMutablePointer<AVPacket>, stream: Int32, timeBase: AVRational, core: PipelineCore) {
+    let p = packet.pointee
+    let stamp = p.dts != orb_nopts_value() ? p.dts : p.pts
+    guard stamp != orb_nopts_value() else { return }
+    let tick = av_q2d(timeBase)
+    let time = Double(stamp) * tick - core.startTime
+    if let previous = last[stream], end.isFinite,
+      time < previous - Self.backwards || time > previous + Self.forwards,
+      abs(time + offset - end) > 2  // not a join another stream has already met
+    {
+      offset = end - time
+      hasJoined = true
+    }
+    last[stream] = time
+    if offset != 0 {
+      let ticks = Int64((offset / tick).rounded())
+      if p.pts != orb_nopts_value() { packet.pointee.pts += ticks }
+      if p.dts != orb_nopts_value() { packet.pointee.dts += ticks }
+    }
+    let start = core.seconds(packet, timeBase) ?? time + offset
+    end = max(end, start + Double(max(0, p.duration)) * tick)
   }
 }
 

@@ -21,7 +21,12 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
   }
 
   public var info: MediaInfo { core.media.info }
-  public let duration: Double?
+  /// The header's length; for recordings joined end to end, as far as they have been read once that is further.
+  public var duration: Double? {
+    guard let joined = state.withLock({ $0.joinedUntil }) else { return headerDuration }
+    return max(headerDuration ?? 0, joined)
+  }
+  private let headerDuration: Double?
   /// Things worth telling the user once, found while opening (e.g. a requested track that is not there).
   public let notices: [String]
   /// The video stream decoded, if any.
@@ -57,7 +62,7 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
     core = PipelineCore(
       media: media, video: video, audio: choice.audio, audioRate: audio?.sampleRate ?? 48000, start: start,
       deinterlace: deinterlace)
-    duration = media.info.durationMs.map { Double($0) / 1000 }
+    headerDuration = media.info.durationMs.map { Double($0) / 1000 }
     // Discard what we never decode, so the demuxer skips it cheaply.
     for i in 0..<Int(media.context.pointee.nb_streams) where i != video?.index && i != choice.audio?.index {
       media.stream(i).pointee.discard = AVDISCARD_ALL

@@ -63,6 +63,9 @@ struct PipelineState {
   /// packets read ahead wait in its queue.
   var videoTakenAt: Double?
   var audioTakenAt: Double?
+  /// Where what was read of a source of joined recordings ends (`TimestampJoins`), once a join was met: further than
+  /// its header's length, which saw one part.
+  var joinedUntil: Double?
   /// The demuxer reached the end (or a read failure) in the current generation.
   var demuxAtEnd = false
   /// How long the demuxer waited on its reads just before it found the end (seconds, `ReadWaits`): a live HLS
