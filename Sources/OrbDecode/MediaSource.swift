@@ -176,13 +176,13 @@ public final class MediaSource: @unchecked Sendable {
   /// Where the connection reads from (where the open's redirects ended, or where it was moved), and where it is to
   /// move at the next seek (`relocate`); nil for a file.
   private let address: Mutex<(current: String, next: String?)>?
+  /// The cookies the servers set while the open followed the redirects (a sign-in's session).
+  var serverCookies: [RedirectCheck.ServerCookie] { format.serverCookies }
+
   /// Whether the server's resource is no longer the one opened: FFmpeg's reconnect in the middle of a stream takes
   /// an answer that is not the rest of the file (a redirect it may not follow, which carries credentials) for an
   /// empty body, and the demuxer then reports a clean end half way through. Its length changed; read on the
   /// demuxer's thread at an end.
-  /// The cookies the servers set while the open followed the redirects (a sign-in's session).
-  var serverCookies: [RedirectCheck.ServerCookie] { format.serverCookies }
-
   var answerChanged: Bool {
     guard let servedSize, let pb = context.pointee.pb else { return false }
     return avio_size(pb) != servedSize
