@@ -186,6 +186,34 @@ enum HTTPDiagnosis {
     case cannotConnect(Int32)
   }
 
+  /// An IPv6 literal in brackets, as it goes in a transport URL and a Host header; any other host as it is.
+  private static func bracketed(_ host: String) -> String {
+    host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+  }
+
+  /// Connects to `url`'s server over FFmpeg's tcp protocol (tls for https, its certificate checked as `TLSTrust`
+  /// says, or not at all when not `checked`) into `opened`, sending nothing; each read waits at most `within`
+  /// seconds. FFmpeg's code (0 when connected).
+  static func connect(
+    _ url: URL, into opened: inout UnsafeMutablePointer<AVIOContext>?, cancellation: Cancellation, within: Double,
+    checked: Bool = true
+  ) -> Int32 {
+    guard let scheme = url.scheme?.lowercased(), let host = url.host else { return orb_averror(EINVAL) }
+    let transport = "\(scheme == "https" ? "tls" : "tcp")://\(bracketed(host)):\(port(url))"
+    var interrupt = AVIOInterruptCB()
+    cancellation.fill(&interrupt)
+    var options: OpaquePointer? = nil
+    // (tcp's `timeout` is its connect and read timeout both.)
+    av_dict_set(&options, "rw_timeout", "\(Int64(within * 1e6))", 0)
+    av_dict_set(&options, "timeout", "\(Int64(within * 1e6))", 0)
+    if scheme == "https" {
+      TLSTrust.apply(to: &options)
+      if !checked { av_dict_set(&options, "tls_verify", "0", 0) }
+    }
+    defer { av_dict_free(&options) }
+    return avio_open2(&opened, transport, AVIO_FLAG_READ_WRITE, &interrupt, &options)
+  }
+
   /// One `GET` of `range` of `url` (two bytes by default), credentials as given in `headers`; each read waits at
   /// most `answerWithin` seconds.
   static func request(
@@ -197,20 +225,10 @@ enum HTTPDiagnosis {
     else {
       return .noAnswer
     }
-    // An IPv6 literal goes in brackets, in the transport URL and in the Host header.
-    let hostName = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-    let transport = "\(scheme == "https" ? "tls" : "tcp")://\(hostName):\(port(url))"
+    let hostName = bracketed(host)
     let hostHeader = url.port.map { "\(hostName):\($0)" } ?? hostName
-    var interrupt = AVIOInterruptCB()
-    cancellation.fill(&interrupt)
-    var options: OpaquePointer? = nil
-    // (tcp's `timeout` is its connect and read timeout both.)
-    av_dict_set(&options, "rw_timeout", "\(Int64(answerWithin * 1e6))", 0)
-    av_dict_set(&options, "timeout", "\(Int64(answerWithin * 1e6))", 0)
-    if scheme == "https" { TLSTrust.apply(to: &options) }
-    defer { av_dict_free(&options) }
     var opened: UnsafeMutablePointer<AVIOContext>?
-    let connected = avio_open2(&opened, transport, AVIO_FLAG_READ_WRITE, &interrupt, &options)
+    let connected = connect(url, into: &opened, cancellation: cancellation, within: answerWithin)
     guard connected >= 0, let io = opened else { return .cannotConnect(connected < 0 ? connected : orb_averror(EIO)) }
     defer { avio_closep(&opened) }
     // As the URL spells it: escapes kept, a trailing slash kept.

@@ -151,10 +151,8 @@ enum RedirectCheck {
           throw MediaError(
             .network, source: url, reason: "the server's name cannot be found (\(current.host ?? "no host"))")
         }
-        if code == orb_averror(EIO), current.scheme?.lowercased() == "https", let host = current.host,
-          let reason = TLSTrust.untrustedCertificate(
-            host: host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host,
-            port: current.port ?? 443, cancellation: cancellation)
+        if code == orb_averror(EIO), current.scheme?.lowercased() == "https",
+          let reason = TLSTrust.untrustedCertificate(current, cancellation: cancellation)
         {
           var error = MediaError(.network, source: url, reason: reason)
           error.final = true

@@ -32,28 +32,17 @@ public struct TLSTrust: Sendable, Equatable {
     if let file = trust.caFile { av_dict_set(&options, "ca_file", file, 0) }
   }
 
-  /// Why an HTTPS connection that failed as FFmpeg's tls fails on a certificate it cannot trust (EIO) failed: made
-  /// again (no request is sent on these), it fails with the check once more and succeeds without it only when the
-  /// certificate was the cause (a handshake a busy server dropped once passes the second time). Nil when it was
-  /// not, or the check is off.
-  static func untrustedCertificate(host: String, port: Int, cancellation: Cancellation) -> String? {
+  /// Why a connection to `url` (HTTPS) that failed as FFmpeg's tls fails on a certificate it cannot trust (EIO)
+  /// failed: made again (no request is sent on these), it fails with the check once more and succeeds without it
+  /// only when the certificate was the cause (a handshake a busy server dropped once passes the second time). Nil
+  /// when it was not, or the check is off.
+  static func untrustedCertificate(_ url: URL, cancellation: Cancellation) -> String? {
     let trust = setting
     guard trust.verify else { return nil }
     func connects(checked: Bool) -> Bool {
-      var interrupt = AVIOInterruptCB()
-      cancellation.fill(&interrupt)
-      var options: OpaquePointer? = nil
-      apply(to: &options)
-      if !checked { av_dict_set(&options, "tls_verify", "0", 0) }
-      av_dict_set(&options, "rw_timeout", "5000000", 0)
-      av_dict_set(&options, "timeout", "5000000", 0)
-      defer { av_dict_free(&options) }
       var opened: UnsafeMutablePointer<AVIOContext>?
-      guard avio_open2(&opened, "tls://\(host):\(port)", AVIO_FLAG_READ_WRITE, &interrupt, &options) >= 0 else {
-        return false
-      }
-      avio_closep(&opened)
-      return true
+      defer { avio_closep(&opened) }
+      return HTTPDiagnosis.connect(url, into: &opened, cancellation: cancellation, within: 5, checked: checked) >= 0
     }
     guard !connects(checked: true), connects(checked: false) else { return nil }
     let authority = trust.caFile.map { "the authority in \($0)" } ?? "this system"
