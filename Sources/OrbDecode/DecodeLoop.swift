@@ -50,10 +50,7 @@ struct DecodeLoop {
         // Where the packet ends: what the decoder has taken is no longer read ahead. (Its start was counted: a
         // video of a picture every 2 s then looked 2 s read ahead with its queue empty, and the demuxer waited for
         // the decoder, which waited for the next packets to put out its first picture.)
-        let timeBase = decoder.context.pointee.pkt_timebase
-        let time = core.seconds(packet.pointer, timeBase).map {
-          $0 + Double(max(0, packet.pointer.pointee.duration)) * av_q2d(timeBase)
-        }
+        let time = core.end(packet.pointer, decoder.context.pointee.pkt_timebase)
         // `change`: the demuxer may be waiting for the decoder to take what it read ahead.
         let stale = core.state.change { s -> Bool in
           guard s.generation == g else { return true }

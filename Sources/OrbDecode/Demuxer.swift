@@ -309,7 +309,7 @@ struct Demuxer {
     let tb = timeBase(index)
     if let joins, isVideo || isAudio { joins.follow(packet, stream: index, timeBase: tb, core: core) }
     let start = isVideo || isAudio ? core.seconds(packet, tb) : nil
-    let end = start.map { $0 + Double(max(0, packet.pointee.duration)) * av_q2d(tb) }
+    let end = isVideo || isAudio ? core.end(packet, tb) : nil
     let joined = joins?.hasJoined ?? false
     let (videoWanted, audioWanted) = core.state.withLock { s -> (Bool, Bool) in
       // Past a join the source lasts longer than its header says (which saw one part's times): as far as it was read.
@@ -380,8 +380,7 @@ final class TimestampJoins: @unchecked Sendable {
       if p.pts != orb_nopts_value() { packet.pointee.pts += ticks }
       if p.dts != orb_nopts_value() { packet.pointee.dts += ticks }
     }
-    let start = core.seconds(packet, timeBase) ?? time + offset
-    end = max(end, start + Double(max(0, p.duration)) * tick)
+    end = max(end, core.end(packet, timeBase) ?? time + offset)
   }
 }
 

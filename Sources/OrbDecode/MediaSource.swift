@@ -260,8 +260,8 @@ public final class MediaSource: @unchecked Sendable {
         playlist = resolved.isPlaylist
         // Those set by the servers while the redirects were followed (FFmpeg, following them itself, would have
         // kept them) go with the media's requests at its origin, through the guard, beside the jar's.
-        if resolved.sameOrigin { guardContext.serverCookies.withLock { $0 = resolved.cookies } }
         serverCookies = resolved.sameOrigin ? resolved.cookies : []
+        guardContext.serverCookies.withLock { [serverCookies] in $0 = serverCookies }
         // A file resolved elsewhere keeps them in its options all the same: the origin guard leaves them out of
         // each request off the origin, and a connection sent back to the origin mid-way has them there. A playlist
         // resolved elsewhere goes without its `--header` lines, as it always has (cookies still go by the jar).

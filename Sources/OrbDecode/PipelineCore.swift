@@ -180,6 +180,11 @@ final class PipelineCore: Sendable {
     return stamp == orb_nopts_value() ? nil : Double(stamp) * av_q2d(timeBase) - startTime
   }
 
+  /// Where a packet ends in seconds from the start (its time and its duration), if it has a time.
+  func end(_ packet: UnsafePointer<AVPacket>, _ timeBase: AVRational) -> Double? {
+    seconds(packet, timeBase).map { $0 + Double(max(0, packet.pointee.duration)) * av_q2d(timeBase) }
+  }
+
   /// A frame's presentation time in seconds from the start, if it has one.
   func seconds(_ frame: UnsafeMutablePointer<AVFrame>, _ timeBase: AVRational) -> Double? {
     let f = frame.pointee
