@@ -71,10 +71,8 @@ final class AudioAppTests: XCTestCase {
     try Screen.requireDisplay()
     let clip = try TestMedia.path(
       "video-without-packets.mkv",
-      [
-        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=3", "-f", "lavfi", "-i",
-        "sine=frequency=440:sample_rate=48000:duration=3", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
-        "-bsf:v", "noise=dropamount=1",
+      Clips.pictureAndTone(seconds: 3) + [
+        "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-bsf:v", "noise=dropamount=1",
       ])
     let started = Date()
     let r = Tool.run(OrbBinary.path, ["--events-fd", "1", clip], timeout: 30)

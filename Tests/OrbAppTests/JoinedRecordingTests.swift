@@ -9,11 +9,7 @@ final class JoinedRecordingTests: XCTestCase {
   func testBothPartsOfRecordingsJoinedEndToEndPlay() throws {
     try Screen.requireDisplay()
     let part = try TestMedia.path(
-      "join-part.ts",
-      [
-        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=3", "-f", "lavfi", "-i",
-        "sine=frequency=440:sample_rate=48000:duration=3", "-c:v", "mpeg2video", "-c:a", "mp2", "-f", "mpegts",
-      ])
+      "join-part.ts", Clips.pictureAndTone(seconds: 3) + ["-c:v", "mpeg2video", "-c:a", "mp2", "-f", "mpegts"])
     let bytes = try Data(contentsOf: URL(fileURLWithPath: part))
     let joined = try TestMedia.file(named: "joined-twice.ts", contents: bytes + bytes)
     let player = try BackgroundPlayer(["--events-fd", "1", joined])

@@ -91,10 +91,8 @@ final class StartTests: XCTestCase {
     try Screen.requireDisplay()
     let whole = try TestMedia.path(
       "av-20s-faststart.mp4",
-      [
-        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=20", "-f", "lavfi", "-i",
-        "sine=frequency=440:sample_rate=48000:duration=20", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac",
-        "-movflags", "+faststart",
+      Clips.pictureAndTone(seconds: 20) + [
+        "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-movflags", "+faststart",
       ])
     let half = NSTemporaryDirectory() + "orb-half-\(UUID().uuidString).mp4"
     let data = try Data(contentsOf: URL(fileURLWithPath: whole))

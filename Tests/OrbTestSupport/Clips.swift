@@ -85,6 +85,15 @@ public enum Clips {
         + coding)
   }
 
+  /// ffmpeg's inputs for `seconds` of a moving 320x240 testsrc2 at 25 fps and a 440 Hz tone at 48 kHz: the usual
+  /// picture and sound of a clip, before its codecs.
+  public static func pictureAndTone(seconds: Int) -> [String] {
+    [
+      "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=\(seconds)", "-f", "lavfi", "-i",
+      "sine=frequency=440:sample_rate=48000:duration=\(seconds)",
+    ]
+  }
+
   /// A 640x360 H.264 clip of testsrc2 (moving, with a frame counter) of `seconds`, 30 fps.
   public static func moving(seconds: Int = 3) throws -> String {
     try TestMedia.path(
