@@ -26,7 +26,9 @@ public final class Cancellation: Sendable {
   public var isCancelled: Bool { flag.load(ordering: .acquiring) == 2 }
 
   /// A blocked call should return now: interrupted (a seek) or cancelled. What FFmpeg's interrupt callback answers.
-  var interrupts: Bool { flag.load(ordering: .acquiring) != 0 }
+  var interrupts: Bool { interruptFlag != 0 }
+  /// 0: carry on; 1: interrupted; 2: cancelled (non-zero makes FFmpeg's call return AVERROR_EXIT).
+  var interruptFlag: Int32 { flag.load(ordering: .acquiring) }
 
   /// Breaks the call blocked now (a read waiting on a stalled server) without stopping the source. Never undoes a
   /// `cancel`.

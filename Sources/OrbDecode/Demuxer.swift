@@ -66,13 +66,16 @@ struct Demuxer {
         }
         waits.restart()
         joins?.restart()
-        seek(ctx, to: target)
+        core.media.watching(afresh: true) { seek(ctx, to: target) }
         // Not exact: the decoders let out what comes first from the key frame the demuxer went back to.
         let from = exact ? target : -Double.infinity
         core.videoPackets.push(.flush(generation: generation, target: from), cost: 0)
         core.audioPackets.push(.flush(generation: generation, target: from), cost: 0)
         atEnd = false
-        if let videoIndex, target > 0, !core.untimed {
+        if core.media.stalled {
+          // Its new connection brought nothing: the server is not sending (a read would wait as long again).
+          atEnd = ended(orb_averror(ETIMEDOUT), generation: generation)
+        } else if let videoIndex, target > 0, !core.untimed {
           atEnd = settle(
             ctx, target: target, generation: generation, videoIndex: videoIndex,
             audioIndex: routedAudio.map(Int32.init))
@@ -243,13 +246,15 @@ struct Demuxer {
     let packet = av_packet_alloc()
     let owned: Packet? = if let packet { Packet(packet) } else { nil }
     let began = DispatchTime.now().uptimeNanoseconds
-    let code = packet.map { av_read_frame(ctx, $0) } ?? orb_averror(ENOMEM)
+    let code = packet.map { p in core.media.watching { av_read_frame(ctx, p) } } ?? orb_averror(ENOMEM)
     let took = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
     waits.note(took)
     if code == FFmpegError.again { return .again }
     // Interrupted by a seek or by close (demuxers turn the interrupt into codes of their own): the loop takes
     // whichever it was, and the read's failure is not the stream's.
     if code < 0 && core.state.withLock({ $0.stopped || $0.pendingSeek != nil }) { return .interrupted }
+    // Broken for bringing nothing (`StallWatch`): the server stopped sending, whatever code the demuxer made of it.
+    if code < 0 && core.media.stalled { return .ended(orb_averror(ETIMEDOUT)) }
     // An end where the server answered a reconnect with something else than the rest of the file is a failure.
     if code == FFmpegError.eof && core.media.answerChanged { return .ended(orb_averror(EIO)) }
     if code < 0 { return .ended(code, waited: waits.beforeEnd(took)) }

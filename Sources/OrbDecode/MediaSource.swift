@@ -9,6 +9,8 @@ import Synchronization
 final class FormatContext {
   let pointer: UnsafeMutablePointer<AVFormatContext>
   private let cancellation: Cancellation
+  /// The interrupt callback of a network file's context, in the cancellation's place (it answers it first).
+  private let watch: StallWatch?
   /// What the origin guard's callbacks are given (a network source's); it must live as long as the context.
   private let guardContext: OriginGuardContext?
   /// The demuxer's requests that failed so far, in words (`OriginGuardContext.failures`).
@@ -22,10 +24,12 @@ final class FormatContext {
   let movable: MovableConnection?
   init(
     _ pointer: UnsafeMutablePointer<AVFormatContext>, cancellation: Cancellation,
-    guardContext: OriginGuardContext? = nil, spoolReader: SpoolReader? = nil, movable: MovableConnection? = nil
+    guardContext: OriginGuardContext? = nil, spoolReader: SpoolReader? = nil, movable: MovableConnection? = nil,
+    watch: StallWatch? = nil
   ) {
     self.pointer = pointer
     self.cancellation = cancellation
+    self.watch = watch
     self.guardContext = guardContext
     self.spoolReader = spoolReader
     self.movable = movable
@@ -153,6 +157,18 @@ public final class MediaSource: @unchecked Sendable {
   let credentials: Credentials
   private let format: FormatContext
   var context: UnsafeMutablePointer<AVFormatContext> { format.pointer }
+  /// Breaks the demux thread's reads of a network file that bring nothing for too long; nil for anything else.
+  private let stallWatch: StallWatch?
+
+  /// Runs `body`, a read or seek (`afresh`) of the demux thread's, broken should it bring no byte for
+  /// `StallWatch.limit` s.
+  func watching<T>(afresh: Bool = false, _ body: () -> T) -> T {
+    guard let stallWatch else { return body() }
+    return stallWatch.watching(afresh: afresh, body)
+  }
+
+  /// Whether a watched call since the last seek was broken for bringing nothing (`StallWatch.stalledAt`).
+  var stalled: Bool { stallWatch?.stalledAt != nil }
   /// A request of the demuxer's (an HLS playlist, key or segment) was redirected off the origin while it carried a
   /// token, and was turned away as a sign-in (the origin guard). Read after the reading has failed.
   var refusedRedirect: Bool { orb_origin_guard_refused(format.pointer.pointee.opaque) != 0 }
@@ -230,7 +246,9 @@ public final class MediaSource: @unchecked Sendable {
     guard let allocated = avformat_alloc_context() else {
       throw MediaError(.unplayable, source: source, reason: "out of memory")
     }
-    cancellation.install(on: allocated)
+    // A network file's reads are watched for stalls (`StallWatch`); it answers the cancellation first.
+    let watch = isURL ? StallWatch(cancellation, context: allocated) : nil
+    if let watch { watch.install() } else { cancellation.install(on: allocated) }
     // Freed (with its context) when this scope ends, unless the format context takes it.
     var spoolReader: SpoolReader?
     if let spool {
@@ -365,7 +383,8 @@ public final class MediaSource: @unchecked Sendable {
         cookies: serverCookies, cancellation: cancellation)
     }
     let format = FormatContext(
-      opened, cancellation: cancellation, guardContext: guardContext, spoolReader: spoolReader, movable: movable)
+      opened, cancellation: cancellation, guardContext: guardContext, spoolReader: spoolReader, movable: movable,
+      watch: watch)
     // Probing decodes a few frames: a picture over the limit must fail there too, before its memory is taken.
     let streamCount = Int(opened.pointee.nb_streams)
     var streamOptions = [OpaquePointer?](repeating: nil, count: max(1, streamCount))
@@ -435,6 +454,10 @@ public final class MediaSource: @unchecked Sendable {
     info = described
     parameters = copies
     self.format = format
+    // A playlist's parts are read through I/O contexts of their own, which the watch does not see.
+    let name = opened.pointee.iformat.map { String(cString: $0.pointee.name) } ?? ""
+    let parted = playlist || name.split(separator: ",").contains { $0 == "hls" || $0 == "dash" }
+    stallWatch = parted ? nil : watch
     let size = isURL ? opened.pointee.pb.map { avio_size($0) } ?? -1 : -1
     servedSize = size > 0 ? size : nil
     address = isURL ? Mutex((target, nil)) : nil
@@ -458,6 +481,11 @@ public final class MediaSource: @unchecked Sendable {
     if code == orb_averror(EIO), let stoppedAt, let size, stoppedAt < size {
       unexplained = MediaError(
         error.kind, source: source, reason: "the server stopped sending it at byte \(stoppedAt) of \(size)")
+    } else if code == orb_averror(ETIMEDOUT) {
+      // A read that brought nothing for as long as a read may wait (`StallWatch`, FFmpeg's `rw_timeout`).
+      let at = stoppedAt.map { byte in " at byte \(byte)" + (size.map { " of \($0)" } ?? "") } ?? ""
+      unexplained = MediaError(
+        error.kind, source: source, reason: "the server sent nothing for \(Int(StallWatch.limit)) s\(at)")
     }
     guard
       let finding = HTTPDiagnosis.explain(

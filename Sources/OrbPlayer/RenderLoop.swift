@@ -346,7 +346,11 @@ struct RenderLoop {
     // A network stream that broke off is tried again from where it stopped, by the same rule as at the open; once the
     // tries are spent it is an error for the host, not an end.
     var broken = opened.health.readFailure.flatMap { $0.kind == .network ? $0 : nil }
-    // The server is asked what the matter is: a 503 is tried again, an expired sign-in or a file gone is not.
+    // The server is asked what the matter is: a 503 is tried again, an expired sign-in or a file gone is not. That
+    // may take seconds (a server that does not answer), while the clock and the sound wait where the stream broke,
+    // as for a try: they ran on, with the picture still, and the try went to where they had got (past the end).
+    let wasRetrying = shared.withLock { $0.retrying }
+    let held = broken != nil && holdWhileBroken()
     if broken != nil, let explained = opened.failureExplanation() { broken = explained }
     let retry = broken?.kind == .network ? reconnects.next() : nil
     enum Outcome {
@@ -380,6 +384,8 @@ struct RenderLoop {
     }
     switch outcome {
     case .none:
+      // A seek (or stop) came meanwhile: it starts the clock again, and is no try.
+      if held { shared.change { $0.retrying = wasRetrying } }
       return true
     case .ended:
       // A file that ends well before the length its header states is said to be cut short: the host would otherwise
@@ -406,6 +412,22 @@ struct RenderLoop {
       player.onEvent?(.failed(opened.noPictureError(source: source)))
       return false
     }
+  }
+
+  /// Holds the clock and the sound where they are, the host hearing `buffering`, while a stream that broke off is
+  /// looked into before it is tried again; false, and nothing held, before its first picture (a source that gives
+  /// none may play its sound alone) or once a seek or stop has come.
+  private func holdWhileBroken() -> Bool {
+    let held = shared.change { s -> Bool in
+      guard !s.stopped, s.pendingSeek == nil, !(s.hasVideo && s.stats.presented == 0) else { return false }
+      s.retrying = true  // the wait is the try's: no refill ends it
+      s.schedule.waitForData()
+      return true
+    }
+    guard held else { return false }
+    player.clock.pause()
+    shared.withLock { $0.audio }?.setPaused(true)
+    return true
   }
 
   /// A free slot of the current ring, waiting a little at a time for one; nil when something else needs handling.

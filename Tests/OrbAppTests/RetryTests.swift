@@ -158,6 +158,36 @@ final class RetryTests: XCTestCase {
     XCTAssertEqual(error?["message"] as? String, "stopped playing '\(url)': server returned 503", player.stdout)
   }
 
+  /// A stream whose server breaks off and then takes every connection without ever answering (hung): each try ends
+  /// 15 s after the last byte came, and the host hears it with that reason. FFmpeg reconnected by itself, each new
+  /// connection waiting 15 s, and the demuxer read again: 90 s of "buffering" before the first try. Meanwhile the
+  /// server is asked what the matter is, with the clock held where the stream broke: it ran on, and the try went
+  /// there, past the end (the error told 7360 ms of a 6 s clip, and "invalid data").
+  func testAServerThatHangsAfterABreakEndsEachTryFifteenSecondsAfterItsLastByte() throws {
+    try Screen.requireDisplay()
+    let server = try Self.server(try Self.longerClip(), ["--cut", "0.4", "--down", "-1", "--slow", "600"])
+    defer { server.stop() }
+    let url = server.url("disconnect", "clip.mp4")
+    let started = Date()
+    let player = try BackgroundPlayer(["--events-fd", "1", "--retry-for", "1", "--error-linger-ms", "0", url])
+    XCTAssertEqual(player.wait(timeout: 90), 1, "\(player.stdout)\n\(player.stderr)")
+    let took = Date().timeIntervalSince(started)
+    let cut = try XCTUnwrap(server.cuts.first, "\(server.requests.map(\.path))")
+    let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: try Self.longerClip())[.size] as? Int)
+    let reason = "the server sent nothing for 15 s at byte \(cut) of \(size)"
+    XCTAssertEqual(retries(player).compactMap { $0["reason"] as? String }, [reason], player.stdout)
+    let error = player.events.first { $0["event"] as? String == "error" }
+    XCTAssertEqual(error?["message"] as? String, "stopped playing '\(url)': \(reason)", player.stdout)
+    // Where it stopped: after what was shown, and no further than what had come.
+    let told = player.events.compactMap { $0["event"] as? String == "progress" ? $0["position_ms"] as? Int : nil }
+    let position = error?["position_ms"] as? Int ?? 0
+    XCTAssertGreaterThanOrEqual(position, told.max() ?? 0, player.stdout)
+    XCTAssertGreaterThan(position, 1000, player.stdout)
+    XCTAssertLessThan(position, 4000, "the clip broke at 40 % of its 6 s: \(player.stdout)")
+    // Two waits of 15 s (the break, the try), each then asking the server (at most 10 s), and the try's 1 s.
+    XCTAssertLessThan(took, 65, player.stdout)
+  }
+
   /// A stream with sound that breaks off and whose server then answers slowly (each answer a 503, 2.5 s late): the
   /// try, a seek, waits longer for its first picture than a video track that gives none is given, and that must not
   /// count, the network being the reason. The tries run out as a network error with the position; the video was
