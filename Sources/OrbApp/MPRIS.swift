@@ -178,9 +178,10 @@ final class MPRIS {
         let child = g_variant_get_child_value(parameters, 0)
         defer { g_variant_unref(child) }
         let offset = Int64(g_variant_get_int64(child))
-        if let target = Self.seekTarget(offset: offset, position: player.position, duration: player.duration) {
+        let base = player.seekBase
+        if let target = Self.seekTarget(offset: offset, position: base, duration: player.duration) {
           player.seek(to: target)
-        } else if let length = player.duration, player.position + Double(offset) / 1e6 > length,
+        } else if let length = player.duration, base + Double(offset) / 1e6 > length,
           hooks.canGo().next
         {
           hooks.go(true)  // past the end, as the spec says: the next track

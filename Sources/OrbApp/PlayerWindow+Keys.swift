@@ -87,10 +87,14 @@ extension PlayerWindow {
       }
       overlays.showMessage("Volume \(Int(player.dsp.settings.volumePercent))%")
     case .seek(let seconds):
-      player.seek(to: player.position + seconds)
+      player.seek(to: player.seekBase + seconds)
     case .frameStep(let forward):
       if !player.isPaused { togglePause() }
       guard let frame = player.shownFrame else { return }
+      if let pending = player.seekPending {
+        // A step before the last one's picture came: a picture on from where that one goes.
+        return player.seek(to: max(0, pending + (forward ? frame.duration : -frame.duration)))
+      }
       // An exact seek shows the picture that starts at or before its target: the next one's start, or just
       // before this one's.
       player.seek(to: forward ? frame.time + frame.duration + 0.0005 : max(0, frame.time - 0.0005))
@@ -107,7 +111,13 @@ extension PlayerWindow {
     case .chapter(let forward):
       let chapters = player.info?.chapters ?? []
       guard !chapters.isEmpty else { return overlays.showMessage("No chapters") }
-      guard let index = ChapterStep.target(chapters, from: player.position, forward: forward) else {
+      // From where a seek under way goes (its picture not shown yet), else from the picture shown.
+      let pending = player.seekPending
+      let picture = pending == nil ? player.shownFrame?.duration ?? 0 : 0
+      guard
+        let index = ChapterStep.target(
+          chapters, from: pending ?? player.position, forward: forward, picture: picture)
+      else {
         return overlays.showMessage(forward ? "This is the last chapter" : "This is the first chapter")
       }
       player.seek(to: chapters[index].start)

@@ -11,9 +11,15 @@ public enum ChapterStep {
   static let slack = 0.01
 
   /// The index in `chapters` (in order of their start) to go to from `position`, nil when there is none that way.
-  public static func target(_ chapters: [ChapterInfo], from position: Double, forward: Bool) -> Int? {
-    if forward { return chapters.firstIndex { $0.start > position + slack } }
-    guard let current = playing(chapters, at: position) else { return nil }
+  /// `picture`: the length of the picture shown at `position`. A chapter that starts within it has been reached: a
+  /// seek to a start between two pictures shows the one before it, and its time was taken for the chapter before
+  /// (paused, Page Down went back to that chapter's picture again and again, at 23.976 fps).
+  public static func target(
+    _ chapters: [ChapterInfo], from position: Double, forward: Bool, picture: Double = 0
+  ) -> Int? {
+    let reach = max(slack, picture)
+    if forward { return chapters.firstIndex { $0.start > position + reach } }
+    guard let current = chapters.lastIndex(where: { $0.start <= position + reach }) else { return nil }
     return position - chapters[current].start > threshold || current == 0 ? current : current - 1
   }
 

@@ -256,6 +256,17 @@ public final class Player: Sendable {
     }
   }
 
+  /// Where a seek is going that has not shown its picture yet: one asked for and not yet taken, or taken and
+  /// awaiting its picture; nil when none is. What a seek relative to now starts from (`seekBase`).
+  public var seekPending: Double? {
+    shared.withLock { s in s.pendingSeek ?? (s.schedule.awaitsPicture ? s.seekingTo : nil) }
+  }
+
+  /// What a seek by an offset (an arrow key, MPRIS `Seek`) starts from: where a seek still under way goes, else the
+  /// position. Presses of a held key come faster than a seek shows its picture (a key frame seconds back is decoded
+  /// up to the target), and each counted from the position that had not moved yet: ten of +5 s went 36 s.
+  public var seekBase: Double { seekPending ?? position }
+
   /// How many seeks were asked for (`seek(to:)`: keys, the bar, clients, a loop back to the start, a frame step),
   /// and the last one's target: what MPRIS announces as Seeked. The player's own repositioning (a reconnect where
   /// it broke off) is not one.

@@ -42,6 +42,8 @@ struct PlayerState {
   var convertsOnCPU = false
   /// When the pending seek was asked for (CLOCK_MONOTONIC ns), until its picture is shown.
   var seekAskedAt: UInt64?
+  /// The target of the last seek the render thread took (its picture is awaited while `schedule.awaitsPicture`).
+  var seekingTo: Double?
   /// Seeks asked for with `Player.seek` (a key, the bar, a client, a loop back), and the last one's target.
   var seeksAsked = (count: 0, target: 0.0)
   /// Milliseconds each seek took from the request to its picture on screen.

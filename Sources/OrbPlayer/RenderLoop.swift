@@ -175,6 +175,7 @@ struct RenderLoop {
           if let target = s.pendingSeek {
             let track = s.pendingAudioTrack
             s.pendingSeek = nil
+            s.seekingTo = target
             s.pendingAudioTrack = nil
             s.firstPictureHold = .none
             s.ring.freeReady()

@@ -74,6 +74,63 @@ final class KeyTests: XCTestCase {
     XCTAssertEqual(player.wait(timeout: 10), 0)
   }
 
+  /// At 23.976 fps a chapter's start falls between two pictures: Page Down shows the one before it (3.962 s for a
+  /// chapter at 4 s), and its time was taken for the chapter before, so that paused, Page Down went to the same
+  /// chapter again and again and never reached the third.
+  func testPageDownReachesEveryChapterAt23976PicturesASecond() throws {
+    var metadata = ";FFMETADATA1\n"
+    for (start, title) in [(0, "Opening"), (4000, "Middle"), (8000, "End")] {
+      metadata += "[CHAPTER]\nTIMEBASE=1/1000\nSTART=\(start)\nEND=\(start + 4000)\ntitle=\(title)\n"
+    }
+    let chapters = try TestMedia.file(named: "chapters-3.txt", contents: metadata)
+    let clip = try TestMedia.path(
+      "chaptered-23976-12s.mkv",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=24000/1001:duration=12", "-i", chapters, "-map", "0",
+        "-map_chapters", "1", "-c:v", "libx264", "-preset", "veryfast",
+      ])
+    let title = "chapters23976-\(UUID().uuidString.prefix(6))"
+    let player = try start(["--paused", "--resume-ms", "1000", clip], title: title)
+    defer { _ = player.wait(timeout: 1) }
+    usleep(800_000)
+    let picture = 1001.0 / 24
+    for (key, expected) in [
+      ("Page_Down", 95 * picture), ("Page_Down", 191 * picture), ("Page_Down", 191 * picture),
+      ("Page_Up", 95 * picture), ("Page_Up", 0),
+    ] {
+      Screen.press(key, title: title)
+      usleep(300_000)
+      XCTAssertEqual(Double(nextPosition(player) ?? -1), expected, accuracy: 5, "\(key): \(player.stdout)")
+    }
+    Screen.press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 10), 0)
+  }
+
+  /// A held arrow key repeats faster than a seek shows its picture (here each is decoded from a key frame up to
+  /// 10 s back): each press goes 5 s on from where the last one goes. Each counted from the position, which had not
+  /// moved yet, and most presses were lost. So for frame steps.
+  func testPressesOfAHeldKeyAddUp() throws {
+    let clip = try TestMedia.path(
+      "sparse-keys-60s.mp4",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=60", "-c:v", "libx264", "-preset", "veryfast",
+        "-g", "300", "-keyint_min", "300", "-sc_threshold", "0",
+      ])
+    let title = "held-\(UUID().uuidString.prefix(6))"
+    let player = try start(["--paused", "--resume-ms", "1000", clip], title: title)
+    defer { _ = player.wait(timeout: 1) }
+    usleep(800_000)
+    Screen.press("Right", times: 8, title: title)
+    usleep(1_500_000)
+    XCTAssertEqual(Double(nextPosition(player) ?? -1), 41_000, accuracy: 5, "eight of +5 s: \(player.stdout)")
+    Screen.press("comma", times: 6, gapMs: 20, title: title)
+    usleep(1_500_000)
+    XCTAssertEqual(
+      Double(nextPosition(player) ?? -1), 41_000 - 6000.0 / 30, accuracy: 5, "six pictures back: \(player.stdout)")
+    Screen.press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 10), 0)
+  }
+
   /// `--loop` plays a file with sound again from its start when it ends, saying nothing to the host but the position
   /// going back; `L` turns it off, and the next end is the end.
   func testLoopPlaysTheFileAgainUntilLTurnsItOff() throws {

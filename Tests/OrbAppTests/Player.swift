@@ -104,10 +104,13 @@ enum Screen {
   }
 
   /// Focuses the window and types `key` (an xdotool key name) into it.
-  static func press(_ key: String, title: String) {
+  static func press(_ key: String, title: String) { press(key, times: 1, title: title) }
+
+  /// `key` pressed `times` times, `gapMs` apart (a held key repeats every 30-50 ms).
+  static func press(_ key: String, times: Int, gapMs: Int = 30, title: String) {
     let id = windowID(title)
     _ = Tool.run("xdotool", ["windowfocus", "--sync", id])
-    _ = Tool.run("xdotool", ["key", "--window", id, key])
+    _ = Tool.run("xdotool", ["key", "--window", id, "--delay", "\(gapMs)"] + Array(repeating: key, count: times))
   }
 
   /// Asks the window manager to close the window, as its title bar's close button or a taskbar does (wmctrl -c): a

@@ -30,6 +30,17 @@ final class ChapterStepTests: XCTestCase {
     XCTAssertEqual(go(3, forward: false), 0, "in the first: its start")
   }
 
+  /// At 23.976 fps a chapter at 60 s starts between pictures: a seek there shows the one at 59.977 s.
+  func testAChapterThatStartsWithinThePictureShownHasBeenReached() {
+    let picture = 1001.0 / 24000
+    let shown = 59.977
+    XCTAssertEqual(ChapterStep.target(chapters, from: shown, forward: true, picture: picture), 2)
+    XCTAssertEqual(ChapterStep.target(chapters, from: shown, forward: false, picture: picture), 0, "at Two's start")
+    XCTAssertEqual(go(shown, forward: true), 1, "without the picture's length: Two again")
+    XCTAssertEqual(
+      ChapterStep.target(chapters, from: 59.9, forward: true, picture: picture), 1, "two pictures before Two: Two")
+  }
+
   func testChaptersThatStartLaterAndNone() {
     let late = [ChapterInfo(startMs: 10_000, endMs: 20_000, title: nil)]
     XCTAssertNil(ChapterStep.target(late, from: 5, forward: false), "before the first chapter: none back")
