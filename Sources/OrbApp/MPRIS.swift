@@ -69,6 +69,8 @@ final class MPRIS {
     var go: (_ forward: Bool) -> Void
     /// Whether there is a next and a previous entry.
     var canGo: () -> (next: Bool, previous: Bool)
+    /// Plays `uri` instead of what plays (`OpenUri`), as a file dropped on the window.
+    var open: (_ uri: String) -> Void
   }
 
   private let hooks: Hooks
@@ -204,11 +206,36 @@ final class MPRIS {
       }
     case "Next": hooks.go(true)
     case "Previous": hooks.go(false)
-    default: break  // OpenUri: a window plays what it was given, dropped or opened
+    case "OpenUri":
+      guard let parameters else { break }
+      let child = g_variant_get_child_value(parameters, 0)
+      defer { g_variant_unref(child) }
+      let uri = g_variant_get_string(child, nil).map { String(cString: $0) } ?? ""
+      // As the spec says: a scheme not in SupportedUriSchemes is an error, and nothing changes.
+      let scheme = uri.split(separator: ":", maxSplits: 1).first.map { $0.lowercased() } ?? ""
+      guard uri.contains(":"), Self.uriSchemes.contains(scheme) else {
+        return g_dbus_method_invocation_return_dbus_error(
+          invocation, "org.freedesktop.DBus.Error.InvalidArgs",
+          "Orb Player opens \(Self.uriSchemes.joined(separator: ", ")) URIs, not '\(uri)'")
+      }
+      hooks.open(uri)
+    default: break
     }
     g_dbus_method_invocation_return_value(invocation, nil)
     if ["Seek", "SetPosition", "Stop"].contains(method) { announceChanges() }  // Seeked at once, not at the next tick
   }
+
+  /// What `OpenUri` takes.
+  static let uriSchemes = ["file", "http", "https", "test"]
+  /// What the player opens, as its desktop entry (data/org.orb.Player.desktop) lists them for file managers.
+  static let mimeTypes = [
+    "video/mp4", "video/x-matroska", "video/webm", "video/quicktime", "video/x-msvideo", "video/mpeg", "video/mp2t",
+    "video/x-flv", "video/ogg", "video/x-ogm+ogg", "video/x-theora+ogg", "video/3gpp", "video/3gpp2", "video/x-ms-wmv",
+    "application/vnd.ms-asf", "video/dv", "application/vnd.apple.mpegurl", "video/x-m4v", "video/avi", "video/x-avi",
+    "video/x-matroska-3d", "application/mxf", "audio/mpeg", "audio/mp4", "audio/x-m4a", "audio/aac", "audio/flac",
+    "audio/x-flac", "audio/ogg", "audio/x-vorbis+ogg", "audio/x-opus+ogg", "audio/opus", "audio/x-wav", "audio/wav",
+    "audio/x-matroska", "audio/webm", "audio/ac3", "audio/x-ms-wma",
+  ]
 
   /// Where `Seek(offset)` goes, as the MPRIS spec says: before the start is the start; past the end, nowhere in this
   /// entry (nil): the next one plays where there is one, else the call is ignored, as it is without a known length.
@@ -242,8 +269,8 @@ final class MPRIS {
     case "CanSeek": return g_variant_new_boolean(player?.duration != nil ? 1 : 0)
     case "Identity": return g_variant_new_string("Orb Player")
     case "DesktopEntry": return g_variant_new_string("org.orb.Player")
-    case "SupportedUriSchemes": return strings(["file", "http", "https", "test"])
-    case "SupportedMimeTypes": return strings(["video/mp4", "video/x-matroska", "video/webm"])
+    case "SupportedUriSchemes": return strings(Self.uriSchemes)
+    case "SupportedMimeTypes": return strings(Self.mimeTypes)
     case "PlaybackStatus": return g_variant_new_string(status(player))
     case "Rate": return g_variant_new_double(player?.speed ?? 1)
     case "MinimumRate": return g_variant_new_double(Self.rates.lowerBound)

@@ -413,7 +413,8 @@ final class PlayerWindow {
           if wantPlaying == nil || wantPlaying == player.isPaused { self.togglePause() }
         },
         go: { [unowned self] forward in self.go(forward: forward) },
-        canGo: { [unowned self] in (self.playlist.canGoNext, self.playlist.canGoPrevious) }))
+        canGo: { [unowned self] in (self.playlist.canGoNext, self.playlist.canGoPrevious) },
+        open: { [unowned self] uri in self.play([uri]) }))
     mpris.start()
     self.mpris = mpris
   }

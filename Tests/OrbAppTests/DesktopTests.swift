@@ -93,6 +93,34 @@ final class DesktopTests: XCTestCase {
     try openWithGio(clip, title: "clip.mp4")
   }
 
+  /// Files chosen together and opened with the player (`gio launch`, as a file manager's Open does) go to one
+  /// player as its playlist (`%U`); the entry's `%u` started a player for each, all playing over each other.
+  func testFilesOpenedTogetherPlayInOneWindowInTurn() throws {
+    let (first, second) = (root + "/clips/first.mp4", root + "/clips/second.mp4")
+    for path in [first, second] { try FileManager.default.copyItem(atPath: try Clips.moving(seconds: 12), toPath: path) }
+    let log = root + "/launch.log"
+    let gio = try launch(
+      Tool.find("gio")!, ["launch", desktopEntry, first, second], log: log, environment: desktopEnvironment)
+    XCTAssertTrue(waitForExit(gio.processIdentifier, timeout: 20), "gio launch did not return")
+    gio.waitUntilExit()
+    XCTAssertEqual(gio.terminationStatus, 0, contents(of: log))
+    guard Screen.waitForWindow(title: "first.mp4") != nil else { return XCTFail("no window: \(contents(of: log))") }
+    let pid = Int32(
+      Tool.run("xdotool", ["getwindowpid", Screen.windowID("first.mp4")]).stdout
+        .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    started.append(pid)
+    let argv = commandLine(pid)
+    // Paths, or file:// URLs (GLib passes either).
+    let given = argv.dropFirst().map { URL(string: $0).flatMap { $0.isFileURL ? $0.path : nil } ?? $0 }
+    XCTAssertEqual(given, [first, second], "one player for both: \(argv)")
+    usleep(1_000_000)
+    XCTAssertNil(Screen.geometry(title: "second.mp4"), "a second player is up")
+    Screen.press("greater", title: "first.mp4")  // the next entry
+    XCTAssertNotNil(Screen.waitForWindow(title: "second.mp4"), "the playlist does not go on to the second")
+    Screen.press("q", title: "second.mp4")
+    XCTAssertTrue(waitForExit(pid), "the player did not quit on q")
+  }
+
   /// File managers hand over names with spaces; the window is titled with the name as it is, not escaped.
   func testGioOpenPlaysAFileNameWithASpace() throws {
     let clip = root + "/clips/a clip.mp4"

@@ -98,6 +98,49 @@ final class MPRISTests: XCTestCase {
     XCTAssertTrue(player.stdout.contains("\"reason\":\"user-quit\""), player.stdout)
   }
 
+  /// OpenUri plays the file it names (a file:// URL with escapes, as a desktop passes it) instead of what played, as a
+  /// file dropped on the window does; a scheme the player does not take is an error, and nothing changes. The types
+  /// it says it plays are its desktop entry's (it said three).
+  func testOpenUriPlaysTheFileItNames() throws {
+    try requireSession()
+    let title = "mpris-open-\(UUID().uuidString.prefix(6))"
+    let player = try BackgroundPlayer(["--title", title, "--events-fd", "1", "test://bars?duration=30"])
+    XCTAssertNotNil(Screen.waitForWindow(title: title))
+    usleep(800_000)
+    let pid = player.process.processIdentifier
+    let folder = NSTemporaryDirectory() + "orb-open-\(UUID().uuidString.prefix(6))"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let file = folder + "/an opened clip.mp4"
+    try FileManager.default.copyItem(atPath: try Self.clip(), toPath: file)
+    let refused = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Player.OpenUri", "ftp://example.org/a.mp4"])
+    XCTAssertTrue(refused.contains("InvalidArgs"), refused)
+    XCTAssertTrue(property(pid, "Metadata").contains("test://bars"), property(pid, "Metadata"))
+    let url = URL(fileURLWithPath: file).absoluteString
+    XCTAssertTrue(url.hasSuffix("an%20opened%20clip.mp4"), url)
+    let opened = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Player.OpenUri", url])
+    XCTAssertEqual(opened.trimmingCharacters(in: .whitespacesAndNewlines), "()", opened)
+    XCTAssertTrue(
+      eventually(10) { self.property(pid, "Metadata").contains("'xesam:title': <'an opened clip.mp4'>") },
+      property(pid, "Metadata"))
+    XCTAssertTrue(
+      eventually(5) { self.property(pid, "PlaybackStatus").contains("'Playing'") }, property(pid, "PlaybackStatus"))
+    let files = player.events.filter { $0["event"] as? String == "file" }.compactMap { $0["title"] as? String }
+    XCTAssertEqual(files.last, "an opened clip.mp4", player.stdout)
+
+    let desktop = try String(
+      contentsOfFile: DesktopTests.repositoryRoot + "/data/org.orb.Player.desktop", encoding: .utf8)
+    let listed = desktop.split(separator: "\n").first { $0.hasPrefix("MimeType=") }?.dropFirst(9)
+      .split(separator: ";").map(String.init) ?? []
+    let types = gdbus(
+      pid, ["--method", "org.freedesktop.DBus.Properties.Get", "org.mpris.MediaPlayer2", "SupportedMimeTypes"])
+    let said = types.split(separator: "'").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+    XCTAssertEqual(said, listed, types)
+    XCTAssertTrue(listed.contains("audio/flac") && listed.contains("video/x-matroska"), "\(listed)")
+    _ = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Quit"])
+    XCTAssertEqual(player.wait(timeout: 15), 0, player.stderr)
+  }
+
   /// A player on the clip with its window up, and a monitor already listening for its PropertiesChanged signals.
   private func startWatched(_ name: String) throws -> (String, BackgroundPlayer, Int32, SignalMonitor) {
     try requireSession()
