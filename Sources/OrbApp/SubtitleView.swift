@@ -3,19 +3,21 @@ import Foundation
 import OrbDecode
 import OrbPlayer
 
-/// The subtitles over the video: the current text cue in a label near the bottom of the picture (or its top, for an
-/// ASS `{\an8}` cue), white with a dark outline, wrapped to the picture's width and sized to its height, kept above
-/// the transport bar while the bar is up; and a bitmap cue (PGS, DVD, DVB) as a picture laid over the video,
-/// scaled with it. Asked of the player at every frame of the window's clock; rebuilt only when the cues change.
+/// The subtitles over the video: the current text cues in a label near the bottom of the picture, and those placed
+/// at its top (an ASS `{\an8}` cue: a sign, a second speaker) in one there, white with a dark outline, wrapped to
+/// the picture's width and sized to its height, the bottom one kept above the transport bar while the bar is up; and
+/// a bitmap cue (PGS, DVD, DVB) as a picture laid over the video, scaled with it. Asked of the player at every frame
+/// of the window's clock; rebuilt only when the cues change.
 /// Thread-safety: main actor (compiler-checked).
 final class SubtitleView {
-  private let label: UnsafeMutablePointer<GtkWidget>
+  /// The bottom label and the top one.
+  private let bottomLabel: UnsafeMutablePointer<GtkWidget>
+  private let topLabel: UnsafeMutablePointer<GtkWidget>
   private let bitmap: UnsafeMutablePointer<GtkWidget>
   /// What is shown: the store's generation and the cues' times, so a frame with the same cues changes nothing.
   private var shownKey: (UInt64, [Double])?
   private var shownText = ""
   private var layoutKey: [Int] = []
-  private var placement = SubtitlePlacement.bottom
   /// Text size relative to the default (`--sub-scale`).
   var scale = 1.0
   /// The text shown changed: its plain text ("" when it clears) and the cue's times.
@@ -25,21 +27,27 @@ final class SubtitleView {
   static let textShare = 0.055
 
   init(over overlay: UnsafeMutablePointer<GtkWidget>) {
-    label = gtk_label_new(nil)
-    gtk_widget_add_css_class(label, "orb-subtitle")
-    gtk_label_set_wrap(opaque(label), 1)
-    gtk_label_set_justify(opaque(label), GTK_JUSTIFY_CENTER)
-    gtk_widget_set_halign(label, GTK_ALIGN_CENTER)
-    gtk_widget_set_valign(label, GTK_ALIGN_END)
-    gtk_widget_set_can_target(label, 0)  // clicks go through to the video
-    gtk_widget_set_visible(label, 0)
+    func textLabel(_ valign: GtkAlign) -> UnsafeMutablePointer<GtkWidget> {
+      let label = gtk_label_new(nil)!
+      gtk_widget_add_css_class(label, "orb-subtitle")
+      gtk_label_set_wrap(opaque(label), 1)
+      gtk_label_set_justify(opaque(label), GTK_JUSTIFY_CENTER)
+      gtk_widget_set_halign(label, GTK_ALIGN_CENTER)
+      gtk_widget_set_valign(label, valign)
+      gtk_widget_set_can_target(label, 0)  // clicks go through to the video
+      gtk_widget_set_visible(label, 0)
+      return label
+    }
+    bottomLabel = textLabel(GTK_ALIGN_END)
+    topLabel = textLabel(GTK_ALIGN_START)
     bitmap = gtk_picture_new()
     gtk_picture_set_content_fit(opaque(bitmap), GTK_CONTENT_FIT_FILL)
     gtk_picture_set_can_shrink(opaque(bitmap), 1)
     gtk_widget_set_can_target(bitmap, 0)
     gtk_widget_set_visible(bitmap, 0)
     gtk_overlay_add_overlay(opaque(overlay), bitmap)
-    gtk_overlay_add_overlay(opaque(overlay), label)
+    gtk_overlay_add_overlay(opaque(overlay), topLabel)
+    gtk_overlay_add_overlay(opaque(overlay), bottomLabel)
   }
 
   /// Shows the cues of `player` at its position, laid out over `video` (the picture widget) with the transport bar
@@ -58,7 +66,8 @@ final class SubtitleView {
 
   /// Hides everything (the player is gone).
   func clear() {
-    gtk_widget_set_visible(label, 0)
+    gtk_widget_set_visible(bottomLabel, 0)
+    gtk_widget_set_visible(topLabel, 0)
     gtk_widget_set_visible(bitmap, 0)
     if !shownText.isEmpty { onText?("", nil, nil) }
     shownText = ""
@@ -88,14 +97,16 @@ final class SubtitleView {
   private func show(_ cues: [SubtitleCue], area: Area) {
     let texts = cues.filter { $0.bitmaps.isEmpty && !$0.lines.isEmpty }
     let text = texts.map(\.plainText).joined(separator: "\n")
-    if texts.isEmpty {
-      gtk_widget_set_visible(label, 0)
-    } else {
-      gtk_label_set_markup(opaque(label), texts.map(\.pangoMarkup).joined(separator: "\n"))
-      layoutKey = []  // new text: measured again, and made smaller if it does not fit
-      placement = texts.contains { $0.placement == .top } ? .top : .bottom
-      gtk_widget_set_visible(label, 1)
+    for (label, top) in [(bottomLabel, false), (topLabel, true)] {
+      let these = texts.filter { ($0.placement == .top) == top }
+      if these.isEmpty {
+        gtk_widget_set_visible(label, 0)
+      } else {
+        gtk_label_set_markup(opaque(label), these.map(\.pangoMarkup).joined(separator: "\n"))
+        gtk_widget_set_visible(label, 1)
+      }
     }
+    layoutKey = []  // new text: measured again, and made smaller if it does not fit
     if text != shownText {
       shownText = text
       onText?(text, texts.first?.start, texts.map(\.end).max())
@@ -140,7 +151,9 @@ final class SubtitleView {
   /// Sets the text's size to `size` pixels, or smaller where the cue would not fit the widget (`width` by `height`)
   /// with `inset` left free at its far side: a long cue, or a large `--sub-scale`, ran off the top of the window.
   /// Wrapped text takes room as the square of its size, so each try scales by the root of what is over.
-  private func fitText(size: Double, width: Double, height: Double, inset: Double) {
+  private func fitText(
+    _ label: UnsafeMutablePointer<GtkWidget>, size: Double, width: Double, height: Double, inset: Double
+  ) {
     func setSize(_ size: Double) {
       let attributes = pango_attr_list_new()
       pango_attr_list_insert(attributes, pango_attr_size_new_absolute(Int32(size * Double(PANGO_SCALE))))
@@ -173,21 +186,21 @@ final class SubtitleView {
     let side = Int(area.x + area.width * 0.05)
     let widgetHeight = area.height + 2 * area.y
     let bottom = max(Int(area.y + inset), barHeight > 0 ? barHeight + 12 + 8 : 0)
-    let key = [Int(textPx), side, bottom, Int(area.y + inset), placement == .top ? 1 : 0, Int(area.x), Int(area.y)]
+    let key = [Int(textPx), side, bottom, Int(area.y + inset), Int(area.x), Int(area.y)]
     guard key != layoutKey, widgetHeight > 0 else { return }
     layoutKey = key
-    gtk_widget_set_margin_start(label, Int32(side))
-    gtk_widget_set_margin_end(label, Int32(side))
-    if placement == .top {
-      gtk_widget_set_valign(label, GTK_ALIGN_START)
-      gtk_widget_set_margin_top(label, Int32(area.y + inset))
-      gtk_widget_set_margin_bottom(label, 0)
-    } else {
-      gtk_widget_set_valign(label, GTK_ALIGN_END)
-      gtk_widget_set_margin_top(label, 0)
-      gtk_widget_set_margin_bottom(label, Int32(bottom))
+    for label in [bottomLabel, topLabel] {
+      gtk_widget_set_margin_start(label, Int32(side))
+      gtk_widget_set_margin_end(label, Int32(side))
     }
-    fitText(size: textPx, width: area.width + 2 * area.x, height: widgetHeight, inset: area.y + inset)
+    gtk_widget_set_margin_top(topLabel, Int32(area.y + inset))
+    gtk_widget_set_margin_bottom(bottomLabel, Int32(bottom))
+    // With both up, each may take half of the height (the bottom one the part the top one leaves).
+    let both = gtk_widget_get_visible(topLabel) != 0 && gtk_widget_get_visible(bottomLabel) != 0
+    let share = both ? widgetHeight / 2 : widgetHeight
+    for label in [topLabel, bottomLabel] {
+      fitText(label, size: textPx, width: area.width + 2 * area.x, height: share, inset: both ? 0 : area.y + inset)
+    }
     gtk_widget_set_margin_start(bitmap, Int32(area.x))
     gtk_widget_set_margin_end(bitmap, Int32(area.x))
     gtk_widget_set_margin_top(bitmap, Int32(area.y))

@@ -217,6 +217,38 @@ final class SubtitleAppTests: XCTestCase {
     Screen.press("q", title: title)
   }
 
+  /// A cue placed at the top (`{\an8}`: a sign, a second speaker) beside one at the bottom: each where it belongs, as
+  /// libass draws them. The top one took the bottom one up with it.
+  func testCuesAtTheTopAndTheBottomShowTogetherEachInItsPlace() throws {
+    try Screen.requireDisplay()
+    let title = "subs-both-\(UUID().uuidString.prefix(6))"
+    _ = Tool.run("xdotool", ["mousemove", "1270", "710"])  // away: the controls stay hidden
+    let srt = try TestMedia.file(
+      named: "top-and-bottom.srt",
+      contents: SubtitleMedia.srt([(0, 30, "Spoken at the bottom"), (0.5, 30, "{\\an8}A sign at the top")]))
+    let player = try BackgroundPlayer(
+      [
+        "--events-fd", "1", "--title", title, "--paused", "--resume-ms", "1000", "--geometry", "640x360",
+        "--sub-file", srt, try MarkerAppTests.clip(),
+      ])
+    defer { _ = player.wait(timeout: 1) }
+    XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
+    XCTAssertNotNil(player.waitForEvent { ($0["text"] as? String)?.contains("sign") == true }, player.stdout)
+    usleep(700_000)
+    let image = try Screen.grabSettled(title: title)
+    Screen.keep(title: title, as: "subtitles-top-and-bottom")
+    let rows = (0..<image.height).filter { y in
+      stride(from: 0, to: image.width, by: 2).contains { x in
+        let p = image.pixel(x: x, y: y)
+        return p.r > 225 && p.g > 225 && p.b > 225
+      }
+    }
+    XCTAssertTrue(rows.contains { $0 < image.height / 4 }, "nothing at the top: rows \(rows)")
+    XCTAssertTrue(rows.contains { $0 > image.height * 3 / 4 }, "nothing at the bottom: rows \(rows)")
+    XCTAssertFalse(rows.contains { (image.height / 3..<image.height * 2 / 3).contains($0) }, "rows \(rows)")
+    Screen.press("q", title: title)
+  }
+
   /// The label sits near the bottom of the picture with the controls hidden, and moves up above them when they
   /// show, never hidden by them.
   func testTheCueShowsAboveTheTransportBar() throws {

@@ -25,7 +25,9 @@ final class SubtitlePartsTests: XCTestCase {
     XCTAssertTrue(ASSText(text: "{\\pos(1,2)}").isEmpty)
     XCTAssertTrue(ASSText(text: "{\\p2}m 0 0 l 1 1{\\p0}  ").isEmpty)
     XCTAssertEqual(ASSText(text: "a{\\t(0,500,\\i1\\b1)}b{\\1c&HFF00FF&\\alpha&H80&}c").lines, [[SubtitleRun("abc")]])
-    XCTAssertEqual(ASSText(text: "line\\n{nested {odd} tag}x").lines, [[SubtitleRun("line")], [SubtitleRun("tag}x")]])
+    XCTAssertEqual(ASSText(text: "line\\n{nested {odd} tag}x").lines, [[SubtitleRun("line  tag}x")]])
+    XCTAssertEqual(ASSText(text: "a soft\\nbreak").lines, [[SubtitleRun("a soft break")]])
+    XCTAssertEqual(ASSText(text: "one\\Ntwo").lines, [[SubtitleRun("one")], [SubtitleRun("two")]])
     XCTAssertEqual(
       ASSText(text: "keep \\{this\\} \\\\ {\\b600}w").lines,
       [[SubtitleRun("keep {this} \\ "), SubtitleRun("w", bold: true)]])

@@ -2,7 +2,8 @@
 /// WebVTT, MicroDVD …) put in `AVSubtitleRect.ass`.
 ///
 /// In FFmpeg 5.1 the event is "ReadOrder,Layer,Style,Name,MarginL,MarginR,MarginV,Effect,Text": eight fields, then
-/// the text, which may hold commas. Understood in the text: `\N` and `\n` (line breaks), `\h` (a no-break space),
+/// the text, which may hold commas. Understood in the text: `\N` (a line break), `\n` (a soft break: a space, as
+/// libass draws it but with WrapStyle 2), `\h` (a no-break space),
 /// `\{`, `\}` and `\\` (WebVTT's escapes), and in override blocks `\b` (1, 0 or a weight: 600 and more is bold),
 /// `\i`, `\u`, `\r` (back to the plain style), `\an1`–`\an9` and SSA's `\a1`–`\a11` (placement) and `\p` (drawing
 /// mode: the vector drawing's text is dropped). Every other tag, with its parenthesised arguments, is removed, as is
@@ -66,8 +67,13 @@ public struct ASSText: Sendable, Equatable {
         }
         if c == "\\", i + 1 < s.count {
           switch s[i + 1] {
-          case "N", "n":
+          case "N":
             breakLine()
+            i += 2
+            continue
+          case "n":
+            // A soft break, which ASS renderers make a space unless the script wraps with WrapStyle 2 (rare).
+            append(" ")
             i += 2
             continue
           case "h":
