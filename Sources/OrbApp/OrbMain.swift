@@ -10,6 +10,9 @@ enum OrbMain {
   static let defaultSource = "test://bars"
 
   static func run(_ arguments: [String]) -> Int32 {
+    // The session's language and character set, before GLib prints `--help` (its "…" was "?" under the C locale),
+    // as GTK sets it at its start anyway.
+    setlocale(LC_ALL, "")
     let options: Options
     switch Options.parse(arguments) {
     case .success(let o): options = o

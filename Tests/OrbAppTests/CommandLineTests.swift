@@ -13,6 +13,11 @@ final class CommandLineTests: XCTestCase {
     for option in ["--resume-ms", "--events-fd", "--frame-at", "--probe", "--benchmark", "--video-output"] {
       XCTAssertTrue(help.stdout.contains(option), "--help lacks \(option)")
     }
+    // In the session's character set: GLib wrote "?" for "…" before the locale was set.
+    var environment = ProcessInfo.processInfo.environment
+    environment["LC_ALL"] = "C.UTF-8"
+    let utf8 = Tool.run(OrbBinary.path, ["--help"], environment: environment)
+    XCTAssertTrue(utf8.stdout.contains("--eq=G1,…,G10"), utf8.stdout)
   }
 
   /// The release build names first the libraries most symbols are bound to (scripts/build-release.sh): its
