@@ -135,6 +135,17 @@ enum Signals {
     connect(controller, "motion", unsafeBitCast(fn, to: GCallback.self), SignalBox<Motion>(handler))
   }
 
+  typealias Scroll = @MainActor (_ dx: Double, _ dy: Double) -> Bool
+
+  /// GtkEventControllerScroll "scroll", with the steps of the wheel (or the distance of a touchpad's swipe).
+  static func scroll(_ controller: UnsafeMutableRawPointer, _ handler: @escaping Scroll) {
+    let fn: @convention(c) (gpointer?, Double, Double, gpointer?) -> gboolean = { _, dx, dy, data in
+      let box = Unmanaged<SignalBox<Scroll>>.fromOpaque(data!).takeUnretainedValue()
+      return onMain { box.handler(dx, dy) } ? 1 : 0
+    }
+    connect(controller, "scroll", unsafeBitCast(fn, to: GCallback.self), SignalBox<Scroll>(handler))
+  }
+
   typealias Response = @MainActor (_ response: Int32) -> Void
 
   /// GtkNativeDialog "response".

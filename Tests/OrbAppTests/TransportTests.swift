@@ -105,6 +105,27 @@ final class TransportControlTests: XCTestCase {
     _ = Tool.run("xdotool", ["mousemove", "\(w.x + w.width / 2 + 5)", "\(w.y + w.height / 3)"])
   }
 
+  /// The wheel over the picture: three notches down make it 15 points quieter, one up 5 louder (as in VLC and mpv;
+  /// it did nothing); sideways is a seek of 5 s.
+  func testTheWheelOverThePictureSetsTheVolume() throws {
+    try Screen.requireDisplay()
+    let (title, player, _, w) = try startPaused("wheel", ["--events-fd", "1", "--resume-ms", "1000"])
+    defer { _ = player.wait(timeout: 1) }
+    usleep(500_000)
+    Self.movePointer(over: w)
+    _ = Tool.run("xdotool", ["click", "--repeat", "3", "--delay", "50", "5"])
+    XCTAssertNotNil(settings(player, after: 0) { $0["volume"] as? Int == 85 }, player.stdout)
+    _ = Tool.run("xdotool", ["click", "4"])
+    XCTAssertNotNil(settings(player, after: 0) { $0["volume"] as? Int == 90 }, player.stdout)
+    _ = Tool.run("xdotool", ["click", "7"])  // right
+    XCTAssertNotNil(
+      waitFor(player, after: 0) { e in
+        e["event"] as? String == "progress" && abs((e["position_ms"] as? Int ?? 0) - 6000) < 50
+      }, player.stdout)
+    Screen.press("q", title: title)
+    XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+  }
+
   func testEachControlChangesWhatTheHostHears() throws {
     try Screen.requireDisplay()
     try Accessibility.require()
