@@ -149,6 +149,31 @@ final class SubtitleAppTests: XCTestCase {
     }
   }
 
+  /// A cue of 2 MB on one line (a broken or hostile file) shows its first 4,000 characters, ending in "…", and the
+  /// window goes on: the next cue shows, the video plays to its end. Measuring it held the window's thread in Pango
+  /// for seconds (at 10 MB for good: no picture, no event, no quit).
+  func testAHugeCueIsCutAndPlaybackGoesOn() throws {
+    let srt = try TestMedia.file(
+      named: "huge-cue.srt",
+      contents: "1\n00:00:00,500 --> 00:00:01,500\n" + String(repeating: "A", count: 2 << 20)
+        + "\n\n2\n00:00:01,800 --> 00:00:02,600\nafter\n\n")
+    let video = try TestMedia.path(
+      "plain-3s.mkv",
+      [
+        "-f", "lavfi", "-i", "color=c=0x203040:size=320x180:rate=25:duration=3", "-c:v", "libx264", "-preset",
+        "ultrafast", "-pix_fmt", "yuv420p",
+      ])
+    let player = try play(["--sub-file", srt, video], timeout: 40)
+    let texts = cueEvents(player).compactMap { $0["text"] as? String }.filter { !$0.isEmpty }
+    XCTAssertEqual(texts.first?.count, 4001, "\(texts.map { $0.prefix(20) })")
+    XCTAssertEqual(texts.first?.last, "…")
+    XCTAssertEqual(texts.last, "after", "\(texts.map { $0.prefix(20) })")
+    let ended = player.events.last { $0["event"] as? String == "ended" }
+    XCTAssertEqual(ended?["reason"] as? String, "eof", player.stdout.suffix(2000).description)
+    let stats = ended?["stats"] as? [String: Any]
+    XCTAssertLessThan(stats?["dropped"] as? Int ?? 99, 10, "\(stats ?? [:])")
+  }
+
   /// A subtitle file that cannot be read (not there, empty, a folder, junk) is no track: the media's default track
   /// shows instead, the host hears that track, and a warning names the file. It was chosen over the default and
   /// showed nothing. A `--sid` past the tracks says so and shows the default.

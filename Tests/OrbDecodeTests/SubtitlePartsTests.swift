@@ -34,6 +34,17 @@ final class SubtitlePartsTests: XCTestCase {
     XCTAssertEqual(ASSText(text: "\\N\\NMiddle\\N\\N").lines, [[SubtitleRun("Middle")]])
   }
 
+  func testACueIsCutAtItsLongestText() {
+    let long = SubtitleCue(start: 0, end: 1, lines: [[SubtitleRun("ab"), SubtitleRun(String(repeating: "x", count: 9000))]])
+    XCTAssertEqual(long.plainText.count, SubtitleCue.longestText + 1)
+    XCTAssertTrue(long.plainText.hasPrefix("abxx") && long.plainText.hasSuffix("x…"))
+    let many = SubtitleCue(start: 0, end: 1, lines: (1...100).map { [SubtitleRun("line \($0)")] })
+    XCTAssertEqual(many.lines.count, SubtitleCue.mostLines)
+    XCTAssertEqual(many.plainText.split(separator: "\n").last, "line 40…")
+    let usual = SubtitleCue(start: 0, end: 1, lines: [[SubtitleRun("One", italic: true)], [SubtitleRun("two")]])
+    XCTAssertEqual(usual.lines, [[SubtitleRun("One", italic: true)], [SubtitleRun("two")]])
+  }
+
   func testPangoMarkupEscapesAndNests() {
     let cue = SubtitleCue(
       start: 0, end: 1,

@@ -26,7 +26,8 @@ public struct ASSText: Sendable, Equatable {
   /// Parses the Text field alone.
   public init(text: String) {
     var parser = Parser()
-    parser.parse(Array(text.unicodeScalars))
+    // Far more than a cue shows (`SubtitleCue.longestText`), with room for its tags.
+    parser.parse(Array(text.unicodeScalars.prefix(16 * SubtitleCue.longestText)))
     lines = parser.finishedLines()
     placement = parser.placement
   }

@@ -80,9 +80,40 @@ public struct SubtitleCue: Sendable, Equatable {
   ) {
     self.start = start
     self.end = end
-    self.lines = lines
+    self.lines = Self.capped(lines)
     self.placement = placement
     self.bitmaps = bitmaps
+  }
+
+  /// The most characters of a cue shown (a long paragraph is about 2,000), and the most lines: past them the text
+  /// ends in "…". A broken or hostile file's cue of 10 MB on one line held the window's thread in Pango's layout
+  /// for good (no picture, no event, no quit).
+  public static let longestText = 4000
+  public static let mostLines = 40
+
+  static func capped(_ lines: [[SubtitleRun]]) -> [[SubtitleRun]] {
+    var left = longestText
+    var kept: [[SubtitleRun]] = []
+    for line in lines.prefix(mostLines) {
+      var runs: [SubtitleRun] = []
+      for var run in line {
+        let count = run.text.unicodeScalars.count
+        if count > left {
+          run.text = String(String.UnicodeScalarView(run.text.unicodeScalars.prefix(left))) + "…"
+          runs.append(run)
+          kept.append(runs)
+          return kept
+        }
+        left -= count
+        runs.append(run)
+      }
+      kept.append(runs)
+    }
+    if lines.count > mostLines, var last = kept.popLast() {
+      last.append(SubtitleRun("…"))
+      kept.append(last)
+    }
+    return kept
   }
 
   /// Whether its end is not known yet.
