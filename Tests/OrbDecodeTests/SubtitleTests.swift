@@ -215,6 +215,20 @@ final class SubtitleTests: XCTestCase {
       track.warnings.contains { $0.contains("Five hours") && $0.contains("shortened") }, "\(track.warnings)")
   }
 
+  /// The last cue ending before it starts: FFmpeg's reader gives it a length of -3.5 s (a cue before another lasts
+  /// until that one), which came through the decoder's unsigned field as 49 days less 3.5 s: it showed for ten
+  /// seconds, with a warning of a cue "1193:02:40" long.
+  func testALastCueThatEndsBeforeItStartsIsDropped() throws {
+    let path = try TestMedia.file(
+      named: "backwards-last.srt",
+      contents: "1\n00:00:01,000 --> 00:00:02,000\nGood\n\n2\n00:00:04,500 --> 00:00:01,000\nBackwards\n\n")
+    let track = try SubtitleFile.read(path)
+    XCTAssertEqual(text(track, at: 1.5), "Good")
+    XCTAssertNil(text(track, at: 5), "\(track.cues.map { ($0.start, $0.end, $0.plainText) })")
+    XCTAssertTrue(
+      track.warnings.contains { $0.contains("Backwards") && $0.contains("ends before it starts") }, "\(track.warnings)")
+  }
+
   func testGarbageNeverCrashesAndGoodCuesSurvive() throws {
     let random = try TestMedia.file(named: "random.srt", contents: Data(pseudoRandomBytes(4096, seed: 7)))
     XCTAssertThrowsError(try SubtitleFile.read(random)) { error in

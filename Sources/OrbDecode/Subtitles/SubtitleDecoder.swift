@@ -89,7 +89,9 @@ public final class SubtitleDecoder {
     if packet.pointee.duration > 0 {
       end = base + seconds(packet.pointee.duration)
     } else if subtitle.end_display_time > 0 && subtitle.end_display_time != UInt32.max {
-      end = base + Double(subtitle.end_display_time) / 1000
+      // A cue that ends before it starts has a negative length, which wraps in FFmpeg's unsigned field (to 49 days
+      // less a little): read as signed, it ends before its start, and the track's checks drop it.
+      end = base + Double(Int32(bitPattern: subtitle.end_display_time)) / 1000
     } else {
       end = .infinity  // until the track's next cue or clear (DVB, PGS)
     }
