@@ -52,8 +52,26 @@ public enum PNGWriter {
     return Data(bytes: packet.pointee.data, count: Int(packet.pointee.size))
   }
 
+  /// - Throws: `Failure` naming `path` and why, in words ("cannot write '/x/y.png': no such file or directory").
   public static func write(rgba: UnsafeRawBufferPointer, width: Int, height: Int, to path: String) throws {
-    try encode(rgba: rgba, width: width, height: height).write(to: URL(fileURLWithPath: path))
+    let png = try encode(rgba: rgba, width: width, height: height)
+    // Written with the system's calls, whose reason a person can act on (Foundation's error was a dump of its domain
+    // and user info).
+    let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    func failure() -> Failure {
+      Failure(description: "cannot write '\(path)': \(String(cString: strerror(errno)).lowercased())")
+    }
+    guard fd >= 0 else { throw failure() }
+    defer { close(fd) }
+    try png.withUnsafeBytes { bytes in
+      var done = 0
+      while done < bytes.count {
+        let n = Foundation.write(fd, bytes.baseAddress! + done, bytes.count - done)
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { throw failure() }
+        done += n
+      }
+    }
   }
 
   private static func check(_ code: Int32, _ what: String) throws {

@@ -180,6 +180,20 @@ final class CommandLineTests: XCTestCase {
     XCTAssertTrue(FileManager.default.fileExists(atPath: out))
   }
 
+  /// An output that cannot be written is named with the system's reason (it was a dump of Foundation's error).
+  func testFrameAtSaysWhyItsOutputCannotBeWritten() throws {
+    let folder = NSTemporaryDirectory() + "orb-out-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: folder + "/a-folder.png", withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    for (output, reason) in [
+      (folder + "/missing/x.png", "no such file or directory"), (folder + "/a-folder.png", "is a directory"),
+    ] {
+      let r = Orb.run(["--frame-at", "1", "--output", output, try Clips.moving(seconds: 3)])
+      XCTAssertEqual(r.status, 1, r.stderr)
+      XCTAssertTrue(r.stderr.contains("cannot write '\(output)': \(reason)"), r.stderr)
+    }
+  }
+
   func testFrameAtHonoursSizeAndLetterboxes() throws {
     let clip = try Clips.halves("halves-sar2.mp4", filters: ",setsar=2")
     let png = NSTemporaryDirectory() + "orb-frame-\(UUID().uuidString).png"
