@@ -73,8 +73,8 @@ struct Demuxer {
         core.audioPackets.push(.flush(generation: generation, target: from), cost: 0)
         atEnd = false
         if core.media.stalled {
-          // Its new connection brought nothing: the server is not sending (a read would wait as long again).
-          atEnd = ended(orb_averror(ETIMEDOUT), generation: generation)
+          // Its new connection brought nothing (a read would wait as long again), or a file held nothing there.
+          atEnd = ended(core.media.stallEnd(), generation: generation)
         } else if let videoIndex, target > 0, !core.untimed {
           atEnd = settle(
             ctx, target: target, generation: generation, videoIndex: videoIndex,
@@ -254,7 +254,7 @@ struct Demuxer {
     // whichever it was, and the read's failure is not the stream's.
     if code < 0 && core.state.withLock({ $0.stopped || $0.pendingSeek != nil }) { return .interrupted }
     // Broken for bringing nothing (`StallWatch`): the server stopped sending, whatever code the demuxer made of it.
-    if code < 0 && core.media.stalled { return .ended(orb_averror(ETIMEDOUT)) }
+    if code < 0 && core.media.stalled { return .ended(core.media.stallEnd()) }
     // An end where the server answered a reconnect with something else than the rest of the file is a failure.
     if code == FFmpegError.eof && core.media.answerChanged { return .ended(orb_averror(EIO)) }
     if code < 0 { return .ended(code, waited: waits.beforeEnd(took)) }

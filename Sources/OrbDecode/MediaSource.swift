@@ -15,6 +15,10 @@ final class FormatContext {
   private let guardContext: OriginGuardContext?
   /// The demuxer's requests that failed so far, in words (`OriginGuardContext.failures`).
   var requestFailures: [String] { guardContext?.failures.withLock { $0 } ?? [] }
+  /// Adds `failure` to them (once): a reading of the demuxer's that came to nothing.
+  func noteFailure(_ failure: String) {
+    guardContext?.failures.withLock { if !$0.contains(failure) { $0.append(failure) } }
+  }
   /// The cookies the servers set while the open followed the redirects (a sign-in's session).
   var serverCookies: [RedirectCheck.ServerCookie] { guardContext?.serverCookies.withLock { $0 } ?? [] }
   /// The reading of a spooled pipe the context reads through (`AVFMT_FLAG_CUSTOM_IO`): freed after it. Nil for
@@ -164,11 +168,27 @@ public final class MediaSource: @unchecked Sendable {
   /// `StallWatch.limit` s.
   func watching<T>(afresh: Bool = false, _ body: () -> T) -> T {
     guard let stallWatch else { return body() }
+    // A seek in a file may rightly read far (Matroska without an index reads its clusters up to the target).
+    if afresh, case .scan = stallWatch.rule { return stallWatch.watching(afresh: true, armed: false, body) }
     return stallWatch.watching(afresh: afresh, body)
   }
 
   /// Whether a watched call since the last seek was broken for bringing nothing (`StallWatch.stalledAt`).
   var stalled: Bool { stallWatch?.stalledAt != nil }
+
+  /// What a stalled read means: a network failure (FFmpeg's timeout code, explained as the server sending nothing),
+  /// or, for a file on this machine, its end: what follows holds nothing playable, which the host hears in a
+  /// warning (once for each place).
+  func stallEnd() -> Int32 {
+    guard case .scan(let bytes) = stallWatch?.rule, let from = stallWatch?.stalledAt else {
+      return orb_averror(ETIMEDOUT)
+    }
+    let notice =
+      "nothing playable in the \(bytes >> 20) MB from byte \(from) on (zeros, or damage: a download not yet "
+      + "finished?); playback ends there"
+    format.noteFailure(notice)
+    return FFmpegError.eof
+  }
   /// A request of the demuxer's (an HLS playlist, key or segment) was redirected off the origin while it carried a
   /// token, and was turned away as a sign-in (the origin guard). Read after the reading has failed.
   var refusedRedirect: Bool { orb_origin_guard_refused(format.pointer.pointee.opaque) != 0 }
@@ -246,8 +266,13 @@ public final class MediaSource: @unchecked Sendable {
     guard let allocated = avformat_alloc_context() else {
       throw MediaError(.unplayable, source: source, reason: "out of memory")
     }
-    // A network file's reads are watched for stalls (`StallWatch`); it answers the cancellation first.
-    let watch = isURL ? StallWatch(cancellation, context: allocated) : nil
+    // The demuxer's reads are watched for stalls (`StallWatch`); it answers the cancellation first. A pipe's reads
+    // wait on its writer (`Spool`).
+    let watch =
+      spool == nil
+      ? StallWatch(
+        cancellation, context: allocated, rule: isURL ? .silence(StallWatch.silence) : .scan(StallWatch.scan))
+      : nil
     if let watch { watch.install() } else { cancellation.install(on: allocated) }
     // Freed (with its context) when this scope ends, unless the format context takes it.
     var spoolReader: SpoolReader?
@@ -485,7 +510,7 @@ public final class MediaSource: @unchecked Sendable {
       // A read that brought nothing for as long as a read may wait (`StallWatch`, FFmpeg's `rw_timeout`).
       let at = stoppedAt.map { byte in " at byte \(byte)" + (size.map { " of \($0)" } ?? "") } ?? ""
       unexplained = MediaError(
-        error.kind, source: source, reason: "the server sent nothing for \(Int(StallWatch.limit)) s\(at)")
+        error.kind, source: source, reason: "the server sent nothing for \(Int(StallWatch.silence)) s\(at)")
     }
     guard
       let finding = HTTPDiagnosis.explain(

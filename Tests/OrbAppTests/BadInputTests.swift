@@ -100,6 +100,31 @@ final class AppBadInputTests: XCTestCase {
     }
   }
 
+  /// A download not finished: the file at its full size, zeros where nothing has come (4 GB of them here, sparse,
+  /// after a whole 6 s Matroska clip). Playback ends where the data does, with a warning that says so; the demuxer
+  /// looked for its next cluster through the zeros at about 180 MB/s, the window "buffering" all the while.
+  func testAFileThatIsZerosFromSomePlaceOnEndsThereWithAWarning() throws {
+    try Screen.requireDisplay()
+    let clip = try TestMedia.path("moving-6s-sine.mkv", ["-i", try RetryTests.longerClipWithSound(), "-c", "copy"])
+    let folder = NSTemporaryDirectory() + "orb-zeros-\(UUID().uuidString.prefix(8))"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let padded = folder + "/downloading.mkv"
+    try FileManager.default.copyItem(atPath: clip, toPath: padded)
+    XCTAssertEqual(truncate(padded, 4 << 30), 0, "cannot make the sparse file")
+    let started = Date()
+    let player = try BackgroundPlayer(["--events-fd", "1", padded])
+    XCTAssertEqual(player.wait(timeout: 60), 0, player.stderr)
+    let took = Date().timeIntervalSince(started)
+    let warning = player.events.first { ($0["message"] as? String ?? "").contains("nothing playable") }
+    let message = try XCTUnwrap(warning?["message"] as? String, player.stdout)
+    XCTAssertTrue(message.contains("in the 256 MB from byte"), message)
+    let ended = player.events.last { $0["event"] as? String == "ended" }
+    XCTAssertEqual(ended?["reason"] as? String, "eof", player.stdout)
+    XCTAssertEqual(Double(ended?["position_ms"] as? Int ?? 0), 6000, accuracy: 200, player.stdout)
+    XCTAssertLessThan(took, 20, "the zeros were read through: \(player.stdout)")
+  }
+
   func testCorruptPacketsAreSkippedAndPlaybackGoesOn() throws {
     let clean = try TestMedia.path(
       "h264-for-noise.mkv",
