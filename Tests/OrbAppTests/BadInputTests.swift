@@ -27,7 +27,20 @@ final class AppBadInputTests: XCTestCase {
         path: try TestMedia.file(named: "text.mkv", contents: "just some notes, not a video\n"),
         reason: "not a media file"),
       Case(path: try TestMedia.truncated(clip, bytes: 20_000), reason: "not a media file, or damaged"),
+      // Cut short inside their headers: FFmpeg said "end of file" and "invalid argument".
+      Case(
+        path: try TestMedia.truncated(try Self.sound("flac"), bytes: 681),
+        reason: "cut short, or damaged: it ends before its streams begin"),
+      Case(
+        path: try TestMedia.truncated(try Self.sound("mp3"), bytes: 405),
+        reason: "not a media file, or damaged (its data makes no sense)"),
     ]
+  }
+
+  /// 3 s of a tone in `format` (flac, mp3).
+  static func sound(_ format: String) throws -> String {
+    try TestMedia.path(
+      "tone-3s.\(format)", ["-f", "lavfi", "-i", "sine=frequency=440:sample_rate=44100:duration=3"])
   }
 
   func testProbeNamesTheFileAndTheReason() throws {
