@@ -54,7 +54,7 @@ final class SubtitleView {
   /// `barHeight` logical pixels tall at the bottom (0 when hidden).
   func update(_ player: Player, video: UnsafeMutablePointer<GtkWidget>, barHeight: Int) {
     guard let subtitles = player.subtitles else { return }
-    let cues = subtitles.active(at: player.position)
+    let cues = subtitles.active(at: cueTime(player))
     let key = (subtitles.generation, cues.flatMap { [$0.start, $0.end] })
     let area = videoArea(video, aspect: player.shownFrame?.displayAspect)
     if shownKey.map({ $0.0 != key.0 || $0.1 != key.1 }) ?? true {
@@ -64,8 +64,22 @@ final class SubtitleView {
     layout(area, barHeight: barHeight)
   }
 
+  /// The time the cues are looked up at: the position, which goes back only by a seek. The clock may step back a
+  /// little when the sound takes it over (a file whose sound starts before its first picture): a cue starting
+  /// with the picture was shown, cleared and shown again, and the host heard it three times.
+  private func cueTime(_ player: Player) -> Double {
+    let position = player.position
+    let seeks = player.seeksAsked.count
+    let same = cueClock.map { $0.player == ObjectIdentifier(player) && $0.seeks == seeks } ?? false
+    let time = same ? max(position, cueClock?.time ?? position) : position
+    cueClock = (ObjectIdentifier(player), seeks, time)
+    return time
+  }
+  private var cueClock: (player: ObjectIdentifier, seeks: Int, time: Double)?
+
   /// Hides everything (the player is gone).
   func clear() {
+    cueClock = nil
     gtk_widget_set_visible(bottomLabel, 0)
     gtk_widget_set_visible(topLabel, 0)
     gtk_widget_set_visible(bitmap, 0)

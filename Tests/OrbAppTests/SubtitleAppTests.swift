@@ -149,6 +149,24 @@ final class SubtitleAppTests: XCTestCase {
     }
   }
 
+  /// A file whose sound starts a picture's time before its first picture (AAC's priming, as most encoders write
+  /// it), with a cue from 0: the host hears the cue once. The clock stepped back when the sound took it over, and
+  /// the cue was shown, cleared and shown again.
+  func testACueAtTheStartIsToldOnce() throws {
+    let srt = try TestMedia.file(
+      named: "cue-at-zero.srt", contents: SubtitleMedia.srt([(0, 1.5, "From the start"), (2, 2.5, "Later")]))
+    let clip = try TestMedia.path(
+      "av-cue-at-zero.mkv",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25:duration=3", "-f", "lavfi", "-i",
+        "sine=frequency=440:sample_rate=48000:duration=3", "-i", srt, "-map", "0", "-map", "1", "-map", "2",
+        "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-c:s", "srt", "-disposition:s:0", "default",
+      ])
+    let player = try play([clip])
+    let texts = cueEvents(player).compactMap { $0["text"] as? String }
+    XCTAssertEqual(texts, ["From the start", "", "Later", ""], player.stdout)
+  }
+
   /// A cue of 2 MB on one line (a broken or hostile file) shows its first 4,000 characters, ending in "…", and the
   /// window goes on: the next cue shows, the video plays to its end. Measuring it held the window's thread in Pango
   /// for seconds (at 10 MB for good: no picture, no event, no quit).
