@@ -11,8 +11,10 @@ enum OrbMain {
 
   static func run(_ arguments: [String]) -> Int32 {
     // The session's language and character set, before GLib prints `--help` (its "…" was "?" under the C locale),
-    // as GTK sets it at its start anyway.
+    // as GTK sets it at its start anyway; numbers stay C's, as they were before GTK starts (FFmpeg reads numbers in
+    // option strings with strtod, which a decimal comma breaks).
     setlocale(LC_ALL, "")
+    setlocale(LC_NUMERIC, "C")
     let options: Options
     switch Options.parse(arguments) {
     case .success(let o): options = o
