@@ -1,3 +1,4 @@
+import CGtk
 import Foundation
 import OrbDecode
 import OrbPlayer
@@ -10,11 +11,12 @@ enum OrbMain {
   static let defaultSource = "test://bars"
 
   static func run(_ arguments: [String]) -> Int32 {
-    // The session's language and character set, before GLib prints `--help` (its "…" was "?" under the C locale),
-    // as GTK sets it at its start anyway; numbers stay C's, as they were before GTK starts (FFmpeg reads numbers in
-    // option strings with strtod, which a decimal comma breaks).
+    // The session's language and character set, before GLib prints `--help` (its "…" was "?" under the C locale);
+    // numbers stay C's, for good: FFmpeg reads numbers with strtod and atof (an HLS playlist's "#EXTINF:6.006" was 6
+    // under a decimal comma once GTK had set the session's locale at its start, which it no longer does).
     setlocale(LC_ALL, "")
     setlocale(LC_NUMERIC, "C")
+    gtk_disable_setlocale()
     let options: Options
     switch Options.parse(arguments) {
     case .success(let o): options = o
