@@ -15,6 +15,7 @@ PACKAGES=(
   libgl1-mesa-dri
   python3-gi
   ca-certificates openssl
+  locales
   at-spi2-core gir1.2-atspi-2.0 openbox
 )
 
