@@ -10,7 +10,8 @@ final class LocaleTests: XCTestCase {
     let folder = NSTemporaryDirectory() + "orb-locale"
     if FileManager.default.fileExists(atPath: folder + "/de_DE.UTF-8/LC_NUMERIC") { return folder }
     try Requirement.require(
-      FileManager.default.fileExists(atPath: "/usr/share/i18n/locales/de_DE"), "no locale definitions (package locales)")
+      FileManager.default.fileExists(atPath: "/usr/share/i18n/locales/de_DE"), "no locale definitions (package locales)"
+    )
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     let made = Tool.run("localedef", ["-i", "de_DE", "-f", "UTF-8", folder + "/de_DE.UTF-8"], timeout: 120)
     guard FileManager.default.fileExists(atPath: folder + "/de_DE.UTF-8/LC_NUMERIC") else {
