@@ -97,7 +97,9 @@ final class DesktopTests: XCTestCase {
   /// player as its playlist (`%U`); the entry's `%u` started a player for each, all playing over each other.
   func testFilesOpenedTogetherPlayInOneWindowInTurn() throws {
     let (first, second) = (root + "/clips/first.mp4", root + "/clips/second.mp4")
-    for path in [first, second] { try FileManager.default.copyItem(atPath: try Clips.moving(seconds: 12), toPath: path) }
+    for path in [first, second] {
+      try FileManager.default.copyItem(atPath: try Clips.moving(seconds: 12), toPath: path)
+    }
     let log = root + "/launch.log"
     let gio = try launch(
       Tool.find("gio")!, ["launch", desktopEntry, first, second], log: log, environment: desktopEnvironment)
@@ -105,9 +107,10 @@ final class DesktopTests: XCTestCase {
     gio.waitUntilExit()
     XCTAssertEqual(gio.terminationStatus, 0, contents(of: log))
     guard Screen.waitForWindow(title: "first.mp4") != nil else { return XCTFail("no window: \(contents(of: log))") }
-    let pid = Int32(
-      Tool.run("xdotool", ["getwindowpid", Screen.windowID("first.mp4")]).stdout
-        .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    let pid =
+      Int32(
+        Tool.run("xdotool", ["getwindowpid", Screen.windowID("first.mp4")]).stdout
+          .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     started.append(pid)
     let argv = commandLine(pid)
     // Paths, or file:// URLs (GLib passes either).

@@ -130,7 +130,8 @@ final class MPRISTests: XCTestCase {
 
     let desktop = try String(
       contentsOfFile: DesktopTests.repositoryRoot + "/data/org.orb.Player.desktop", encoding: .utf8)
-    let listed = desktop.split(separator: "\n").first { $0.hasPrefix("MimeType=") }?.dropFirst(9)
+    let listed =
+      desktop.split(separator: "\n").first { $0.hasPrefix("MimeType=") }?.dropFirst(9)
       .split(separator: ";").map(String.init) ?? []
     let types = gdbus(
       pid, ["--method", "org.freedesktop.DBus.Properties.Get", "org.mpris.MediaPlayer2", "SupportedMimeTypes"])

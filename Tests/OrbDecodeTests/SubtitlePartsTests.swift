@@ -35,7 +35,8 @@ final class SubtitlePartsTests: XCTestCase {
   }
 
   func testACueIsCutAtItsLongestText() {
-    let long = SubtitleCue(start: 0, end: 1, lines: [[SubtitleRun("ab"), SubtitleRun(String(repeating: "x", count: 9000))]])
+    let long = SubtitleCue(
+      start: 0, end: 1, lines: [[SubtitleRun("ab"), SubtitleRun(String(repeating: "x", count: 9000))]])
     XCTAssertEqual(long.plainText.count, SubtitleCue.longestText + 1)
     XCTAssertTrue(long.plainText.hasPrefix("abxx") && long.plainText.hasSuffix("x…"))
     let many = SubtitleCue(start: 0, end: 1, lines: (1...100).map { [SubtitleRun("line \($0)")] })
