@@ -50,7 +50,9 @@ final class MPRIS {
       </interface>
     </node>
     """
-  static let trackID = "/org/orb/Player/Track/0"
+  /// The entry playing, as `mpris:trackid`: one for each entry played (the first is 0), so that a client sees the
+  /// track change, and a `SetPosition` meant for the one before is ignored (it was one for all).
+  private var trackID: String { "/org/orb/Player/Track/\(hooks.track())" }
   /// The speeds `Rate` accepts (MinimumRate, MaximumRate): what `Player.setSpeed` plays.
   static let rates = 0.25...4.0
   /// The levels `Volume` takes: 1 is the file's own level, 1.5 the player's most (150 %).
@@ -71,6 +73,8 @@ final class MPRIS {
     var canGo: () -> (next: Bool, previous: Bool)
     /// Plays `uri` instead of what plays (`OpenUri`), as a file dropped on the window.
     var open: (_ uri: String) -> Void
+    /// The number of the entry playing: 0 for the first played, one more for each played after.
+    var track: () -> Int
   }
 
   private let hooks: Hooks
@@ -198,7 +202,7 @@ final class MPRIS {
           g_variant_unref(child)
         }
         let trackID = g_variant_get_string(track, nil).map { String(cString: $0) }
-        if trackID == Self.trackID,
+        if trackID == self.trackID,
           let target = Self.positionTarget(Int64(g_variant_get_int64(child)), duration: player.duration)
         {
           player.seek(to: target)
@@ -359,7 +363,7 @@ final class MPRIS {
       g_variant_builder_add_value(
         builder, g_variant_new_dict_entry(g_variant_new_string(key), g_variant_new_variant(value)))
     }
-    add("mpris:trackid", g_variant_new_object_path(Self.trackID))
+    add("mpris:trackid", g_variant_new_object_path(trackID))
     add("xesam:title", g_variant_new_string(hooks.title()))
     if let artist = player?.info?.artist {
       var one: [UnsafePointer<CChar>?] = []

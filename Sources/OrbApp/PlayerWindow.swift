@@ -19,6 +19,8 @@ final class PlayerWindow {
   var source: String
   /// Counts the entries started, so the timers of an entry that has gone stop.
   var entrySerial = 0
+  /// How many entries were started (their `file` event told): the MPRIS track of the one playing is this less one.
+  var entriesPlayed = 0
   /// A player was made: what a later one plays was not what the launch waited for (`Player.timedFromLaunch`).
   var madePlayer = false
   /// The host's launch (the entries as given) is what markers and the resume point belong to; a drop or an Open
@@ -432,7 +434,8 @@ final class PlayerWindow {
         },
         go: { [unowned self] forward in self.go(forward: forward) },
         canGo: { [unowned self] in (self.playlist.canGoNext, self.playlist.canGoPrevious) },
-        open: { [unowned self] uri in self.play([uri]) }))
+        open: { [unowned self] uri in self.play([uri]) },
+        track: { [unowned self] in max(0, self.entriesPlayed - 1) }))
     mpris.start()
     self.mpris = mpris
   }
@@ -549,6 +552,7 @@ final class PlayerWindow {
     video.attach(player)
     player.start()
     report.file(index: playlist.index ?? 0, count: playlist.count, title: windowTitle)
+    entriesPlayed += 1
     // Each stops at the end, at the next entry, or at an error (the window lingers on it; the host has heard the
     // last of this entry: a `state` or `settings` after the error said playback went on).
     MainLoop.every(milliseconds: 1000) { [weak self] in

@@ -188,8 +188,14 @@ final class MPRISTests: XCTestCase {
     func entries() -> [Int] {
       player.events.filter { $0["event"] as? String == "file" }.compactMap { $0["index"] as? Int }
     }
+    XCTAssertTrue(property(pid, "Metadata").contains("Track/0'"), property(pid, "Metadata"))
     _ = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Player.Seek", "60000000"])
     XCTAssertTrue(eventually(5) { entries() == [0, 1] }, player.stdout)
+    // Each entry played is a track of its own (it was Track/0 for all): one meant for the one before is ignored.
+    XCTAssertTrue(eventually(5) { self.property(pid, "Metadata").contains("Track/1'") }, property(pid, "Metadata"))
+    _ = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Player.SetPosition", "/org/orb/Player/Track/0", "9000000"])
+    usleep(500_000)
+    XCTAssertLessThan(position(pid), 8, "a SetPosition for the entry before moved this one")
     _ = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Player.Previous"])
     XCTAssertTrue(eventually(5) { entries() == [0, 1, 0] }, player.stdout)
     _ = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Quit"])
