@@ -465,16 +465,18 @@ public final class MediaSource: @unchecked Sendable {
       let bytes = orb_origin_guard_bytes(opened, &elapsed)
       // Below 64 KB, or in under 10 ms, the time is the requests' round trips, not what the network can carry.
       if bytes >= 65536 && elapsed >= 10_000 { described.throughput = bytes * 8 * 1_000_000 / elapsed }
-      described.warnings = guardContext.failures.withLock { $0 }
+      described.warnings = guardContext.failures.withLock { $0 } + described.warnings
     }
     if described.video.isEmpty && described.audio.isEmpty {
+      let sizeless = described.warnings.first { $0.hasPrefix("its video (") }
       throw MediaError(
         .unplayable, source: source,
-        reason: described.subtitles.isEmpty ? "no video or audio stream in it" : "it holds only subtitles")
+        reason: sizeless
+          ?? (described.subtitles.isEmpty ? "no video or audio stream in it" : "it holds only subtitles"))
     }
     // Sound alone: the picture it carries, if any, for the window (decoded here, before the demuxer reads on).
     coverArt = described.video.isEmpty ? CoverArt.first(in: opened, parameters: copies, limit: limit) : nil
-    failuresTold.withLock { $0 = described.warnings.count }
+    failuresTold.withLock { $0 = format.requestFailures.count }
     described.cover = coverArt.map { PictureSize(width: $0.width, height: $0.height) }
     info = described
     parameters = copies
@@ -618,6 +620,9 @@ public final class MediaSource: @unchecked Sendable {
     result.title = tag(ctx.metadata, "title")
     result.artist = tag(ctx.metadata, "artist")
     result.chapters = chapters(context)
+    // Video streams probing found no picture size in: none of their pictures can be decoded (a recording whose
+    // start, with the parameters, is damaged), or they carry none (a broadcast's idle stream).
+    var sizeless: [String] = []
     for i in 0..<Int(ctx.nb_streams) {
       let st = ctx.streams[i]!
       let par = st.pointee.codecpar.pointee
@@ -627,7 +632,10 @@ public final class MediaSource: @unchecked Sendable {
       switch par.codec_type {
       case AVMEDIA_TYPE_VIDEO:
         if (st.pointee.disposition & AV_DISPOSITION_ATTACHED_PIC) != 0 { continue }
-        guard par.width > 0 && par.height > 0 else { continue }
+        guard par.width > 0 && par.height > 0 else {
+          if par.codec_id != AV_CODEC_ID_NONE { sizeless.append(codec) }
+          continue
+        }
         result.video.append(
           videoInfo(
             context, index: i, st: st, codec: codec, profile: profile, isDefault: isDefault,
@@ -660,6 +668,9 @@ public final class MediaSource: @unchecked Sendable {
       result.video[0].frameRate = 1 / stillSeconds
       result.durationMs = Int64(stillSeconds * 1000)
       result.isStill = true
+    }
+    if result.video.isEmpty, let codec = sizeless.first {
+      result.warnings.append("its video (\(codec)) gives no picture size: it cannot be shown (damaged?)")
     }
     return result
   }

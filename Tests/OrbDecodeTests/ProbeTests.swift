@@ -227,6 +227,34 @@ final class ProbeTests: XCTestCase {
     XCTAssertEqual(info.audio.first?.codec, "aac")
   }
 
+  /// An MPEG-TS recording whose start (with the H.264 parameters) is damaged: no picture size can be found, so its
+  /// video cannot be shown. It says so, where the video was silently left out (and the window played the sound
+  /// alone without a word); with no sound beside it, that is the reason it cannot be played.
+  func testAVideoWithoutAPictureSizeIsNamedAndWhy() throws {
+    let whole = try TestMedia.path(
+      "one-key-frame-5s.ts",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=5", "-f", "lavfi", "-i",
+        "sine=frequency=440:sample_rate=44100:duration=5", "-c:v", "libx264", "-preset", "ultrafast", "-g", "250",
+        "-c:a", "mp2",
+      ])
+    var data = try Data(contentsOf: URL(fileURLWithPath: whole))
+    data.replaceSubrange(0..<4096, with: Data(count: 4096))
+    let damaged = try TestMedia.file(named: "one-key-frame-5s-start-zeroed.ts", contents: data)
+    let info = try MediaSource(damaged).info
+    XCTAssertTrue(info.video.isEmpty)
+    XCTAssertEqual(info.audio.first?.codec, "mp2")
+    XCTAssertEqual(info.warnings, ["its video (h264) gives no picture size: it cannot be shown (damaged?)"])
+    let silent = try TestMedia.path("one-key-frame-5s-video.ts", ["-i", whole, "-map", "0:v", "-c", "copy"])
+    var video = try Data(contentsOf: URL(fileURLWithPath: silent))
+    video.replaceSubrange(0..<4096, with: Data(count: 4096))
+    let alone = try TestMedia.file(named: "one-key-frame-5s-video-start-zeroed.ts", contents: video)
+    XCTAssertThrowsError(try MediaSource(alone)) { error in
+      XCTAssertEqual(
+        (error as? MediaError)?.reason, "its video (h264) gives no picture size: it cannot be shown (damaged?)")
+    }
+  }
+
   func testMultiTrackMKVListsEveryTrackWithLanguageTitleAndDisposition() throws {
     let path = try Media.multiTrack()
     let info = try MediaSource(path).info
