@@ -60,13 +60,18 @@ final class MPRISTests: XCTestCase {
     try Requirement.require(ProcessInfo.processInfo.environment["DBUS_SESSION_BUS_ADDRESS"] != nil, "no session bus")
   }
 
-  func testMediaControlsSeeAndSteerThePlayer() throws {
+  /// A player on 30 s of the built-in bars with its window up, titled after `name`, and its pid.
+  private func startOnBars(_ name: String) throws -> (String, BackgroundPlayer, Int32) {
     try requireSession()
-    let title = "mpris-\(UUID().uuidString.prefix(6))"
+    let title = "\(name)-\(UUID().uuidString.prefix(6))"
     let player = try BackgroundPlayer(["--title", title, "--events-fd", "1", "test://bars?duration=30"])
     XCTAssertNotNil(Screen.waitForWindow(title: title))
     usleep(800_000)
-    let pid = player.process.processIdentifier
+    return (title, player, player.process.processIdentifier)
+  }
+
+  func testMediaControlsSeeAndSteerThePlayer() throws {
+    let (title, player, pid) = try startOnBars("mpris")
     XCTAssertTrue(property(pid, "PlaybackStatus").contains("'Playing'"), property(pid, "PlaybackStatus"))
     let metadata = property(pid, "Metadata")
     XCTAssertTrue(metadata.contains("'xesam:title': <'\(title)'>"), metadata)
@@ -102,12 +107,7 @@ final class MPRISTests: XCTestCase {
   /// file dropped on the window does; a scheme the player does not take is an error, and nothing changes. The types
   /// it says it plays are its desktop entry's (it said three).
   func testOpenUriPlaysTheFileItNames() throws {
-    try requireSession()
-    let title = "mpris-open-\(UUID().uuidString.prefix(6))"
-    let player = try BackgroundPlayer(["--title", title, "--events-fd", "1", "test://bars?duration=30"])
-    XCTAssertNotNil(Screen.waitForWindow(title: title))
-    usleep(800_000)
-    let pid = player.process.processIdentifier
+    let (_, player, pid) = try startOnBars("mpris-open")
     let folder = NSTemporaryDirectory() + "orb-open-\(UUID().uuidString.prefix(6))"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(atPath: folder) }

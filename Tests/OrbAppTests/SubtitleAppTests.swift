@@ -217,10 +217,10 @@ final class SubtitleAppTests: XCTestCase {
     }
   }
 
-  /// The rows of the lower half of `image` holding white text (the clip itself has no white; the pointer, if it is
-  /// drawn, is in the upper half).
-  private func textRows(_ image: RGBImage) -> [Int] {
-    (image.height / 2..<image.height).filter { y in
+  /// The rows of `image` from `top` (by default its lower half) holding white text (the clip itself has no white;
+  /// the pointer, if it is drawn, is in the upper half, away from the tests that look there).
+  private func textRows(_ image: RGBImage, from top: Int? = nil) -> [Int] {
+    ((top ?? image.height / 2)..<image.height).filter { y in
       stride(from: 0, to: image.width, by: 2).contains { x in
         let p = image.pixel(x: x, y: y)
         return p.r > 225 && p.g > 225 && p.b > 225
@@ -247,12 +247,7 @@ final class SubtitleAppTests: XCTestCase {
     usleep(700_000)
     let image = try Screen.grabSettled(title: title)
     Screen.keep(title: title, as: "subtitles-long-cue")
-    let rows = (0..<image.height).filter { y in
-      stride(from: 0, to: image.width, by: 2).contains { x in
-        let p = image.pixel(x: x, y: y)
-        return p.r > 225 && p.g > 225 && p.b > 225
-      }
-    }
+    let rows = textRows(image, from: 0)
     let top = try XCTUnwrap(rows.min(), "no text on screen")
     XCTAssertGreaterThan(top, 4, "the cue runs off the top of the window")
     XCTAssertLessThan(rows.max() ?? 0, image.height - 4, "the cue runs off the bottom of the window")
@@ -280,12 +275,7 @@ final class SubtitleAppTests: XCTestCase {
     usleep(700_000)
     let image = try Screen.grabSettled(title: title)
     Screen.keep(title: title, as: "subtitles-top-and-bottom")
-    let rows = (0..<image.height).filter { y in
-      stride(from: 0, to: image.width, by: 2).contains { x in
-        let p = image.pixel(x: x, y: y)
-        return p.r > 225 && p.g > 225 && p.b > 225
-      }
-    }
+    let rows = textRows(image, from: 0)
     XCTAssertTrue(rows.contains { $0 < image.height / 4 }, "nothing at the top: rows \(rows)")
     XCTAssertTrue(rows.contains { $0 > image.height * 3 / 4 }, "nothing at the bottom: rows \(rows)")
     XCTAssertFalse(rows.contains { (image.height / 3..<image.height * 2 / 3).contains($0) }, "rows \(rows)")
