@@ -90,8 +90,9 @@ extension PlayerWindow {
       player.seek(to: player.seekBase + seconds)
     case .frameStep(let forward):
       if !player.isPaused { togglePause() }
-      guard let frame = player.shownFrame else { return }
-      if let pending = player.seekPending {
+      let (shown, pending) = player.stepBase
+      guard let frame = shown else { return }
+      if let pending {
         // A step before the last one's picture came: a picture on from where that one goes.
         return player.seek(to: max(0, pending + (forward ? frame.duration : -frame.duration)))
       }

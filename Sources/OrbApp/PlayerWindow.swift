@@ -333,10 +333,12 @@ final class PlayerWindow {
     }
     gtk_widget_add_controller(video.picture, click)
     // The wheel over the picture: up is louder, down quieter (as VLC and mpv have it); sideways seeks 5 s. Each
-    // notch is a step; a touchpad's swipe, in smaller amounts, steps once it has added up to one.
+    // notch is a step; a touchpad's swipe (in pixels on Wayland, `wheelPixels` a step) steps once it adds up to one.
     let wheel = gtk_event_controller_scroll_new(GTK_EVENT_CONTROLLER_SCROLL_BOTH_AXES)!
     Signals.scroll(raw(wheel)) { [unowned self] dx, dy in
-      self.wheel = (self.wheel.x + dx, self.wheel.y + dy)
+      let pixels = gtk_event_controller_scroll_get_unit(wheel) == GDK_SCROLL_UNIT_SURFACE
+      let scale = pixels ? 1 / Self.wheelPixels : 1
+      self.wheel = (self.wheel.x + dx * scale, self.wheel.y + dy * scale)
       while abs(self.wheel.y) >= 1 {
         let up = self.wheel.y < 0
         self.wheel.y += up ? 1 : -1
@@ -582,6 +584,8 @@ final class PlayerWindow {
   var waitingShown = false
   /// The wheel's scrolling not yet taken as a step (a touchpad's swipe comes in fractions of one).
   var wheel = (x: 0.0, y: 0.0)
+  /// A touchpad's swipe this many pixels long is one notch of a wheel.
+  static let wheelPixels = 40.0
   /// GtkApplication's cookie while the screensaver and idle suspend are held off (0: not).
   var inhibitCookie: guint = 0
 

@@ -64,18 +64,23 @@ final class SubtitleView {
     layout(area, barHeight: barHeight)
   }
 
-  /// The time the cues are looked up at: the position, which goes back only by a seek. The clock may step back a
-  /// little when the sound takes it over (a file whose sound starts before its first picture): a cue starting
-  /// with the picture was shown, cleared and shown again, and the host heard it three times.
+  /// The time the cues are looked up at: the position, held where it was while playing the clock steps back by less
+  /// than `heldStep` (the sound taking the clock over, a file whose sound starts before its first picture): a cue
+  /// starting with the picture was shown, cleared and shown again, and the host heard it three times. A seek back
+  /// goes further (or is paused: a frame step), and is followed at once.
   private func cueTime(_ player: Player) -> Double {
     let position = player.position
-    let seeks = player.seeksAsked.count
-    let same = cueClock.map { $0.player == ObjectIdentifier(player) && $0.seeks == seeks } ?? false
-    let time = same ? max(position, cueClock?.time ?? position) : position
-    cueClock = (ObjectIdentifier(player), seeks, time)
+    var time = position
+    if let (shown, last) = cueClock, shown == ObjectIdentifier(player), !player.isPaused, position < last,
+      position > last - Self.heldStep
+    {
+      time = last
+    }
+    cueClock = (ObjectIdentifier(player), time)
     return time
   }
-  private var cueClock: (player: ObjectIdentifier, seeks: Int, time: Double)?
+  private var cueClock: (player: ObjectIdentifier, time: Double)?
+  static let heldStep = 0.25
 
   /// Hides everything (the player is gone).
   func clear() {

@@ -66,7 +66,7 @@ struct Demuxer {
         }
         waits.restart()
         joins?.restart()
-        core.media.watching(afresh: true) { seek(ctx, to: target) }
+        core.media.watching(seek: true, afresh: true) { seek(ctx, to: target) }
         // Not exact: the decoders let out what comes first from the key frame the demuxer went back to.
         let from = exact ? target : -Double.infinity
         core.videoPackets.push(.flush(generation: generation, target: from), cost: 0)
@@ -167,7 +167,8 @@ struct Demuxer {
           // No picture after the landing at all: the video ended before the target, or the seek went past its key
           // frame into the last group of pictures.
           overshot = held.contains { $0.pointer.pointee.stream_index == videoIndex }
-          if !overshot {
+          // A read that went nowhere (a server that stopped sending) is not tried further back.
+          if !overshot || core.media.stalled {
             route(all: held, generation: gen, videoIndex: videoIndex, audioIndex: audioIndex)
             return ended(code, waited: waited, generation: gen)
           }
@@ -199,10 +200,12 @@ struct Demuxer {
       let back = Int64(seconds * byteRate(ctx))
       if orb_format_can_seek_bytes(ctx) != 0, let landing, back > 0 {
         let position = max(0, landing - back)
-        seekBytes(ctx, to: position)
+        core.media.watching(seek: true) { seekBytes(ctx, to: position) }
+        if core.media.stalled { return ended(core.media.stallEnd(), generation: gen) }
         if position == 0 { return false }  // from the start, what comes is all there is
       } else {
-        seek(ctx, to: max(0, target - seconds))
+        core.media.watching(seek: true) { seek(ctx, to: max(0, target - seconds)) }
+        if core.media.stalled { return ended(core.media.stallEnd(), generation: gen) }
         if target - seconds <= 0 { return false }
       }
     }

@@ -158,7 +158,7 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
       return MediaError(.unplayable, source: source, reason: "not a media file, or damaged (unrecognised data)")
     // A file that ends before its streams could be read (a FLAC or Ogg file of a few hundred bytes): FFmpeg says
     // "end of file", or of an MP3 "invalid argument".
-    case FFmpegError.eof:
+    case FFmpegError.eof where !MediaSource.isURL(source):
       return MediaError(.unplayable, source: source, reason: "cut short, or damaged: it ends before its streams begin")
     case orb_averror(EINVAL) where !MediaSource.isURL(source):
       return MediaError(.unplayable, source: source, reason: "not a media file, or damaged (its data makes no sense)")

@@ -164,13 +164,14 @@ public final class MediaSource: @unchecked Sendable {
   /// Breaks the demux thread's reads of a network file that bring nothing for too long; nil for anything else.
   private let stallWatch: StallWatch?
 
-  /// Runs `body`, a read or seek (`afresh`) of the demux thread's, broken should it bring no byte for
-  /// `StallWatch.limit` s.
-  func watching<T>(afresh: Bool = false, _ body: () -> T) -> T {
+  /// Runs `body`, a read or a `seek` of the demux thread's, broken should it go nowhere (`StallWatch`). `afresh`: a
+  /// seek asked for, which forgets a stall before it.
+  func watching<T>(seek: Bool = false, afresh: Bool = false, _ body: () -> T) -> T {
     guard let stallWatch else { return body() }
     // A seek in a file may rightly read far (Matroska without an index reads its clusters up to the target).
-    if afresh, case .scan = stallWatch.rule { return stallWatch.watching(afresh: true, armed: false, body) }
-    return stallWatch.watching(afresh: afresh, body)
+    var armed = true
+    if seek, case .scan = stallWatch.rule { armed = false }
+    return stallWatch.watching(afresh: afresh, armed: armed, body)
   }
 
   /// Whether a watched call since the last seek was broken for bringing nothing (`StallWatch.stalledAt`).

@@ -258,8 +258,11 @@ public final class Player: Sendable {
 
   /// Where a seek is going that has not shown its picture yet: one asked for and not yet taken, or taken and
   /// awaiting its picture; nil when none is. What a seek relative to now starts from (`seekBase`).
-  public var seekPending: Double? {
-    shared.withLock { s in s.pendingSeek ?? (s.schedule.awaitsPicture ? s.seekingTo : nil) }
+  public var seekPending: Double? { stepBase.pending }
+
+  /// The frame on screen and `seekPending`, read together: a frame step counts from the second, else the first.
+  public var stepBase: (shown: VideoFrame?, pending: Double?) {
+    shared.withLock { s in (s.shownFrame, s.pendingSeek ?? (s.schedule.awaitsPicture ? s.seekingTo : nil)) }
   }
 
   /// What a seek by an offset (an arrow key, MPRIS `Seek`) starts from: where a seek still under way goes, else the
