@@ -52,6 +52,8 @@ extension PlayerWindow {
       return
     }
     playEntry()
+    // Which one, and where it stands in the list (the window only changed).
+    overlays.showMessage("\((playlist.index ?? 0) + 1)/\(playlist.count): \(windowTitle)")
   }
 
   /// Files or URLs dropped on the window, or chosen with Open: they play from the first, instead of what played.

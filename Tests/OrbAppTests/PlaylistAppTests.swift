@@ -80,7 +80,15 @@ final class PlaylistAppTests: XCTestCase {
     XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
     usleep(1_000_000)
     Screen.press("greater", title: title)
-    usleep(1_500_000)
+    // The window says which entry it went to, and where it stands in the list.
+    try Accessibility.require()
+    let said = try Accessibility.wait(player.process.processIdentifier) { tree in
+      tree.all.contains { $0.role == "label" && $0.text == "2/2: \(title)" }
+    }
+    XCTAssertTrue(
+      said.all.contains { $0.role == "label" && $0.text == "2/2: \(title)" },
+      "\(said.all.filter { $0.role == "label" }.map(\.text))")
+    usleep(1_000_000)
     Screen.press("less", title: title)
     usleep(1_500_000)
     Screen.press("less", title: title)  // at the first: nothing happens
