@@ -53,6 +53,13 @@ final class Overlays {
     // of being cut off there.
     gtk_label_set_ellipsize(opaque(label), PANGO_ELLIPSIZE_END)
     statsLabel = label
+    // Messages ("Muted", "Buffering…") stay over it: an overlay added later is drawn above those before it.
+    if let osd = osdLabel {
+      g_object_ref(UnsafeMutableRawPointer(osd))
+      gtk_overlay_remove_overlay(opaque(overlay), osd)
+      gtk_overlay_add_overlay(opaque(overlay), osd)
+      g_object_unref(UnsafeMutableRawPointer(osd))
+    }
     let refresh = { [weak self] () -> Bool in
       guard let self, let label = self.statsLabel, let lines = text() else { return false }
       gtk_label_set_text(opaque(label), lines)
