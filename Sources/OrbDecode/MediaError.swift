@@ -160,6 +160,11 @@ public struct MediaError: Error, CustomStringConvertible, Sendable, Equatable {
     // "end of file", or of an MP3 "invalid argument".
     case FFmpegError.eof where !MediaSource.isURL(source):
       return MediaError(.unplayable, source: source, reason: "cut short, or damaged: it ends before its streams begin")
+    // An MP4 index that says it has two billion entries: FFmpeg cannot allocate them, and said "cannot allocate
+    // memory" of a file of 500 KB.
+    case orb_averror(ENOMEM) where !MediaSource.isURL(source):
+      return MediaError(
+        .unplayable, source: source, reason: "damaged: its header asks for more memory than there is (its index?)")
     case orb_averror(EINVAL) where !MediaSource.isURL(source):
       return MediaError(.unplayable, source: source, reason: "not a media file, or damaged (its data makes no sense)")
     default:

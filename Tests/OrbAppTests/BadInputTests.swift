@@ -34,7 +34,18 @@ final class AppBadInputTests: XCTestCase {
       Case(
         path: try TestMedia.truncated(try Self.sound("mp3"), bytes: 405),
         reason: "not a media file, or damaged (its data makes no sense)"),
+      // FFmpeg said "cannot allocate memory".
+      Case(path: try Self.hugeIndex(clip), reason: "damaged: its header asks for more memory than there is"),
     ]
+  }
+
+  /// `clip` (an MP4) whose index of sample times says it has 2^31 - 1 entries.
+  static func hugeIndex(_ clip: String) throws -> String {
+    var data = try Data(contentsOf: URL(fileURLWithPath: clip))
+    guard let box = data.range(of: Data("stts".utf8)) else { throw TestMediaError("no stts box in \(clip)") }
+    // The box's version and flags (4 bytes), then its entry count.
+    data.replaceSubrange((box.upperBound + 4)..<(box.upperBound + 8), with: Data([0x7F, 0xFF, 0xFF, 0xFF]))
+    return try TestMedia.file(named: "huge-stts.mp4", contents: data)
   }
 
   /// 3 s of a tone in `format` (flac, mp3).
