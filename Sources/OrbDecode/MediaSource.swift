@@ -9,7 +9,7 @@ import Synchronization
 final class FormatContext {
   let pointer: UnsafeMutablePointer<AVFormatContext>
   private let cancellation: Cancellation
-  /// The interrupt callback of a network file's context, in the cancellation's place (it answers it first).
+  /// The context's interrupt callback, in the cancellation's place (it answers it first); nil for a pipe.
   private let watch: StallWatch?
   /// What the origin guard's callbacks are given (a network source's); it must live as long as the context.
   private let guardContext: OriginGuardContext?
@@ -161,7 +161,7 @@ public final class MediaSource: @unchecked Sendable {
   let credentials: Credentials
   private let format: FormatContext
   var context: UnsafeMutablePointer<AVFormatContext> { format.pointer }
-  /// Breaks the demux thread's reads of a network file that bring nothing for too long; nil for anything else.
+  /// Breaks the demux thread's reads that go nowhere (`StallWatch`); nil for a playlist or a pipe.
   private let stallWatch: StallWatch?
 
   /// Runs `body`, a read or a `seek` of the demux thread's, broken should it go nowhere (`StallWatch`). `afresh`: a
