@@ -262,6 +262,7 @@ struct Demuxer {
     if code == FFmpegError.eof && core.media.answerChanged { return .ended(orb_averror(EIO)) }
     if code < 0 { return .ended(code, waited: waits.beforeEnd(took)) }
     guard let owned else { return .ended(orb_averror(ENOMEM)) }
+    core.media.delivered()
     // The compiler puts the packet in the format context's region because both went into av_read_frame; FFmpeg
     // keeps no reference to the packet it filled, so it is the caller's alone.
     return .packet(Unshared(owned).value)

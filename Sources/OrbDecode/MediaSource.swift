@@ -177,16 +177,19 @@ public final class MediaSource: @unchecked Sendable {
   /// Whether a watched call since the last seek was broken for bringing nothing (`StallWatch.stalledAt`).
   var stalled: Bool { stallWatch?.stalledAt != nil }
 
+  /// The demuxer gave a packet (`StallWatch.delivered`).
+  func delivered() { stallWatch?.delivered() }
+
   /// What a stalled read means: a network failure (FFmpeg's timeout code, explained as the server sending nothing),
   /// or, for a file on this machine, its end: what follows holds nothing playable, which the host hears in a
   /// warning (once for each place).
   func stallEnd() -> Int32 {
-    guard case .scan(let bytes) = stallWatch?.rule, let from = stallWatch?.stalledAt else {
+    guard case .scan = stallWatch?.rule, let from = stallWatch?.stalledAt else {
       return orb_averror(ETIMEDOUT)
     }
     let notice =
-      "nothing playable in the \(bytes >> 20) MB from byte \(from) on (zeros, or damage: a download not yet "
-      + "finished?); playback ends there"
+      "nothing but an empty space from byte \(from) to the end of the file (a download not yet finished?); "
+      + "playback ends there"
     format.noteFailure(notice)
     return FFmpegError.eof
   }
@@ -272,7 +275,8 @@ public final class MediaSource: @unchecked Sendable {
     let watch =
       spool == nil
       ? StallWatch(
-        cancellation, context: allocated, rule: isURL ? .silence(StallWatch.silence) : .scan(StallWatch.scan))
+        cancellation, context: allocated,
+        rule: localPath.map { .scan(StallWatch.scan, path: $0) } ?? .silence(StallWatch.silence))
       : nil
     if let watch { watch.install() } else { cancellation.install(on: allocated) }
     // Freed (with its context) when this scope ends, unless the format context takes it.

@@ -1,4 +1,5 @@
 import CFFmpeg
+import Foundation
 import Dispatch
 import Synchronization
 
@@ -8,9 +9,12 @@ import Synchronization
 ///   new connection waiting as long again, and a demuxer reads again after a failure: a server that broke off and
 ///   then took each connection without answering kept the player "buffering" for 90 s, with nothing said, before
 ///   the player's own retry rule (which the host and the window hear of) could begin;
-/// - of a file on this machine, one that has read `scan` bytes without a packet to give. A download not finished
-///   (a torrent's file is made at its full size, zeros where nothing has come) sent the Matroska demuxer looking for
-///   its next cluster through gigabytes of zeros at 180 MB/s: minutes of "buffering" for a file on disk.
+/// - of a file on this machine, one that has read `scan` bytes since its last packet, when nothing but a hole follows
+///   to the end of the file (`lseek`'s `SEEK_DATA`). A download not finished (a torrent's file is made at its full
+///   size, a hole where nothing has come) sent the Matroska demuxer looking for its next cluster through gigabytes
+///   of zeros at 180 MB/s: minutes of "buffering" for a file on disk. A hole with data after it (a download's middle
+///   part missing) is read through as before: the demuxer finds the data after it. Where the file system cannot
+///   tell holes (or the zeros were written), it is read through too.
 ///
 /// It is the format context's interrupt callback, in place of the bare `Cancellation`, which it answers first. The
 /// demuxer arms it around each read and seek (`watching`); while armed it follows the bytes the context has read
@@ -27,8 +31,9 @@ final class StallWatch: @unchecked Sendable {
   enum Rule {
     /// No new byte for this many seconds (a network file).
     case silence(Double)
-    /// This many bytes read in one call (a file on this machine).
-    case scan(Int64)
+    /// This many bytes read since the last packet, and only a hole after them (a file on this machine, the path's
+    /// bytes for the file system).
+    case scan(Int64, path: [CChar])
   }
   /// As long as one read of FFmpeg's may wait (`rw_timeout`), and the open waits for an answer.
   static let silence = 15.0
@@ -46,9 +51,11 @@ final class StallWatch: @unchecked Sendable {
     /// The bytes read when they last grew, and when (monotonic nanoseconds).
     var bytes: Int64 = -1
     var since: UInt64 = 0
-    /// The bytes read when the watched call began, and the byte it began at.
+    /// The bytes read when the last packet came (or the last seek was made), and the byte reading stood at then.
     var first: Int64 = -1
     var from: Int64 = -1
+    /// The file, opened to ask where its data is (`SEEK_DATA`); -1 until asked.
+    var file: Int32 = -1
     /// The byte reading had reached when it was broken for a stall, until a seek.
     var stalledAt: Int64?
   }
@@ -71,15 +78,28 @@ final class StallWatch: @unchecked Sendable {
   /// it. `afresh` (a seek) forgets a stall before: the connection starts clean.
   func watching<T>(afresh: Bool, armed: Bool = true, _ body: () -> T) -> T {
     state.withLock { s in
-      if afresh { s.stalledAt = nil }
       s.armed = armed
       s.bytes = readSoFar
-      s.first = s.bytes
-      s.from = context.pointee.pb.map { avio_tell($0) } ?? -1
       s.since = DispatchTime.now().uptimeNanoseconds
+      if afresh || s.first < 0 { markPacket(&s) }
+      if afresh { s.stalledAt = nil }
     }
     defer { state.withLock { $0.armed = false } }
     return body()
+  }
+
+  /// A packet came: a scan counts from here (a demuxer that gives up a resync after a while and is asked again
+  /// scans on across the calls, MPEG-TS's).
+  func delivered() { state.withLock { markPacket(&$0) } }
+
+  private func markPacket(_ s: inout State) {
+    s.first = readSoFar
+    s.from = context.pointee.pb.map { avio_tell($0) } ?? -1
+  }
+
+  deinit {
+    let file = state.withLock { $0.file }
+    if file >= 0 { close(file) }
   }
 
   /// The byte reading had reached when a watched call since the last seek was broken for a stall (for a scan, the
@@ -87,6 +107,19 @@ final class StallWatch: @unchecked Sendable {
   /// Every read after it fails (the I/O context keeps its error until a seek), even when the one it broke still
   /// gave a packet of the bytes it had.
   var stalledAt: Int64? { state.withLock { $0.stalledAt } }
+
+  /// Whether nothing but a hole follows where reading stands, to the end of the file.
+  private func onlyHoleAfter(_ s: inout State, path: [CChar]) -> Bool {
+    if s.file < 0 { s.file = path.withUnsafeBufferPointer { open($0.baseAddress!, O_RDONLY | O_CLOEXEC) } }
+    var info = stat()
+    guard s.file >= 0, let pb = context.pointee.pb, fstat(s.file, &info) == 0 else { return false }
+    // At the end (or past it) there is nothing to say: FFmpeg's next read says it.
+    let at = off_t(pb.pointee.pos)
+    return at < info.st_size && lseek(s.file, at, Self.seekData) < 0 && errno == ENXIO
+  }
+  /// Linux's `SEEK_DATA` (the next place at or after the offset that holds data; ENXIO when none does), which the C
+  /// library gives only to `_GNU_SOURCE`.
+  static let seekData: Int32 = 3
 
   /// The bytes the context has read; called only while armed.
   private var readSoFar: Int64 { context.pointee.pb?.pointee.bytes_read ?? -1 }
@@ -107,8 +140,12 @@ final class StallWatch: @unchecked Sendable {
           return 0
         }
         guard now - s.since >= UInt64(seconds * 1e9) else { return 0 }
-      case .scan(let limit):
+      case .scan(let limit, let path):
         guard bytes - s.first >= limit else { return 0 }
+        guard onlyHoleAfter(&s, path: path) else {
+          s.first = bytes  // data follows: read on, and ask again after as much more
+          return 0
+        }
       }
       if s.stalledAt == nil {
         // Where the silence began (what had come), or where the fruitless scan did.
