@@ -1,6 +1,6 @@
 import CFFmpeg
-import Foundation
 import Dispatch
+import Foundation
 import Synchronization
 
 /// Breaks a read of the demuxer's that goes nowhere, however FFmpeg spends it:
