@@ -66,7 +66,11 @@ struct Demuxer {
         }
         waits.restart()
         joins?.restart()
-        core.media.watching(seek: true, afresh: true) { seek(ctx, to: target) }
+        let hangs = core.media.connectionHangs
+        core.media.watching(seek: true, afresh: true) {
+          if hangs { core.media.leaveTheConnection() }
+          seek(ctx, to: target)
+        }
         // Not exact: the decoders let out what comes first from the key frame the demuxer went back to.
         let from = exact ? target : -Double.infinity
         core.videoPackets.push(.flush(generation: generation, target: from), cost: 0)

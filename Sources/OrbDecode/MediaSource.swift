@@ -180,6 +180,18 @@ public final class MediaSource: @unchecked Sendable {
   /// The demuxer gave a packet (`StallWatch.delivered`).
   func delivered() { stallWatch?.delivered() }
 
+  /// Whether the connection hangs (`StallWatch.connectionHangs`): read before a seek, which forgets the stall.
+  var connectionHangs: Bool { stallWatch?.connectionHangs ?? false }
+
+  /// Lets go of the connection, for the seek that follows to open a new one (one that hangs: FFmpeg would read on
+  /// over it to a place not far ahead, a short seek, and wait as long again). FFmpeg's http protocol has no call for
+  /// it: a seek to the last byte opens a new connection (the old one is closed), and the seek that follows goes back
+  /// from there, which no short seek reads over. On the demux thread, watched as a seek.
+  func leaveTheConnection() {
+    guard let pb = context.pointee.pb, pb.pointee.seekable != 0 else { return }
+    _ = avio_seek(pb, -1, SEEK_END)
+  }
+
   /// What a stalled read means: a network failure (FFmpeg's timeout code, explained as the server sending nothing),
   /// or, for a file on this machine, its end: what follows holds nothing playable, which the host hears in a
   /// warning (once for each place).

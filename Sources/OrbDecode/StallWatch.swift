@@ -35,8 +35,11 @@ final class StallWatch: @unchecked Sendable {
     /// bytes for the file system).
     case scan(Int64, path: [CChar])
   }
-  /// As long as one read of FFmpeg's may wait (`rw_timeout`), and the open waits for an answer.
-  static let silence = 15.0
+  /// Longer than one read of FFmpeg's may wait (`rw_timeout`, 15 s), so that its own reconnect takes a connection
+  /// that hangs while the server is well, and breaks what goes on after.
+  static let silence = 20.0
+  /// A call broken by a seek after this many seconds without a byte waited on a connection that hangs.
+  static let hung = 2.0
   /// Seconds of the fastest video there is (a 4K remux at 100 Mb/s is 12.5 MB a second), and then some: no
   /// demuxer reads that far for one packet of a file that is whole.
   static let scan: Int64 = 256 << 20
@@ -58,6 +61,8 @@ final class StallWatch: @unchecked Sendable {
     var file: Int32 = -1
     /// The byte reading had reached when it was broken for a stall, until a seek.
     var stalledAt: Int64?
+    /// Seconds the last watched call had waited without a byte when it returned.
+    var quietAtEnd = 0.0
   }
   private let state = Mutex(State())
 
@@ -84,8 +89,20 @@ final class StallWatch: @unchecked Sendable {
       if afresh || s.first < 0 { markPacket(&s) }
       if afresh { s.stalledAt = nil }
     }
-    defer { state.withLock { $0.armed = false } }
+    defer {
+      state.withLock { s in
+        if s.armed { s.quietAtEnd = Double(DispatchTime.now().uptimeNanoseconds - s.since) / 1e9 }
+        s.armed = false
+      }
+    }
     return body()
+  }
+
+  /// Whether the connection hangs: the last read was broken for a stall, or a seek broke it after `hung` seconds
+  /// without a byte. FFmpeg would read on over it to a place not far ahead (a short seek), and wait as long again.
+  var connectionHangs: Bool {
+    guard case .silence = rule else { return false }
+    return state.withLock { $0.stalledAt != nil || $0.quietAtEnd >= Self.hung }
   }
 
   /// A packet came: a scan counts from here (a demuxer that gives up a resync after a while and is asked again

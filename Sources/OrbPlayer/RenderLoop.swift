@@ -325,9 +325,17 @@ struct RenderLoop {
   /// reconnect's new connection: the queues are empty, and the picture comes with the data), unless the source reads
   /// no further all the same (a full queue, or its end: a video track without packets). Counting those gave a stream
   /// that broke off mid-way up for sound alone during its tries, which then never ended.
+  /// Seconds between looks for a seek while the next picture is awaited.
+  static let seekPoll = 0.1
+
   private func nextFrame(_ opened: FrameSource, firstPictureWait: inout Double) -> FrameWait {
     guard shared.withLock({ $0.audio != nil && $0.schedule.awaitsPicture && $0.hasVideo }) else {
-      return opened.nextFrame().map(FrameWait.frame) ?? .end
+      // A wait for data (a stalled server) lets a seek asked meanwhile through at once, which breaks the demuxer's
+      // blocked read: it waited for the stall to end (15 s), the clock and the tries going wrong meanwhile.
+      while true {
+        let wait = opened.nextFrame(timeout: Self.seekPoll)
+        guard case .timedOut = wait, !shared.withLock({ $0.pendingSeek != nil || $0.stopped }) else { return wait }
+      }
     }
     let wait = opened.nextFrame(timeout: 0.25)
     switch wait {
