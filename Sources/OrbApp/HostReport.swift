@@ -34,14 +34,15 @@ final class HostReport {
   }
 
   func paused(_ paused: Bool, at position: Double) {
-    state(paused ? "paused" : "playing", at: position)
+    state(paused ? "paused" : buffering ? "buffering" : "playing", at: position)
   }
 
-  /// Says `buffering` or `playing` when a wait for data begins or ends.
-  func buffering(_ now: Bool, at position: Double) {
+  /// Says `buffering` when a wait for data begins, and `playing` (or `paused`, `paused`: a pause during the wait)
+  /// when it ends: a pause while buffering was told as `paused`, then `playing` at once.
+  func buffering(_ now: Bool, paused: Bool = false, at position: Double) {
     guard now != buffering else { return }
     buffering = now
-    state(now ? "buffering" : "playing", at: position)
+    state(now ? "buffering" : paused ? "paused" : "playing", at: position)
   }
 
   private func state(_ state: String, at position: Double) {

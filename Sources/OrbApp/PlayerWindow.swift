@@ -610,7 +610,7 @@ final class PlayerWindow {
     let loading = player.state == .loading
     let connecting = loading && Date().timeIntervalSince(opening) > 1.5
     let nowBuffering = player.isBuffering
-    report.buffering(nowBuffering, at: player.position)
+    report.buffering(nowBuffering, paused: player.isPaused, at: player.position)
     if player.isRetrying {
       waitingShown = true  // "Reconnecting… (try 3 of 14)" stays up until the source opens
     } else if connecting || nowBuffering {

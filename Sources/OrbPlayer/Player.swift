@@ -186,7 +186,10 @@ public final class Player: Sendable {
   /// ran dry while a picture or sound was due, so the clock is held until a second of media is in hand again (as
   /// mpv's cache pause does). The window says "Buffering…" and the host hears `state: buffering`. Never a pause, a
   /// seek, or decoding more slowly than real time.
-  public var isBuffering: Bool { shared.withLock { $0.schedule.isBuffering || $0.retrying } }
+  public var isBuffering: Bool {
+    // Paused, a wait for data (or for a try, which waits for play) is a pause to whoever asks.
+    shared.withLock { !$0.schedule.userPaused && ($0.schedule.isBuffering || $0.retrying) }
+  }
 
   /// Waiting to try a network source again (it failed to open).
   public var isRetrying: Bool { shared.withLock { $0.retrying } }

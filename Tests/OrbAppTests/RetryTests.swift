@@ -211,6 +211,28 @@ final class RetryTests: XCTestCase {
     XCTAssertLessThan(Date().timeIntervalSince(started), 14, player.stdout)
   }
 
+  /// A pause while the server is silent is a pause to the host: `paused`, and progress that says so. It was
+  /// `paused` and then `playing` at once, and `buffering` in every progress once the stall broke.
+  func testAPauseWhileBufferingIsTold() throws {
+    try Screen.requireDisplay()
+    let server = try Self.server(try Self.longerClip(), ["--cut", "0.05", "--stall", "40"])
+    defer { server.stop() }
+    let title = "stall-pause-\(UUID().uuidString.prefix(6))"
+    let player = try BackgroundPlayer.window([server.url("stall", "clip.mp4")], title: title)
+    defer { _ = player.wait(timeout: 1) }
+    XCTAssertNotNil(player.waitForEvent(timeout: 20) { $0["state"] as? String == "buffering" }, player.stdout)
+    let asked = player.events.count
+    Screen.press("space", title: title)
+    usleep(2_500_000)
+    let after = player.events.dropFirst(asked)
+    let states = after.filter { $0["event"] as? String == "state" }.compactMap { $0["state"] as? String }
+    XCTAssertEqual(states, ["paused"], player.stdout)
+    let progress = after.filter { $0["event"] as? String == "progress" }.compactMap { $0["state"] as? String }
+    XCTAssertFalse(progress.isEmpty, player.stdout)
+    XCTAssertEqual(Set(progress), ["paused"], player.stdout)
+    Screen.press("q", title: title)
+  }
+
   /// A stream with sound that breaks off and whose server then answers slowly (each answer a 503, 2.5 s late): the
   /// try, a seek, waits longer for its first picture than a video track that gives none is given, and that must not
   /// count, the network being the reason. The tries run out as a network error with the position; the video was
