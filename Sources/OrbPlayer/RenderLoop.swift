@@ -403,6 +403,16 @@ struct RenderLoop {
         warnedShort = true
         let (end, full) = StatsText.clocks(until, length)
         player.onEvent?(.warning("the file ends at \(end) of the \(full) it says it lasts: it seems cut short"))
+      } else if let length = opened.duration, !warnedShort, opened.health.corruptPackets > 0,
+        case let at = player.clock.time(), at < length - max(2, length / 50)
+      {
+        // Read to its end, but nothing after this decoded (a download whose rest is zeros): the host would otherwise
+        // hear a clean end and mark it watched.
+        warnedShort = true
+        let (end, full) = StatsText.clocks(at, length)
+        player.onEvent?(
+          .warning(
+            "the file ends at \(end) of the \(full) it says it lasts: the rest is damaged (it cannot be decoded)"))
       }
       if let quiet = opened.liveStreamStalledFor {
         player.onEvent?(

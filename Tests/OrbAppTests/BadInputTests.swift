@@ -188,6 +188,31 @@ final class AppBadInputTests: XCTestCase {
     XCTAssertGreaterThan(stats?["presented"] as? Int ?? 0, 60, "pictures before and after the hole: \(player.stdout)")
   }
 
+  /// A file read to its end whose rest is zeros from 30 % on (a download whose data stopped coming, its index
+  /// whole): it ends where the pictures do, with a warning that says the rest is damaged. It was a clean end, which a
+  /// host marks watched.
+  func testAFileWhoseRestIsDamagedSaysSo() throws {
+    try Screen.requireDisplay()
+    let whole = try TestMedia.path(
+      "moving-20s-sine-faststart.mp4",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=20", "-f", "lavfi", "-i", "sine=duration=20",
+        "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "-movflags", "+faststart",
+      ])
+    var data = try Data(contentsOf: URL(fileURLWithPath: whole))
+    let from = data.count * 3 / 10
+    data.replaceSubrange(from..<data.count, with: Data(count: data.count - from))
+    let damaged = try TestMedia.file(named: "moving-20s-rest-zeros.mp4", contents: data)
+    let player = try BackgroundPlayer(["--events-fd", "1", damaged])
+    XCTAssertEqual(player.wait(timeout: 60), 0, player.stderr)
+    let warning = player.events.first { ($0["message"] as? String ?? "").contains("the rest is damaged") }
+    let message = try XCTUnwrap(warning?["message"] as? String, player.stdout)
+    XCTAssertTrue(message.contains("of the 0:00:20 it says it lasts"), message)
+    let ended = player.events.last { $0["event"] as? String == "ended" }
+    XCTAssertEqual(ended?["reason"] as? String, "eof", player.stdout)
+    XCTAssertLessThan(ended?["position_ms"] as? Int ?? 99999, 12000, player.stdout)
+  }
+
   func testCorruptPacketsAreSkippedAndPlaybackGoesOn() throws {
     let clean = try TestMedia.path(
       "h264-for-noise.mkv",
