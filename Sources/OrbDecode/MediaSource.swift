@@ -183,13 +183,20 @@ public final class MediaSource: @unchecked Sendable {
   /// Whether the connection hangs (`StallWatch.connectionHangs`): read before a seek, which forgets the stall.
   var connectionHangs: Bool { stallWatch?.connectionHangs ?? false }
 
-  /// Lets go of the connection, for the seek that follows to open a new one (one that hangs: FFmpeg would read on
-  /// over it to a place not far ahead, a short seek, and wait as long again). FFmpeg's http protocol has no call for
-  /// it: a seek to the last byte opens a new connection (the old one is closed), and the seek that follows goes back
-  /// from there, which no short seek reads over. On the demux thread, watched as a seek.
+  /// Lets go of the connection, for the seek that follows to open a new one (one that hangs: FFmpeg reads on over it
+  /// to any place less than its socket's receive buffer ahead, hundreds of kilobytes on a fast link, and waits as
+  /// long again). FFmpeg's http protocol has no call for it, and `avio_seek` takes no `SEEK_END`: a seek to a byte
+  /// the I/O buffer does not hold, behind where reading stands, always opens a new connection (the old one is
+  /// closed), and the seek that follows, forward from there, reads over the new one. Byte 0, or the last byte while
+  /// the buffer still holds the first. On the demux thread, watched as a seek.
   func leaveTheConnection() {
     guard let pb = context.pointee.pb, pb.pointee.seekable != 0 else { return }
-    _ = avio_seek(pb, -1, SEEK_END)
+    let held = Int64(pb.pointee.buf_end - pb.pointee.buffer)
+    if pb.pointee.pos - held > 0 {
+      _ = avio_seek(pb, 0, SEEK_SET)
+    } else if case let size = avio_size(pb), size > 1 {
+      _ = avio_seek(pb, size - 1, SEEK_SET)
+    }
   }
 
   /// What a stalled read means: a network failure (FFmpeg's timeout code, explained as the server sending nothing),
