@@ -56,6 +56,23 @@ final class SubtitleTests: XCTestCase {
     XCTAssertEqual(track.warnings, [])
   }
 
+  /// SubRip files made from web captions write HTML's character references (`&amp;`, `&lt;`, `&#233;`), which
+  /// players that read SRT (VLC, browsers' WebVTT) show as the characters; FFmpeg's SubRip decoder passes them on as
+  /// they are, so "Tom &amp; Jerry" was shown. A bare `&` and an unknown name stay as written.
+  func testSRTCharacterReferencesShowAsTheirCharacters() throws {
+    let path = try TestMedia.file(
+      named: "entities.srt",
+      contents: SubtitleMedia.srt([
+        (1, 2, "Tom &amp; Jerry &lt;3 &quot;hi&quot; &apos;yo&apos;"), (3, 4, "caf&#233; &#x263A;&nbsp;ok"),
+        (5, 6, "<i>R&amp;D</i> & fish &bogus; &#xZZ; &#99999999;"),
+      ]))
+    let track = try SubtitleFile.read(path)
+    XCTAssertEqual(text(track, at: 1.5), "Tom & Jerry <3 \"hi\" 'yo'")
+    XCTAssertEqual(text(track, at: 3.5), "caf\u{E9} \u{263A}\u{A0}ok")
+    XCTAssertEqual(text(track, at: 5.5), "R&D & fish &bogus; &#xZZ; &#99999999;")
+    XCTAssertEqual(track.cues(at: 5.5).first?.pangoMarkup, "<i>R&amp;D</i> &amp; fish &amp;bogus; &amp;#xZZ; &amp;#99999999;")
+  }
+
   func testASSOverrideTagsAreStrippedAndUnderstood() throws {
     let path = try TestMedia.file(
       named: "styled.ass",

@@ -18,6 +18,13 @@ public struct ASSText: Sendable, Equatable {
     lines.allSatisfy { line in line.allSatisfy { $0.text.allSatisfy(\.isWhitespace) } }
   }
 
+  /// Decodes HTML's character references in every run (`CharacterReferences`), for formats whose text is HTML-like.
+  mutating func decodeCharacterReferences() {
+    for l in lines.indices {
+      for r in lines[l].indices { lines[l][r].text = CharacterReferences.decoded(lines[l][r].text) }
+    }
+  }
+
   /// Parses a whole event as FFmpeg gives it (the fields before the text are skipped).
   public init(event: String) {
     self.init(text: Self.textField(of: event))

@@ -9,6 +9,9 @@ public final class SubtitleDecoder {
   let context: UnsafeMutablePointer<AVCodecContext>
   /// Whether the codec draws pictures rather than text.
   public let isBitmap: Bool
+  /// Whether the text's HTML character references are decoded (`CharacterReferences`): the codec's text is HTML-like.
+  private let decodesReferences: Bool
+  static let htmlLike: Set<AVCodecID> = [AV_CODEC_ID_SUBRIP, AV_CODEC_ID_SRT, AV_CODEC_ID_SAMI]
   private let videoWidth: Int
   private let videoHeight: Int
 
@@ -24,6 +27,7 @@ public final class SubtitleDecoder {
     context = ctx
     let descriptor = avcodec_descriptor_get(stream.parameters.pointee.codec_id)
     isBitmap = descriptor.map { ($0.pointee.props & AV_CODEC_PROP_BITMAP_SUB) != 0 } ?? false
+    decodesReferences = Self.htmlLike.contains(stream.parameters.pointee.codec_id)
     self.videoWidth = videoWidth
     self.videoHeight = videoHeight
     var options: OpaquePointer? = nil
@@ -103,7 +107,8 @@ public final class SubtitleDecoder {
       switch rect.type {
       case SUBTITLE_ASS:
         guard let ass = rect.ass else { continue }
-        let text = ASSText(event: String(cString: ass))
+        var text = ASSText(event: String(cString: ass))
+        if decodesReferences { text.decodeCharacterReferences() }
         if !text.isEmpty {
           cues.append(SubtitleCue(start: start, end: end, lines: text.lines, placement: text.placement))
         }
