@@ -70,7 +70,8 @@ final class SubtitleTests: XCTestCase {
     XCTAssertEqual(text(track, at: 1.5), "Tom & Jerry <3 \"hi\" 'yo'")
     XCTAssertEqual(text(track, at: 3.5), "caf\u{E9} \u{263A}\u{A0}ok")
     XCTAssertEqual(text(track, at: 5.5), "R&D & fish &bogus; &#xZZ; &#99999999;")
-    XCTAssertEqual(track.cues(at: 5.5).first?.pangoMarkup, "<i>R&amp;D</i> &amp; fish &amp;bogus; &amp;#xZZ; &amp;#99999999;")
+    XCTAssertEqual(
+      track.cues(at: 5.5).first?.pangoMarkup, "<i>R&amp;D</i> &amp; fish &amp;bogus; &amp;#xZZ; &amp;#99999999;")
   }
 
   func testASSOverrideTagsAreStrippedAndUnderstood() throws {
