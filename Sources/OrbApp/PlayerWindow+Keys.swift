@@ -113,8 +113,9 @@ extension PlayerWindow {
       let chapters = player.info?.chapters ?? []
       guard !chapters.isEmpty else { return overlays.showMessage("No chapters") }
       // From where a seek under way goes (its picture not shown yet), else from the picture shown.
-      let pending = player.seekPending
-      let picture = pending == nil ? player.shownFrame?.duration ?? 0 : 0
+      // Read together, under one lock: a seek landing between two reads would pair its target with the old picture.
+      let (shown, pending) = player.stepBase
+      let picture = pending == nil ? shown?.duration ?? 0 : 0
       guard
         let index = ChapterStep.target(
           chapters, from: pending ?? player.position, forward: forward, picture: picture)
