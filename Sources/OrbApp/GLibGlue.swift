@@ -53,14 +53,6 @@ enum MainLoop {
       G_PRIORITY_DEFAULT, milliseconds, sourceTrampoline, Unmanaged.passRetained(box).toOpaque(), releaseBox)
   }
 
-  /// Calls `body` on the main thread each time the process gets signal `number` (SIGTERM, SIGINT, SIGHUP) while it
-  /// returns true, instead of the signal's default of ending the process on the spot.
-  static func onSignal(_ number: Int32, _ body: @escaping @MainActor () -> Bool) {
-    let box = ClosureBox(body)
-    g_unix_signal_add_full(
-      G_PRIORITY_HIGH, number, sourceTrampoline, Unmanaged.passRetained(box).toOpaque(), releaseBox)
-  }
-
   /// Calls `body` once after `milliseconds` on the main thread.
   static func after(milliseconds: UInt32, _ body: @escaping @MainActor () -> Void) {
     every(milliseconds: milliseconds) {

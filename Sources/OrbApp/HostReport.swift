@@ -1,12 +1,15 @@
 import Foundation
 import OrbDecode
 import OrbPlayer
+import Synchronization
 
 /// What the host hears on `--events-fd`: states around pauses and waits for data, progress once a second, the
 /// error or the end with the last position. Writes nothing without an events descriptor.
 /// Thread-safety: main actor, compiler-checked (the writer it feeds has a thread of its own).
 final class HostReport {
   private let events: EventWriter?
+  /// The run's last word, shared with the thread that speaks for the main thread when it cannot (`SignalWatch`).
+  let lastWord: LastWord
   /// Where playback begins (`--resume-ms`): the position to report before anything played.
   private let resumeMs: Int64
   /// The host was told playback waits for data.
@@ -22,6 +25,7 @@ final class HostReport {
   init(eventsFd: Int32?, resumeMs: Int64) {
     events = eventsFd.map { EventWriter(fd: $0) }
     self.resumeMs = resumeMs
+    lastWord = LastWord(events: events, resumeMs: resumeMs)
   }
 
   private func ms(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
@@ -122,6 +126,7 @@ final class HostReport {
       moving = false  // not moved in the second since the last: the host must not count on
     }
     lastProgress = (id, seeks, position)
+    lastWord.follow(player, toldMs: position)
     events?.progress(
       positionMs: position, durationMs: player.duration.map(ms),
       state: buffering ? "buffering" : state.rawValue, speed: moving ? player.speed : 0, at: now)
@@ -147,10 +152,14 @@ final class HostReport {
   /// Played to its end (`eof`), the position is at most the length: a seek past the end of a sound file set the
   /// clock there (6004 ms of a 5000 ms file).
   func ended(reason: String, player: Player?) {
+    guard lastWord.take() else { return }
     var position = player.map(told) ?? resumeMs
     if reason == "eof", let length = player?.duration.map(ms), position > length { position = length }
     events?.ended(positionMs: position, reason: reason, stats: player?.stats ?? PlaybackStats())
   }
+
+  /// The error that ends the run was told: nothing follows it.
+  func failedForGood() { _ = lastWord.take() }
 
   /// Sends what is queued before the process exits.
   func flush() { events?.flush() }
@@ -166,4 +175,58 @@ struct ViewerSettings: Equatable {
   /// 1-based; nil when subtitles are off.
   var subtitleTrack: Int?
   var isFullscreen: Bool
+}
+
+/// Whether the run's last word (its `ended`, or the error that ends it) has gone to the host, and where playback was
+/// as last seen, so that another thread can say it when the main thread cannot (`SignalWatch`): `ended` with reason
+/// `terminated`, at the player's position, never before the progress last told of it.
+/// Thread-safety: Sendable; its state is behind a `Mutex`; the writer and the player it calls are thread-safe.
+nonisolated final class LastWord: Sendable {
+  private struct State {
+    var said = false
+    var player: Player?
+    var toldMs: Int64 = 0
+    var status: Int32 = 0
+  }
+  private let state = Mutex(State())
+  private let events: EventWriter?
+  private let resumeMs: Int64
+
+  init(events: EventWriter?, resumeMs: Int64) {
+    self.events = events
+    self.resumeMs = resumeMs
+  }
+
+  /// The player now playing, and the position last told of it.
+  func follow(_ player: Player, toldMs: Int64) {
+    state.withLock { s in
+      if s.player !== player { s.toldMs = 0 }
+      s.player = player
+      s.toldMs = max(s.toldMs, toldMs)
+    }
+  }
+
+  /// The exit status the main thread's close chose.
+  var status: Int32 {
+    get { state.withLock { $0.status } }
+    set { state.withLock { $0.status = newValue } }
+  }
+
+  /// True once: the caller says the last word.
+  func take() -> Bool {
+    state.withLock { s in
+      defer { s.said = true }
+      return !s.said
+    }
+  }
+
+  /// Says `ended` (`terminated`) with where playback was, unless the last word went already; true when this said it.
+  func speak() -> Bool {
+    guard take() else { return false }
+    let (player, told) = state.withLock { ($0.player, $0.toldMs) }
+    let position = player.map { max(Int64(($0.position * 1000).rounded()), told) } ?? resumeMs
+    events?.ended(positionMs: position, reason: "terminated", stats: player?.stats ?? PlaybackStats())
+    events?.flush()
+    return true
+  }
 }

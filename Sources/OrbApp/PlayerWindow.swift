@@ -83,7 +83,9 @@ final class PlayerWindow {
   /// An error was reported: the run ends with it, not with an `ended` event.
   var failed = false
   var sizedToVideo = false
-  private(set) var exitStatus: Int32 = 0
+  private(set) var exitStatus: Int32 = 0 {
+    didSet { report.lastWord.status = exitStatus }
+  }
 
   init(options: Options, sources: [String]) {
     self.options = options
@@ -115,12 +117,10 @@ final class PlayerWindow {
     // A session logging out or a host stopping the player (SIGTERM, SIGHUP), or Ctrl-C in a terminal (SIGINT): the
     // host still hears where playback was. Taken from here on, before GTK starts (80 ms): a host that launched the
     // player and stopped it at once (the viewer chose another episode) heard nothing, not even its resume point.
-    for number in [SIGTERM, SIGINT, SIGHUP] {
-      MainLoop.onSignal(number) { [unowned self] in
-        self.terminate()
-        return false
-      }
-    }
+    let lastWord = report.lastWord
+    SignalWatch.start(
+      SignalWatch.Hooks(
+        onMain: { [unowned self] _ in self.terminate() }, speak: { lastWord.speak() }, status: { lastWord.status }))
     if EarlyOpen.applies(to: source) {
       // Without a GPU, pictures are drawn on the CPU: the first one is drawn beside GTK's start too.
       earlyOpen = EarlyOpen(
@@ -827,6 +827,7 @@ final class PlayerWindow {
     let line = "orb-player: \(error)"
     FileHandle.standardError.write(Data((line + "\n").utf8))
     report.failed(error, player: player)
+    report.failedForGood()
     exitStatus = 1
     failed = true
     updateInhibit()

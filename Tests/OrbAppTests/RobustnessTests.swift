@@ -184,6 +184,74 @@ final class AppRobustnessTests: XCTestCase {
     XCTAssertTrue(player.stderr.contains("lost the connection to the display"), player.stderr)
   }
 
+  /// A display that stops answering (an X server or compositor that hangs; here a private Xvfb stopped with SIGSTOP)
+  /// leaves GTK waiting for its reply, and the main loop, which took SIGTERM, never runs again: the host heard
+  /// nothing, not even where playback was, until the display came back. Three seconds after SIGTERM the player
+  /// tells the host itself (`ended`, `terminated`, with the position), says why on standard error, and exits 1.
+  func testSIGTERMWhileTheDisplayDoesNotAnswerStillSaysWhereItWas() throws {
+    let (player, signalled) = try playingOnAStoppedDisplay { player in kill(player.pid, SIGTERM) }
+    let end = player.wait(timeout: 8)
+    XCTAssertEqual(end, .exited(1), "\(player.stdout)\n\(player.stderr)")
+    XCTAssertLessThan(Date().timeIntervalSince(signalled), 6, player.stderr)
+    try assertEndedOnce(player)
+    XCTAssertTrue(player.stderr.contains("did not close within 3 s of SIGTERM"), player.stderr)
+  }
+
+  /// Ctrl-C pressed twice while the display does not answer: the second one does not wait out the three seconds.
+  func testASecondCtrlCWhileTheDisplayDoesNotAnswerEndsAtOnce() throws {
+    let (player, signalled) = try playingOnAStoppedDisplay { player in
+      kill(player.pid, SIGINT)
+      usleep(300_000)
+      kill(player.pid, SIGINT)
+    }
+    XCTAssertEqual(player.wait(timeout: 8), .exited(1), "\(player.stdout)\n\(player.stderr)")
+    XCTAssertLessThan(Date().timeIntervalSince(signalled), 2, player.stderr)
+    try assertEndedOnce(player)
+    XCTAssertTrue(player.stderr.contains("before SIGINT came again"), player.stderr)
+  }
+
+  /// The last event is the one `ended` (`terminated`), with where playback was.
+  private func assertEndedOnce(_ player: Watched, file: StaticString = #filePath, line: UInt = #line) throws {
+    let last = try XCTUnwrap(player.events.last, "no events: \(player.stderr)", file: file, line: line)
+    XCTAssertEqual(last.json["event"] as? String, "ended", "the last event: \(player.stdout)", file: file, line: line)
+    XCTAssertEqual(last.json["reason"] as? String, "terminated", player.stdout, file: file, line: line)
+    XCTAssertGreaterThanOrEqual(
+      last.json["position_ms"] as? Int ?? -1, 1000, "resume position: \(player.stdout)", file: file, line: line)
+    let ended = player.events.filter { $0.json["event"] as? String == "ended" }
+    XCTAssertEqual(ended.count, 1, player.stdout, file: file, line: line)
+  }
+
+  /// The long clip playing on a private Xvfb, which is then stopped (SIGSTOP) for a second before `signal` runs;
+  /// the player, and when the signal went. The server is resumed and ended when the test ends.
+  private func playingOnAStoppedDisplay(_ signal: (Watched) -> Void) throws -> (Watched, Date) {
+    try Screen.requireDisplay()
+    let number = 90 + Int.random(in: 0..<400)
+    let server = Process()
+    server.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
+    server.arguments = [":\(number)", "-nolisten", "tcp", "-screen", "0", "1280x720x24"]
+    server.standardOutput = FileHandle.nullDevice
+    server.standardError = FileHandle.nullDevice
+    try server.run()
+    addTeardownBlock {
+      kill(server.processIdentifier, SIGCONT)
+      server.terminate()
+      server.waitUntilExit()
+    }
+    let socket = "/tmp/.X11-unix/X\(number)"
+    for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) { usleep(50_000) }
+    XCTAssertTrue(FileManager.default.fileExists(atPath: socket), "Xvfb :\(number) did not start")
+    let player = try Watched(
+      ["--events-fd", "1", try Self.longClip()], environment: ["DISPLAY": ":\(number)", "WAYLAND_DISPLAY": ""])
+    addTeardownBlock { _ = player.wait(timeout: 1) }
+    XCTAssertTrue(player.waitForEvent("progress", timeout: 20), "never played: \(player.stderr)")
+    usleep(1_500_000)
+    kill(server.processIdentifier, SIGSTOP)
+    usleep(1_000_000)
+    let signalled = Date()
+    signal(player)
+    return (player, signalled)
+  }
+
   // MARK: - Running the corpus
 
   enum Mode: String, CaseIterable, Sendable {
@@ -482,9 +550,12 @@ final class Watched: @unchecked Sendable {
   private let exited = DispatchSemaphore(value: 0)
   private var end: End?
 
-  init(_ arguments: [String]) throws {
+  init(_ arguments: [String], environment: [String: String] = [:]) throws {
     process.executableURL = URL(fileURLWithPath: OrbBinary.path)
     process.arguments = arguments
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     process.standardInput = FileHandle.nullDevice
     let out = Pipe()
     let err = Pipe()
