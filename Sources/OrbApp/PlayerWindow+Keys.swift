@@ -68,11 +68,7 @@ extension PlayerWindow {
         log(count > 1 ? "no sound to switch" : "only one audio track")
         return
       }
-      let next = current % count + 1
-      player.switchAudioTrack(next)
-      let text = "Audio: \(next)/\(count) \(Self.audioTrackName(player.info?.audio[next - 1]))"
-      overlays.showMessage(text)
-      log(text)
+      chooseAudio(current % count + 1)
     case .slower, .faster, .normalSpeed:
       let next = command.speed(after: player.speed)
       player.setSpeed(next)
@@ -102,9 +98,7 @@ extension PlayerWindow {
     case .nextSubtitleTrack:
       guard let subtitles = player.subtitles else { return }
       subtitles.cycle()
-      transport.showSubtitles(tracks: subtitles.tracks.count, on: subtitles.current != nil)
-      overlays.showMessage(subtitles.description)
-      log(subtitles.description)
+      subtitlesChosen(subtitles)
     case .subtitleDelay(let step):
       guard let subtitles = player.subtitles else { return }
       subtitles.delay = ((subtitles.delay + step) * 1000).rounded() / 1000
@@ -218,6 +212,52 @@ extension PlayerWindow {
   }
 
   /// "French (AC-3 5.1)", "English (AAC stereo)", "Commentary (Opus stereo)".
+  /// Plays audio track `track` (1-based) from where playback is, and says which.
+  func chooseAudio(_ track: Int) {
+    guard let player else { return }
+    let (count, current) = player.audioTracks
+    guard track >= 1, track <= count else { return }
+    if track != current { player.switchAudioTrack(track) }
+    let text = "Audio: \(track)/\(count) \(Self.audioTrackName(player.info?.audio[track - 1]))"
+    overlays.showMessage(text)
+    log(text)
+  }
+
+  /// Shows subtitle track `track` (1-based; nil: none), and says which.
+  func chooseSubtitles(_ track: Int?) {
+    guard let subtitles = player?.subtitles else { return }
+    if track != subtitles.current { subtitles.select(track) }
+    subtitlesChosen(subtitles)
+  }
+
+  private func subtitlesChosen(_ subtitles: SubtitlePlayback) {
+    transport.showSubtitles(tracks: subtitles.tracks.count, on: subtitles.current != nil)
+    overlays.showMessage(subtitles.description)
+    log(subtitles.description)
+  }
+
+  /// The CC menu: "Off", then each track, numbered as `j` steps through them; one that could not be read is shown
+  /// but cannot be chosen.
+  func subtitleEntries() -> [TrackEntry] {
+    guard let subtitles = player?.subtitles, !subtitles.tracks.isEmpty else { return [] }
+    let (current, unreadable) = (subtitles.current, subtitles.unreadable)
+    return [TrackEntry(title: "Off", chosen: current == nil)]
+      + subtitles.tracks.enumerated().map { index, track in
+        TrackEntry(
+          title: "\(index + 1). \(track.displayName)", chosen: current == index + 1,
+          usable: !unreadable.contains(index + 1))
+      }
+  }
+
+  /// The ♪ menu: each audio track, numbered as `#` steps through them.
+  func audioEntries() -> [TrackEntry] {
+    guard let player, let tracks = player.info?.audio, tracks.count > 1 else { return [] }
+    let current = player.audioTracks.current
+    return tracks.enumerated().map { index, track in
+      TrackEntry(title: "\(index + 1). \(Self.audioTrackName(track))", chosen: current == index + 1)
+    }
+  }
+
   static func audioTrackName(_ track: AudioStreamInfo?) -> String {
     guard let track else { return "" }
     let name = track.language.map(SubtitleLanguage.displayName) ?? track.title ?? "Track"

@@ -367,14 +367,16 @@ final class PlayerWindow {
     }
     transport = TransportBar()
     gtk_overlay_add_overlay(opaque(overlay), transport.widget)
-    transport.onSubtitles = { [unowned self] in self.perform(.nextSubtitleTrack) }
+    transport.subtitleEntries = { [unowned self] in self.subtitleEntries() }
+    transport.onSubtitleChosen = { [unowned self] index in self.chooseSubtitles(index == 0 ? nil : index) }
     transport.onPlayPause = { [unowned self] in self.togglePause() }
     transport.onSeek = { [unowned self] seconds, exact in
       self.video.wake()
       self.player?.seek(to: seconds, exact: exact)
     }
     transport.onFullscreen = { [unowned self] in self.toggleFullscreen() }
-    transport.onAudio = { [unowned self] in self.perform(.nextAudioTrack) }
+    transport.audioEntries = { [unowned self] in self.audioEntries() }
+    transport.onAudioChosen = { [unowned self] index in self.chooseAudio(index + 1) }
     transport.onMute = { [unowned self] in self.perform(.toggleMute) }
     transport.onClose = { [unowned self] in self.finish(reason: "user-quit", status: self.exitStatus) }
     transport.onSpeed = { [unowned self] speed in
@@ -910,6 +912,13 @@ final class PlayerWindow {
       .orb-transport { background: rgba(0,0,0,0.6); color: white; padding: 6px 12px; margin: \(TransportBar.margin)px;
                        border-radius: 8px; }
       .orb-transport button { color: white; background: none; border: none; box-shadow: none; }
+      .orb-track-menu > contents, .orb-track-menu > arrow { background: rgb(28,30,34); color: white;
+                                                            border-color: rgba(255,255,255,0.2); }
+      .orb-track-menu > contents { padding: 4px; border-radius: 8px; }
+      .orb-transport .orb-track-menu button { padding: 6px 14px; border-radius: 5px; }
+      .orb-transport .orb-track-menu button:hover { background: rgba(255,255,255,0.12); }
+      .orb-transport .orb-track-menu button:checked { background: rgb(53,132,228); }
+      .orb-transport .orb-track-menu button:disabled { color: rgba(255,255,255,0.4); }
       .orb-time { font-family: monospace; }
       .orb-sound-card { color: rgba(255,255,255,0.85); font-size: 20pt; }
       .orb-subtitle { color: white; font-weight: 600;

@@ -4,8 +4,9 @@ import OrbDecode
 import OrbPlayer
 
 /// The controls over the video, in two rows: the position, a seek slider across the whole width and the length; then
-/// play/pause, the speed (cycled), the audio track (♪, with more than one), the subtitle track (CC, with any), and at
-/// the right mute and a volume slider, fullscreen, and close. Each has a tooltip naming its key and an accessible name. They show when the pointer
+/// play/pause, the speed (cycled), the audio track (♪, with more than one) and the subtitle track (CC, with any),
+/// each a menu of the tracks with the one playing marked, and at the right mute and a volume slider, fullscreen, and
+/// close. Each has a tooltip naming its key and an accessible name. They show when the pointer
 /// moves or the video is clicked (and stay while paused) and hide after a few still seconds.
 /// Thread-safety: main actor (compiler-checked).
 final class TransportBar {
@@ -33,8 +34,12 @@ final class TransportBar {
   /// A seek to a time: `exact`, or a quick one to the key frame before it (while the slider is dragged).
   var onSeek: ((_ seconds: Double, _ exact: Bool) -> Void)?
   var onFullscreen: (() -> Void)?
-  var onSubtitles: (() -> Void)?
-  var onAudio: (() -> Void)?
+  /// The CC menu's entries ("Off", then each track), read as it opens; the index of the entry chosen.
+  var subtitleEntries: (() -> [TrackEntry])?
+  var onSubtitleChosen: ((Int) -> Void)?
+  /// The ♪ menu's entries (each track); the index of the entry chosen.
+  var audioEntries: (() -> [TrackEntry])?
+  var onAudioChosen: ((Int) -> Void)?
   /// The speed asked for (the next in `speeds`).
   var onSpeed: ((Double) -> Void)?
   var onMute: (() -> Void)?
@@ -51,6 +56,8 @@ final class TransportBar {
   private var fittedWidth: Int?
   /// The length shown on the slider, seconds (0: unknown).
   private var length = 0.0
+  /// The track menu open now (a popover on its button).
+  private var menu: UnsafeMutablePointer<GtkWidget>?
 
   init() {
     widget = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2)
@@ -80,8 +87,8 @@ final class TransportBar {
     gtk_widget_set_tooltip_text(slider, "Position (Left/Right 5 s, Up/Down 60 s)")
     orb_set_accessible_label(slider, "Position")
     speedButton = button(label: "1×", tip: "Speed ([ and ], Backspace: normal)", name: "Speed")
-    audioButton = button(label: "♪", tip: "Audio track (#)", name: "Next audio track")
-    subtitlesButton = button(label: "CC", tip: "Subtitles: next track or off (j)", name: "Next subtitle track")
+    audioButton = button(label: "♪", tip: "Audio track (# for the next)", name: "Audio track")
+    subtitlesButton = button(label: "CC", tip: "Subtitles (j for the next, or off)", name: "Subtitles")
     muteButton = button(icon: "audio-volume-high-symbolic", tip: "Mute (m)", name: "Mute")
     volumeSlider = gtk_scale_new_with_range(GTK_ORIENTATION_HORIZONTAL, 0, 150, 5)
     gtk_scale_set_draw_value(cast(raw(volumeSlider)), 0)
@@ -108,8 +115,12 @@ final class TransportBar {
     gtk_widget_set_visible(widget, 0)
     Signals.plain(raw(playButton), "clicked") { [unowned self] in self.onPlayPause?() }
     Signals.plain(raw(fullscreenButton), "clicked") { [unowned self] in self.onFullscreen?() }
-    Signals.plain(raw(subtitlesButton), "clicked") { [unowned self] in self.onSubtitles?() }
-    Signals.plain(raw(audioButton), "clicked") { [unowned self] in self.onAudio?() }
+    Signals.plain(raw(subtitlesButton), "clicked") { [unowned self] in
+      self.openMenu(on: self.subtitlesButton, self.subtitleEntries?() ?? []) { self.onSubtitleChosen?($0) }
+    }
+    Signals.plain(raw(audioButton), "clicked") { [unowned self] in
+      self.openMenu(on: self.audioButton, self.audioEntries?() ?? []) { self.onAudioChosen?($0) }
+    }
     Signals.plain(raw(muteButton), "clicked") { [unowned self] in self.onMute?() }
     Signals.plain(raw(closeButton), "clicked") { [unowned self] in self.onClose?() }
     Signals.plain(raw(speedButton), "clicked") { [unowned self] in self.onSpeed?(Self.speed(after: self.speed)) }
@@ -217,13 +228,14 @@ final class TransportBar {
     let serial = hideSerial
     MainLoop.after(milliseconds: Self.hideAfterMs) { [weak self] in
       guard let self, self.hideSerial == serial else { return }
-      // A keyboard user working the controls (Tab to a button) keeps them up.
-      if self.hasFocus { return self.reveal(keep: false) }
+      // A keyboard user working the controls (Tab to a button), or a track menu open, keeps them up.
+      if self.hasFocus || self.menu != nil { return self.reveal(keep: false) }
       self.hide()
     }
   }
 
   func hide() {
+    closeMenu()
     hideSerial += 1
     gtk_widget_set_visible(widget, 0)
     onHidden?()
@@ -274,6 +286,53 @@ final class TransportBar {
     if on { gtk_widget_remove_css_class(button, "dim-label") } else { gtk_widget_add_css_class(button, "dim-label") }
   }
 
+  /// Opens a menu of `entries` on `button`, the chosen one pressed (a group of toggle buttons, which the keyboard and
+  /// a screen reader work too); choosing one closes it and calls `choose` with its index.
+  private func openMenu(
+    on button: UnsafeMutablePointer<GtkWidget>, _ entries: [TrackEntry], choose: @escaping (Int) -> Void
+  ) {
+    closeMenu()
+    guard !entries.isEmpty, let popover = gtk_popover_new() else { return }
+    gtk_widget_add_css_class(popover, "orb-track-menu")
+    let list = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2)!
+    var group: UnsafeMutablePointer<GtkWidget>?
+    for (index, entry) in entries.enumerated() {
+      // Toggle buttons in a group: GTK 4.8 gives a check button no action a screen reader can take.
+      let item = gtk_toggle_button_new_with_label(entry.title)!
+      gtk_widget_add_css_class(item, "flat")
+      if let label = gtk_button_get_child(cast(raw(item))) { gtk_label_set_xalign(opaque(label), 0) }
+      if let group { gtk_toggle_button_set_group(cast(raw(item)), cast(raw(group))) } else { group = item }
+      gtk_toggle_button_set_active(cast(raw(item)), entry.chosen ? 1 : 0)
+      gtk_widget_set_sensitive(item, entry.usable ? 1 : 0)
+      if !entry.usable { gtk_widget_set_tooltip_text(item, "Cannot be read") }
+      Signals.plain(raw(item), "toggled") { [unowned self] in
+        guard gtk_toggle_button_get_active(cast(raw(item))) != 0, self.menu == popover else { return }
+        self.closeMenu()
+        choose(index)
+      }
+      gtk_box_append(cast(raw(list)), item)
+    }
+    gtk_popover_set_child(cast(raw(popover)), list)
+    gtk_widget_set_parent(popover, button)
+    Signals.plain(raw(popover), "closed") { [unowned self] in
+      if self.menu == popover { self.menu = nil }
+      // Unparented once the signal is over, not inside GTK's own handling of it.
+      MainLoop.after(milliseconds: 0) { gtk_widget_unparent(popover) }
+    }
+    menu = popover
+    gtk_popover_popup(cast(raw(popover)))
+    reveal(keep: false)
+  }
+
+  private func closeMenu() {
+    guard let open = menu else { return }
+    menu = nil
+    gtk_popover_popdown(cast(raw(open)))
+  }
+
+  /// Whether a track menu is open.
+  var menuIsOpen: Bool { menu != nil }
+
   /// Leaves out of the bar what does not fit a window `width` pixels wide, the least needed first: the volume slider
   /// (m, 9 and 0 remain), the speed and track buttons (their keys remain), the length. In a small window (a corner
   /// of the screen, 200x150) the bar ran past the window's edge, and the fullscreen and close buttons were gone.
@@ -321,4 +380,12 @@ final class TransportBar {
     gtk_range_set_value(cast(raw(volumeSlider)), volume)
     volumeSet = gtk_range_get_value(cast(raw(volumeSlider)))
   }
+}
+
+/// One entry of a track menu: its words, whether it is the one playing, and whether it can be chosen (a subtitle file
+/// that could not be read cannot). Thread-safety: a value.
+struct TrackEntry: Equatable {
+  var title: String
+  var chosen: Bool
+  var usable = true
 }

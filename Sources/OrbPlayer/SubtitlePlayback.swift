@@ -64,6 +64,9 @@ public final class SubtitlePlayback: Sendable {
   /// The track shown (1-based), or nil for none.
   public var current: Int? { state.withLock { $0.current } }
 
+  /// The tracks (1-based) that could not be read: `cycle` passes them over.
+  public var unreadable: Set<Int> { state.withLock { $0.failed } }
+
   /// Shows track `track` (1-based; nil or out of range: none).
   public func select(_ track: Int?) {
     let chosen = track.flatMap { $0 >= 1 && $0 <= tracks.count ? $0 : nil }

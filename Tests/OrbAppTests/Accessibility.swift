@@ -15,6 +15,8 @@ enum Accessibility {
     var value: Double?
     /// It has the keyboard focus.
     var focused: Bool
+    /// A check box that is on, or a toggle button that is pressed.
+    var checked = false
     var children: [Node]
 
     /// This node and all below it, depth first.
@@ -44,7 +46,9 @@ enum Accessibility {
 
     def node(a):
         n = {'role': a.get_role_name(), 'name': a.get_name() or '', 'text': '', 'children': [],
-             'focused': a.get_state_set().contains(Atspi.StateType.FOCUSED)}
+             'focused': a.get_state_set().contains(Atspi.StateType.FOCUSED),
+             'checked': a.get_state_set().contains(Atspi.StateType.CHECKED)
+                        or a.get_state_set().contains(Atspi.StateType.PRESSED)}
         if 'Text' in a.get_interfaces():
             n['text'] = Atspi.Text.get_text(a, 0, Atspi.Text.get_character_count(a))
         if 'Value' in a.get_interfaces():
@@ -101,7 +105,7 @@ enum Accessibility {
       }
       return Node(
         role: role, name: d["name"] as? String ?? "", text: d["text"] as? String ?? "",
-        value: d["value"] as? Double, focused: d["focused"] as? Bool ?? false,
+        value: d["value"] as? Double, focused: d["focused"] as? Bool ?? false, checked: d["checked"] as? Bool ?? false,
         children: try (d["children"] as? [Any] ?? []).map(node))
     }
     return try node(json)

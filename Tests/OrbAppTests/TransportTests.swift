@@ -141,13 +141,12 @@ final class TransportControlTests: XCTestCase {
     XCTAssertEqual(first["fullscreen"] as? Bool, false)
     // The controls show on pointer motion and, paused, stay.
     Self.movePointer(over: w)
-    let tree = try Accessibility.wait(pid) { t in t.all.contains { $0.name == "Next subtitle track" } }
+    let tree = try Accessibility.wait(pid) { t in t.all.contains { $0.name == "Subtitles" } }
     let names = Set(tree.all.filter { $0.role == "push button" || $0.role == "slider" }.map(\.name))
     XCTAssertEqual(
       names,
       [
-        "Play or pause", "Speed", "Next audio track", "Next subtitle track", "Mute", "Fullscreen", "Close", "Position",
-        "Volume",
+        "Play or pause", "Speed", "Audio track", "Subtitles", "Mute", "Fullscreen", "Close", "Position", "Volume",
       ], "the controls a screen reader finds")
 
     var n = player.events.count
@@ -161,11 +160,26 @@ final class TransportControlTests: XCTestCase {
     let volume = settings(player, after: n) { $0["volume"] as? Int == 50 }
     XCTAssertNotNil(volume, "the volume slider: \(player.stdout)")
     XCTAssertEqual(volume?["muted"] as? Bool, false, "moving the volume unmutes")
+    // ♪ and CC open a menu of the tracks, the one playing marked; choosing one plays it.
     n = player.events.count
-    try Accessibility.click(pid, "Next audio track")
+    try Accessibility.click(pid, "Audio track")
+    // (GTK 4.8 names its toggle buttons push buttons, pressed or not.)
+    func entries(_ tree: Accessibility.Node) -> [Accessibility.Node] {
+      tree.all.filter { $0.role == "push button" && ($0.name == "Off" || $0.name.contains(". ")) }
+    }
+    let audioMenu = try Accessibility.wait(pid) { t in !entries(t).isEmpty }
+    let audioItems = entries(audioMenu)
+    XCTAssertEqual(audioItems.map(\.name), ["1. English (AAC mono)", "2. French (AAC mono)"], "\(audioMenu)")
+    XCTAssertEqual(audioItems.map(\.checked), [true, false])
+    try Accessibility.click(pid, "2. French (AAC mono)", role: "push button")
     XCTAssertNotNil(settings(player, after: n) { $0["audio_track"] as? Int == 2 }, "♪: \(player.stdout)")
     n = player.events.count
-    try Accessibility.click(pid, "Next subtitle track")
+    try Accessibility.click(pid, "Subtitles")
+    let subtitleMenu = try Accessibility.wait(pid) { t in t.all.contains { $0.name == "Off" } }
+    let subtitleItems = entries(subtitleMenu)
+    XCTAssertEqual(subtitleItems.map(\.name), ["Off", "1. SRT"], "\(subtitleMenu)")
+    XCTAssertEqual(subtitleItems.map(\.checked), [true, false])
+    try Accessibility.click(pid, "1. SRT", role: "push button")
     XCTAssertNotNil(settings(player, after: n) { $0["subtitle_track"] as? Int == 1 }, "CC: \(player.stdout)")
     XCTAssertNotNil(
       waitFor(player, after: n) {
