@@ -31,9 +31,11 @@ let package = Package(
     .target(
       name: "COrbStartup",
       linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=_ZN3hwy8platform15TimerResolutionEv"])]),
+    // The signal handler, in C: async-signal-safe (`SignalWatch`).
+    .target(name: "COrbSignals"),
     .executableTarget(
       name: "OrbApp",
-      dependencies: ["OrbPlayer", "OrbRender", "OrbDecode", "OrbDSP", "CGtk", "COrbStartup"],
+      dependencies: ["OrbPlayer", "OrbRender", "OrbDecode", "OrbDSP", "CGtk", "COrbStartup", "COrbSignals"],
       swiftSettings: [.defaultIsolation(MainActor.self)]
     ),
     // Generated media, the built binary and PNG reading, shared by the test targets.

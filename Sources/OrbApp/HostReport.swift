@@ -126,7 +126,7 @@ final class HostReport {
       moving = false  // not moved in the second since the last: the host must not count on
     }
     lastProgress = (id, seeks, position)
-    lastWord.follow(player, toldMs: position)
+    lastWord.follow(player, toldMs: position, seeks: seeks)
     events?.progress(
       positionMs: position, durationMs: player.duration.map(ms),
       state: buffering ? "buffering" : state.rawValue, speed: moving ? player.speed : 0, at: now)
@@ -143,23 +143,24 @@ final class HostReport {
 
   /// The error, with the position once something played (a picture shown, or sound that moved the clock), so the
   /// host can resume there.
-  func failed(_ error: MediaError, player: Player?) {
+  /// `final`: the error ends the run (its last word: nothing follows it); else a playlist goes on to its next entry.
+  func failed(_ error: MediaError, player: Player?, final: Bool) {
     let position = player.flatMap { $0.stats.presented > 0 || $0.position > 0 ? told($0) : nil }
-    events?.error(kind: error.kind.rawValue, message: error.description, positionMs: position)
+    let say: () -> Void = { [events] in
+      events?.error(kind: error.kind.rawValue, message: error.description, positionMs: position)
+    }
+    if final { lastWord.tell(say) } else { say() }
   }
 
   /// The end, with the position (the resume point when nothing played yet) and how smoothly it went.
   /// Played to its end (`eof`), the position is at most the length: a seek past the end of a sound file set the
   /// clock there (6004 ms of a 5000 ms file).
   func ended(reason: String, player: Player?) {
-    guard lastWord.take() else { return }
     var position = player.map(told) ?? resumeMs
     if reason == "eof", let length = player?.duration.map(ms), position > length { position = length }
-    events?.ended(positionMs: position, reason: reason, stats: player?.stats ?? PlaybackStats())
+    let stats = player?.stats ?? PlaybackStats()
+    lastWord.tell { events?.ended(positionMs: position, reason: reason, stats: stats) }
   }
-
-  /// The error that ends the run was told: nothing follows it.
-  func failedForGood() { _ = lastWord.take() }
 
   /// Sends what is queued before the process exits.
   func flush() { events?.flush() }
@@ -179,13 +180,16 @@ struct ViewerSettings: Equatable {
 
 /// Whether the run's last word (its `ended`, or the error that ends it) has gone to the host, and where playback was
 /// as last seen, so that another thread can say it when the main thread cannot (`SignalWatch`): `ended` with reason
-/// `terminated`, at the player's position, never before the progress last told of it.
+/// `terminated`, at the player's position, never before the progress last told of it without a seek since. Whoever
+/// says the last word queues it while holding the state (`tell`), so that once another finds it said, it is in the
+/// writer's queue.
 /// Thread-safety: Sendable; its state is behind a `Mutex`; the writer and the player it calls are thread-safe.
 nonisolated final class LastWord: Sendable {
   private struct State {
     var said = false
     var player: Player?
-    var toldMs: Int64 = 0
+    /// The position last told of `player`, and after how many of its seeks (`Player.seeksAsked`).
+    var told: (ms: Int64, seeks: Int)?
     var status: Int32 = 0
   }
   private let state = Mutex(State())
@@ -197,12 +201,11 @@ nonisolated final class LastWord: Sendable {
     self.resumeMs = resumeMs
   }
 
-  /// The player now playing, and the position last told of it.
-  func follow(_ player: Player, toldMs: Int64) {
+  /// The player now playing (from its start: nothing told of it yet), and the position last told of it.
+  func follow(_ player: Player, toldMs: Int64? = nil, seeks: Int = 0) {
     state.withLock { s in
-      if s.player !== player { s.toldMs = 0 }
       s.player = player
-      s.toldMs = max(s.toldMs, toldMs)
+      s.told = toldMs.map { ($0, seeks) }
     }
   }
 
@@ -212,21 +215,30 @@ nonisolated final class LastWord: Sendable {
     set { state.withLock { $0.status = newValue } }
   }
 
-  /// True once: the caller says the last word.
-  func take() -> Bool {
+  /// Runs `say` (which queues the last word) unless the last word went already; true when it ran.
+  @discardableResult
+  func tell(_ say: () -> Void) -> Bool {
     state.withLock { s in
-      defer { s.said = true }
-      return !s.said
+      guard !s.said else { return false }
+      s.said = true
+      say()
+      return true
     }
   }
 
   /// Says `ended` (`terminated`) with where playback was, unless the last word went already; true when this said it.
   func speak() -> Bool {
-    guard take() else { return false }
-    let (player, told) = state.withLock { ($0.player, $0.toldMs) }
-    let position = player.map { max(Int64(($0.position * 1000).rounded()), told) } ?? resumeMs
-    events?.ended(positionMs: position, reason: "terminated", stats: player?.stats ?? PlaybackStats())
-    events?.flush()
-    return true
+    // Read before the state is held: the player's lock is never taken inside it.
+    let (player, told) = state.withLock { ($0.player, $0.told) }
+    let position = player.map { player -> Int64 in
+      let now = Int64((player.position * 1000).rounded())
+      guard let told, told.seeks == player.seeksAsked.count else { return now }
+      return max(now, told.ms)
+    }
+    let stats = player?.stats ?? PlaybackStats()
+    return tell { events?.ended(positionMs: position ?? resumeMs, reason: "terminated", stats: stats) }
   }
+
+  /// Sends what the writer holds, waiting at most a second.
+  func flush() { events?.flush(timeout: 1) }
 }

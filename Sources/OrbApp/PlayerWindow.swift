@@ -120,7 +120,8 @@ final class PlayerWindow {
     let lastWord = report.lastWord
     SignalWatch.start(
       SignalWatch.Hooks(
-        onMain: { [unowned self] _ in self.terminate() }, speak: { lastWord.speak() }, status: { lastWord.status }))
+        onMain: { [unowned self] _ in self.terminate() }, speak: { lastWord.speak() }, status: { lastWord.status },
+        flush: { lastWord.flush() }))
     if EarlyOpen.applies(to: source) {
       // Without a GPU, pictures are drawn on the CPU: the first one is drawn beside GTK's start too.
       earlyOpen = EarlyOpen(
@@ -261,7 +262,11 @@ final class PlayerWindow {
   /// Ends playback for a stop signal, once the window is there to close (GLib runs the handler when its loop does,
   /// after `activate`).
   private func terminate() {
-    guard window != nil else { return MainLoop.after(milliseconds: 10) { [unowned self] in self.terminate() } }
+    guard window != nil else {
+      // Before the window exists: the host hears it now, however long the start takes.
+      report.ended(reason: "terminated", player: player)
+      return MainLoop.after(milliseconds: 10) { [unowned self] in self.terminate() }
+    }
     finish(reason: "terminated", status: exitStatus)
   }
 
@@ -552,6 +557,7 @@ final class PlayerWindow {
         MainLoop.post { [unowned self] in if self.entrySerial == entry { self.handle(event) } }
       })
     self.player = player
+    report.lastWord.follow(player)
     madePlayer = true
     video.attach(player)
     player.start()
@@ -821,15 +827,14 @@ final class PlayerWindow {
     guard !finished else { return }
     if playlist.count > 1, playlist.failed() {
       log("\(error); skipped")
-      report.failed(error, player: player)
+      report.failed(error, player: player, final: false)
       overlays.showMessage("Skipped \(MediaSource.withoutSecrets(error.source)): \(error.reason)")
       playEntry()
       return
     }
     let line = "orb-player: \(error)"
     FileHandle.standardError.write(Data((line + "\n").utf8))
-    report.failed(error, player: player)
-    report.failedForGood()
+    report.failed(error, player: player, final: true)
     exitStatus = 1
     failed = true
     updateInhibit()

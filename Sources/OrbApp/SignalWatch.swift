@@ -1,4 +1,4 @@
-import CGtk
+import COrbSignals
 import Foundation
 import OrbDecode
 
@@ -8,16 +8,18 @@ import OrbDecode
 /// signals through GLib before, never ran again, and the host got neither an `ended` nor a position), as would a
 /// driver or a lock that hangs.
 ///
-/// The handler only writes the signal's number to a pipe. The watch's thread reads it and asks the main thread to
-/// close as usual (`onMain`); if the run's last word has not gone to the host `grace` seconds later, or a second
-/// signal comes (Ctrl-C pressed again), `stuck` speaks for the main thread and the process exits (status 1). Once
-/// the last word is out, a process still there `deadline` seconds after the signal (a close that hangs) exits with
-/// the status the close chose.
-/// Thread-safety: the handler and the thread share only the pipe's descriptors, set once in `start` before any
-/// handler is installed; the thread owns the rest.
+/// The handler (C, `orb_signals_to_pipe`: async-signal-safe) only writes the signal's number to a pipe. The watch's
+/// thread reads it and asks the main thread to close as usual (`onMain`); if the run's last word has not gone to the
+/// host `grace` seconds later, or the same signal comes again `secondSignalAfter` seconds or more after the first (Ctrl-C
+/// pressed twice; a session's SIGHUP after its SIGTERM is not that), `speak` says it for the main thread and the
+/// process exits (status 1). Once the last word is out, a process still there `deadline` seconds after the signal
+/// (a close that hangs) exits with the status the close chose. Before each exit, what the writer holds is sent.
+/// Thread-safety: the handler and the thread share only the pipe, set up in `start` before any handler is
+/// installed; the thread owns the rest.
 nonisolated enum SignalWatch {
   static let grace = 3.0
   static let deadline = 10.0
+  static let secondSignalAfter = 0.25
   static let signals = [SIGTERM, SIGINT, SIGHUP]
 
   /// What the watch needs of the window, callable from its thread.
@@ -29,6 +31,8 @@ nonisolated enum SignalWatch {
     let speak: @Sendable () -> Bool
     /// The exit status a close chose (read once the last word is out).
     let status: @Sendable () -> Int32
+    /// Sends the events queued (bounded), before the process exits.
+    let flush: @Sendable () -> Void
   }
 
   /// Installs the handlers and starts the thread. Once per process, before the signals may come.
@@ -39,14 +43,7 @@ nonisolated enum SignalWatch {
       _ = fcntl(end, F_SETFD, FD_CLOEXEC)
       _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
     }
-    signalPipe = ends[1]
-    for number in signals {
-      var action = sigaction()
-      action.__sigaction_handler.sa_handler = signalHandler
-      sigemptyset(&action.sa_mask)
-      action.sa_flags = SA_RESTART
-      sigaction(number, &action, nil)
-    }
+    guard orb_signals_to_pipe(ends[1], signals, Int32(signals.count)) == 0 else { return }
     let read = ends[0]
     startThread(named: "orb-signals") { watch(read, hooks) }
   }
@@ -63,8 +60,11 @@ nonisolated enum SignalWatch {
       if ready > 0 && Foundation.read(fd, &byte, 1) == 1 {
         let number = Int32(byte)
         if let first {
-          // Asked again: no more waiting.
-          leave(hooks, signal: first.number, again: true)
+          // Asked again: no more waiting. Another signal (a session's SIGHUP after its SIGTERM) waits on.
+          if number == first.number && Date().timeIntervalSince(first.at) >= secondSignalAfter {
+            leave(hooks, signal: first.number, again: true)
+          }
+          continue
         }
         first = (number, Date())
         MainLoop.post { hooks.onMain(number) }
@@ -76,6 +76,7 @@ nonisolated enum SignalWatch {
         continue  // the close told the host; it has until the deadline to end
       }
       say("orb-player: still closing \(Int(deadline)) s after \(name(first.number)); exiting")
+      hooks.flush()
       _exit(hooks.status())
     }
   }
@@ -83,6 +84,7 @@ nonisolated enum SignalWatch {
   /// Exits now: the host has heard where playback was (from the close, or from `speak` here).
   private static func leave(_ hooks: Hooks, signal: Int32, again: Bool, spoke: Bool = false) -> Never {
     let told = spoke || hooks.speak()
+    hooks.flush()
     if told {
       say(
         "orb-player: the window did not close "
@@ -106,15 +108,4 @@ nonisolated enum SignalWatch {
     let bytes = Array((line + "\n").utf8)
     _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
   }
-}
-
-/// The pipe's write end, for the handler: set once before any handler is installed, read only after.
-nonisolated(unsafe) private var signalPipe: Int32 = -1
-
-/// Async-signal-safe: one `write` of the signal's number, `errno` kept.
-nonisolated private func signalHandler(_ number: Int32) {
-  let saved = errno
-  var byte = UInt8(truncatingIfNeeded: number)
-  _ = write(signalPipe, &byte, 1)
-  errno = saved
 }

@@ -68,8 +68,9 @@ struct Demuxer {
         joins?.restart()
         let hangs = core.media.connectionHangs
         core.media.watching(seek: true, afresh: true) {
-          if hangs { core.media.leaveTheConnection() }
-          seek(ctx, to: target)
+          let left = hangs ? core.media.leaveTheConnection() : nil
+          // A demuxer that could not seek reads on from where it was, not from the byte the connection was left at.
+          if !seek(ctx, to: target), let left, let pb = ctx.pointee.pb { avio_seek(pb, left, SEEK_SET) }
         }
         // Not exact: the decoders let out what comes first from the key frame the demuxer went back to.
         let from = exact ? target : -Double.infinity
@@ -90,7 +91,9 @@ struct Demuxer {
     }
   }
 
-  private func seek(_ ctx: UnsafeMutablePointer<AVFormatContext>, to target: Double) {
+  /// Whether the demuxer took the seek (one that cannot reads on from where it is).
+  @discardableResult
+  private func seek(_ ctx: UnsafeMutablePointer<AVFormatContext>, to target: Double) -> Bool {
     // Saturating: a target past any real length must not trap the conversion.
     let micro = ((target + core.startTime) * Double(AV_TIME_BASE)).rounded()
     let ts = micro.isFinite ? Int64(max(-9e18, min(9e18, micro))) : Int64.max / 2
@@ -104,23 +107,26 @@ struct Demuxer {
       // A still picture is the picture at every time of its span. Before it is read, it waits in the demuxer
       // (read while the source opened), and stays there; after, the demuxer goes back to it where it can (FFmpeg's
       // image demuxer refuses any time but its first, and a JPEG's cannot go back even to that).
-      guard waits.hasRead else { return }
+      guard waits.hasRead else { return true }
       let start = Int64((core.startTime * Double(AV_TIME_BASE)).rounded())
-      avformat_seek_file(ctx, -1, Int64.min, start, start, 0)
+      return avformat_seek_file(ctx, -1, Int64.min, start, start, 0) >= 0
     } else if core.untimed {
       // No timestamps to seek by: back to the first byte; the decoder times frames from there to the target.
       seekBytes(ctx, to: 0)
+      return true
     } else if let video = core.videoStream.map({ Int32($0.index) }), let at = streamTime(ctx, video, target),
       avformat_seek_file(ctx, video, Int64.min, at, at, 0) >= 0
     {
       // By the video's own clock, rounded down: FFmpeg rounds a time given for any stream to the nearest tick of
       // the default one, and a target in the second half of a picture's time went to the next picture, past the
       // target (in AVI, where every MJPEG picture is a key one, it then went back to the file's first byte).
+      return true
     } else if avformat_seek_file(ctx, -1, Int64.min, ts, ts, 0) < 0 {
       // Some demuxers only seek backwards to a key frame; one that cannot seek at all reads on from where it
       // is, and the decoders skip to the target (a seek back then lands on the first picture read).
-      av_seek_frame(ctx, -1, ts, AVSEEK_FLAG_BACKWARD)
+      return av_seek_frame(ctx, -1, ts, AVSEEK_FLAG_BACKWARD) >= 0
     }
+    return true
   }
 
   /// `target` (seconds from the start) in `stream`'s time base, rounded down; nil when it does not fit.

@@ -185,18 +185,18 @@ public final class MediaSource: @unchecked Sendable {
 
   /// Lets go of the connection, for the seek that follows to open a new one (one that hangs: FFmpeg reads on over it
   /// to any place less than its socket's receive buffer ahead, hundreds of kilobytes on a fast link, and waits as
-  /// long again). FFmpeg's http protocol has no call for it, and `avio_seek` takes no `SEEK_END`: a seek to a byte
-  /// the I/O buffer does not hold, behind where reading stands, always opens a new connection (the old one is
-  /// closed), and the seek that follows, forward from there, reads over the new one. Byte 0, or the last byte while
-  /// the buffer still holds the first. On the demux thread, watched as a seek.
-  func leaveTheConnection() {
-    guard let pb = context.pointee.pb, pb.pointee.seekable != 0 else { return }
-    let held = Int64(pb.pointee.buf_end - pb.pointee.buffer)
-    if pb.pointee.pos - held > 0 {
-      _ = avio_seek(pb, 0, SEEK_SET)
-    } else if case let size = avio_size(pb), size > 1 {
-      _ = avio_seek(pb, size - 1, SEEK_SET)
-    }
+  /// long again). FFmpeg's http protocol has no call for it, and `avio_seek` takes no `SEEK_END`: with the I/O
+  /// buffer emptied, a seek to byte 0 lies behind it, which always opens a new connection (the old one is closed);
+  /// the seek that follows, forward from there, reads over the new one. Returns where reading stood, for a seek that
+  /// then fails to go back to (nil when nothing was done). On the demux thread, watched as a seek.
+  func leaveTheConnection() -> Int64? {
+    guard let pb = context.pointee.pb, pb.pointee.seekable != 0, pb.pointee.pos > 0 else { return nil }
+    let at = avio_tell(pb)
+    // Emptied, the buffer holds nothing to seek within: its end (`pos`) is where reading stands.
+    pb.pointee.pos = at
+    pb.pointee.buf_ptr = pb.pointee.buffer
+    pb.pointee.buf_end = pb.pointee.buffer
+    return avio_seek(pb, 0, SEEK_SET) >= 0 ? at : nil
   }
 
   /// What a stalled read means: a network failure (FFmpeg's timeout code, explained as the server sending nothing),

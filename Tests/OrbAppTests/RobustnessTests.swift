@@ -225,11 +225,12 @@ final class AppRobustnessTests: XCTestCase {
   /// the player, and when the signal went. The server is resumed and ended when the test ends.
   private func playingOnAStoppedDisplay(_ signal: (Watched) -> Void) throws -> (Watched, Date) {
     try Screen.requireDisplay()
-    let number = 90 + Int.random(in: 0..<400)
+    // Xvfb picks a display no other server has and says which (`-displayfd`) once it is ready for clients.
     let server = Process()
     server.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
-    server.arguments = [":\(number)", "-nolisten", "tcp", "-screen", "0", "1280x720x24"]
-    server.standardOutput = FileHandle.nullDevice
+    server.arguments = ["-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "1280x720x24"]
+    let said = Pipe()
+    server.standardOutput = said
     server.standardError = FileHandle.nullDevice
     try server.run()
     addTeardownBlock {
@@ -237,9 +238,10 @@ final class AppRobustnessTests: XCTestCase {
       server.terminate()
       server.waitUntilExit()
     }
-    let socket = "/tmp/.X11-unix/X\(number)"
-    for _ in 0..<100 where !FileManager.default.fileExists(atPath: socket) { usleep(50_000) }
-    XCTAssertTrue(FileManager.default.fileExists(atPath: socket), "Xvfb :\(number) did not start")
+    // Its number, or nothing once it has exited (a server that cannot start).
+    let line = String(decoding: said.fileHandleForReading.availableData, as: UTF8.self)
+    let number = try XCTUnwrap(Int(line.trimmingCharacters(in: .whitespacesAndNewlines)), "Xvfb said \(line)")
+    XCTAssertTrue(server.isRunning, "Xvfb :\(number) is gone")
     let player = try Watched(
       ["--events-fd", "1", try Self.longClip()], environment: ["DISPLAY": ":\(number)", "WAYLAND_DISPLAY": ""])
     addTeardownBlock { _ = player.wait(timeout: 1) }

@@ -65,11 +65,13 @@ final class SubtitleTests: XCTestCase {
       contents: SubtitleMedia.srt([
         (1, 2, "Tom &amp; Jerry &lt;3 &quot;hi&quot; &apos;yo&apos;"), (3, 4, "caf&#233; &#x263A;&nbsp;ok"),
         (5, 6, "<i>R&amp;D</i> & fish &bogus; &#xZZ; &#99999999;"),
+        (7, 8, "it&#146;s &AMP; &#+65; &#10; &#x7f;"),
       ]))
     let track = try SubtitleFile.read(path)
     XCTAssertEqual(text(track, at: 1.5), "Tom & Jerry <3 \"hi\" 'yo'")
     XCTAssertEqual(text(track, at: 3.5), "caf\u{E9} \u{263A}\u{A0}ok")
     XCTAssertEqual(text(track, at: 5.5), "R&D & fish &bogus; &#xZZ; &#99999999;")
+    XCTAssertEqual(text(track, at: 7.5), "it\u{2019}s & &#+65; &#10; &#x7f;")
     XCTAssertEqual(
       track.cues(at: 5.5).first?.pangoMarkup, "<i>R&amp;D</i> &amp; fish &amp;bogus; &amp;#xZZ; &amp;#99999999;")
   }
