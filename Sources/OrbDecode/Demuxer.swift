@@ -9,10 +9,13 @@ struct Demuxer {
   private let waits = ReadWaits()
   /// Where recordings joined end to end start their clocks again (MPEG-TS and -PS only).
   private let joins: TimestampJoins?
+  /// Damaged stretches the demuxer stepped over (not for a playlist's parts).
+  private let skips: SkippedStretches?
 
   init(core: PipelineCore) {
     self.core = core
     joins = orb_format_has_timestamp_jumps(core.media.context) != 0 ? TimestampJoins() : nil
+    skips = core.media.readsOneStream ? SkippedStretches() : nil
   }
 
   /// Seconds of packets read ahead of each decoder of a local file, after which the demuxer waits (mpv reads a
@@ -66,6 +69,7 @@ struct Demuxer {
         }
         waits.restart()
         joins?.restart()
+        skips?.restart()
         let hangs = core.media.connectionHangs
         core.media.watching(seek: true, afresh: true) {
           let left = hangs ? core.media.leaveTheConnection() : nil
@@ -329,6 +333,9 @@ struct Demuxer {
     if let joins, isVideo || isAudio { joins.follow(packet, stream: index, timeBase: tb, core: core) }
     let start = isVideo || isAudio ? core.seconds(packet, tb) : nil
     let end = isVideo || isAudio ? core.end(packet, tb) : nil
+    if let skips, let notice = skips.follow(byte: packet.pointee.pos, size: size, start: start, end: end) {
+      core.media.warn(notice)
+    }
     let joined = joins?.hasJoined ?? false
     let (videoWanted, audioWanted) = core.state.withLock { s -> (Bool, Bool) in
       // Past a join the source lasts longer than its header says (which saw one part's times): as far as it was read.
@@ -350,6 +357,43 @@ struct Demuxer {
     } else if isAudio && audioWanted {
       core.audioPackets.push(.packet(owned, generation: gen), cost: size)
     }
+  }
+}
+
+/// Stretches of a file the demuxer could not read and stepped over to the next place it could (Matroska's next
+/// cluster, MPEG-TS's next sync byte): bytes damaged in a download or on a disc. The picture held there while the
+/// sound (where there was sound after it) went on, and nothing said why. Where the next packet lies more than
+/// `bytes` past the end of the one before and the time of the played streams jumps by more than `seconds`, the host
+/// hears it once, with where and how much: "damaged from 0:07.8 to 0:12.9 (1.2 MB could not be read); playback goes
+/// on after it". A gap of time alone (a stream that pauses) or of bytes alone (a large element skipped on purpose)
+/// is not damage. Forgotten at a seek, which moves the reading.
+/// Thread-safety: Unsafe (unchecked Sendable); the demux thread's alone.
+final class SkippedStretches: @unchecked Sendable {
+  static let bytes: Int64 = 256 << 10
+  static let seconds = 1.0
+  /// Where the last packet read ends in the file (any stream's).
+  private var lastByte: Int64?
+  /// Where the played streams' last packet ends, seconds.
+  private var lastTime: Double?
+
+  func restart() {
+    lastByte = nil
+    lastTime = nil
+  }
+
+  /// Follows one packet (at `byte` in the file, -1 when unknown; `start` and `end` its time, for a played stream);
+  /// the notice for a stretch skipped before it, if one was.
+  func follow(byte: Int64, size: Int, start: Double?, end: Double?) -> String? {
+    defer {
+      if byte >= 0 { lastByte = byte + Int64(size) }
+      if let end { lastTime = max(lastTime ?? end, end) }
+    }
+    guard byte >= 0, let lastByte, byte - lastByte > Self.bytes, let start, let lastTime,
+      start - lastTime > Self.seconds
+    else { return nil }
+    let megabytes = Double(byte - lastByte) / 1e6
+    return "damaged from \(CueCleanup.time(lastTime)) to \(CueCleanup.time(start)) ("
+      + String(format: "%.1f MB", megabytes) + " could not be read); playback goes on after it"
   }
 }
 

@@ -163,6 +163,8 @@ public final class MediaSource: @unchecked Sendable {
   var context: UnsafeMutablePointer<AVFormatContext> { format.pointer }
   /// Breaks the demux thread's reads that go nowhere (`StallWatch`); nil for a playlist or a pipe.
   private let stallWatch: StallWatch?
+  /// The demuxer reads one stream of bytes (not a playlist's parts): its packets' byte positions follow the file.
+  let readsOneStream: Bool
 
   /// Runs `body`, a read or a `seek` of the demux thread's, broken should it go nowhere (`StallWatch`). `afresh`: a
   /// seek asked for, which forgets a stall before it.
@@ -212,6 +214,9 @@ public final class MediaSource: @unchecked Sendable {
     format.noteFailure(notice)
     return FFmpegError.eof
   }
+  /// Tells the host, once, of something wrong with the file that playback goes on past (`newNotices`).
+  func warn(_ notice: String) { format.noteFailure(notice) }
+
   /// A request of the demuxer's (an HLS playlist, key or segment) was redirected off the origin while it carried a
   /// token, and was turned away as a sign-in (the origin guard). Read after the reading has failed.
   var refusedRedirect: Bool { orb_origin_guard_refused(format.pointer.pointee.opaque) != 0 }
@@ -509,6 +514,7 @@ public final class MediaSource: @unchecked Sendable {
     let name = opened.pointee.iformat.map { String(cString: $0.pointee.name) } ?? ""
     let parted = playlist || name.split(separator: ",").contains { $0 == "hls" || $0 == "dash" }
     stallWatch = parted ? nil : watch
+    readsOneStream = !parted
     let size = isURL ? opened.pointee.pb.map { avio_size($0) } ?? -1 : -1
     servedSize = size > 0 ? size : nil
     address = isURL ? Mutex((target, nil)) : nil

@@ -213,6 +213,41 @@ final class AppBadInputTests: XCTestCase {
     XCTAssertLessThan(ended?["position_ms"] as? Int ?? 99999, 12000, player.stdout)
   }
 
+  /// A file with a stretch of zeros in the middle (bytes lost in a download, a scratched disc): the demuxer steps
+  /// over it to the next place it can read (Matroska's next cluster, MPEG-TS's next sync byte), the picture holds
+  /// meanwhile, and the host hears where and how much was lost, once; playback goes on to the end. Nothing was said.
+  func testADamagedStretchInTheMiddleIsNamedAndPlayedPast() throws {
+    try Screen.requireDisplay()
+    for format in ["mkv", "ts"] {
+      let whole = try TestMedia.path(
+        "moving-12s-sine.\(format)",
+        [
+          "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=12", "-f", "lavfi", "-i", "sine=duration=12",
+          "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-c:a", "aac",
+        ])
+      var data = try Data(contentsOf: URL(fileURLWithPath: whole))
+      let (from, to) = (data.count * 4 / 10, data.count * 6 / 10)
+      data.replaceSubrange(from..<to, with: Data(count: to - from))
+      let damaged = try TestMedia.file(named: "moving-12s-zeros-in-the-middle.\(format)", contents: data)
+      let player = try BackgroundPlayer(["--events-fd", "1", "--speed", "4", damaged])
+      XCTAssertEqual(player.wait(timeout: 60), 0, "\(format): \(player.stderr)")
+      let warnings = player.events.filter { ($0["message"] as? String ?? "").hasPrefix("damaged from") }
+      XCTAssertEqual(warnings.count, 1, "\(format): \(player.stdout)")
+      let message = warnings.first?["message"] as? String ?? ""
+      // About 4.8 s to 7.2 s of the 12 are gone: the stretch named lies around there, with its size.
+      let times = message.split(separator: " ").compactMap { Double($0) }
+      XCTAssertEqual(times.count, 2, message)
+      if times.count == 2 {
+        XCTAssertEqual(times[0], 4.8, accuracy: 1.2, message)
+        XCTAssertEqual(times[1], 7.2, accuracy: 1.2, message)
+      }
+      XCTAssertTrue(message.contains("MB could not be read"), message)
+      let ended = player.events.last { $0["event"] as? String == "ended" }
+      XCTAssertEqual(ended?["reason"] as? String, "eof", player.stdout)
+      XCTAssertGreaterThan(ended?["position_ms"] as? Int ?? 0, 11000, "played past it to the end: \(player.stdout)")
+    }
+  }
+
   func testCorruptPacketsAreSkippedAndPlaybackGoesOn() throws {
     let clean = try TestMedia.path(
       "h264-for-noise.mkv",
