@@ -305,6 +305,39 @@ final class SubtitleAppTests: XCTestCase {
     Screen.press("q", title: title)
   }
 
+  /// A cue's colours show: SubRip's `<font color>` (as FFmpeg gives it, an ASS `\c`) paints its words red beside
+  /// white ones, on a blue-grey picture that has no red. Every cue was white.
+  func testACueShowsInItsColours() throws {
+    try Screen.requireDisplay()
+    let title = "subs-colour-\(UUID().uuidString.prefix(6))"
+    _ = Tool.run("xdotool", ["mousemove", "1270", "710"])  // away: the controls stay hidden
+    let srt = try TestMedia.file(
+      named: "colours.srt",
+      contents: SubtitleMedia.srt([(0, 30, "WHITE <font color=\"#ff0000\">RED RED</font> WHITE")]))
+    let player = try BackgroundPlayer(
+      [
+        "--events-fd", "1", "--title", title, "--paused", "--resume-ms", "1000", "--geometry", "640x360",
+        "--sub-file", srt, try MarkerAppTests.clip(),
+      ])
+    defer { _ = player.wait(timeout: 1) }
+    XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
+    XCTAssertNotNil(player.waitForEvent { ($0["text"] as? String)?.contains("RED") == true }, player.stdout)
+    usleep(700_000)
+    let image = try Screen.grabSettled(title: title)
+    Screen.keep(title: title, as: "subtitles-colours")
+    var (red, white) = (0, 0)
+    for y in image.height / 2..<image.height {
+      for x in 0..<image.width {
+        let p = image.pixel(x: x, y: y)
+        if p.r > 200 && p.g < 60 && p.b < 60 { red += 1 }
+        if p.r > 225 && p.g > 225 && p.b > 225 { white += 1 }
+      }
+    }
+    XCTAssertGreaterThan(red, 150, "no red words (white pixels: \(white))")
+    XCTAssertGreaterThan(white, 150, "no white words (red pixels: \(red))")
+    Screen.press("q", title: title)
+  }
+
   /// The label sits near the bottom of the picture with the controls hidden, and moves up above them when they
   /// show, never hidden by them.
   func testTheCueShowsAboveTheTransportBar() throws {

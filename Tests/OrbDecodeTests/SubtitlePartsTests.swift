@@ -24,7 +24,9 @@ final class SubtitlePartsTests: XCTestCase {
     XCTAssertEqual(ASSText(text: "{\\a10}x").placement, .bottom)
     XCTAssertTrue(ASSText(text: "{\\pos(1,2)}").isEmpty)
     XCTAssertTrue(ASSText(text: "{\\p2}m 0 0 l 1 1{\\p0}  ").isEmpty)
-    XCTAssertEqual(ASSText(text: "a{\\t(0,500,\\i1\\b1)}b{\\1c&HFF00FF&\\alpha&H80&}c").lines, [[SubtitleRun("abc")]])
+    XCTAssertEqual(
+      ASSText(text: "a{\\t(0,500,\\i1\\b1)}b{\\1c&HFF00FF&\\alpha&H80&}c").lines,
+      [[SubtitleRun("ab"), SubtitleRun("c", color: 0xFF00FF)]])
     XCTAssertEqual(ASSText(text: "line\\n{nested {odd} tag}x").lines, [[SubtitleRun("line  tag}x")]])
     XCTAssertEqual(ASSText(text: "a soft\\nbreak").lines, [[SubtitleRun("a soft break")]])
     XCTAssertEqual(ASSText(text: "one\\Ntwo").lines, [[SubtitleRun("one")], [SubtitleRun("two")]])
@@ -32,6 +34,52 @@ final class SubtitlePartsTests: XCTestCase {
       ASSText(text: "keep \\{this\\} \\\\ {\\b600}w").lines,
       [[SubtitleRun("keep {this} \\ "), SubtitleRun("w", bold: true)]])
     XCTAssertEqual(ASSText(text: "\\N\\NMiddle\\N\\N").lines, [[SubtitleRun("Middle")]])
+  }
+
+  /// Each style's colour, weight and slant as the script's header gives them (ASS writes colours &HAABBGGRR), the
+  /// text starting in its event's style, `\c`/`\1c` changing the colour (empty: back to the style's), `\r` back to
+  /// the event's style and `\rName` to another; Pango markup carries the colour. Everything was white.
+  func testASSStylesAndColourTagsColourTheText() {
+    let styles = ASSStyles(
+      header: """
+        [Script Info]
+        ScriptType: v4.00+
+
+        [V4+ Styles]
+        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, \
+        Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, \
+        MarginR, MarginV, Encoding
+        Style: Default,Arial,20,&H00FFFFFF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1
+        Style: Sign,Arial,20,&H0000FFFF,&H000000FF,&H00000000,&H00000000,-1,-1,0,0,100,100,0,0,1,2,0,8,10,10,10,1
+
+        [Events]
+        """.replacingOccurrences(of: "\\\n", with: ""))
+    XCTAssertEqual(styles.style(named: "Sign"), ASSStyles.Style(bold: true, italic: true, color: 0xFFFF00))
+    XCTAssertEqual(styles.style(named: "Default"), ASSStyles.Style())
+    XCTAssertEqual(styles.style(named: "Missing"), ASSStyles.Style(), "an unknown style is Default")
+    let sign = ASSText(event: "1,0,Sign,,0,0,0,,Yellow {\\c&H0000FF&}red{\\c} back{\\r} again", styles: styles)
+    XCTAssertEqual(
+      sign.lines,
+      [
+        [
+          SubtitleRun("Yellow ", bold: true, italic: true, color: 0xFFFF00),
+          SubtitleRun("red", bold: true, italic: true, color: 0xFF0000),
+          SubtitleRun(" back again", bold: true, italic: true, color: 0xFFFF00),
+        ]
+      ])
+    let plain = ASSText(event: "2,0,Default,,0,0,0,,white {\\rSign}sign{\\r}white", styles: styles)
+    XCTAssertEqual(
+      plain.lines,
+      [[SubtitleRun("white "), SubtitleRun("sign", bold: true, italic: true, color: 0xFFFF00), SubtitleRun("white")]])
+    XCTAssertEqual(ASSStyles.color("&H00FF8000&"), 0x0080FF)
+    XCTAssertEqual(ASSStyles.color("&HFF8000"), 0x0080FF)
+    XCTAssertEqual(ASSStyles.color("255"), 0xFF0000, "SSA's decimal BGR")
+    XCTAssertNil(ASSStyles.color("&Hxyz&"))
+    let cue = SubtitleCue(start: 0, end: 1, lines: sign.lines)
+    XCTAssertEqual(
+      cue.pangoMarkup,
+      "<span foreground=\"#ffff00\"><b><i>Yellow </i></b></span><span foreground=\"#ff0000\"><b><i>red</i></b></span>"
+        + "<span foreground=\"#ffff00\"><b><i> back again</i></b></span>")
   }
 
   func testACueIsCutAtItsLongestText() {

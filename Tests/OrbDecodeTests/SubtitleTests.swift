@@ -76,6 +76,23 @@ final class SubtitleTests: XCTestCase {
       track.cues(at: 5.5).first?.pangoMarkup, "<i>R&amp;D</i> &amp; fish &amp;bogus; &amp;#xZZ; &amp;#99999999;")
   }
 
+  /// SubRip's `<font color>` shows in its colour (FFmpeg gives it as `\c`); a sidecar ASS's style colours its cues.
+  func testSRTFontColoursAndASSStyleColoursShow() throws {
+    let srt = try TestMedia.file(
+      named: "colours.srt",
+      contents: SubtitleMedia.srt([(1, 2, "plain <font color=\"#ff8000\">orange</font> plain")]))
+    let track = try SubtitleFile.read(srt)
+    XCTAssertEqual(
+      track.cues(at: 1.5).first?.lines,
+      [[SubtitleRun("plain "), SubtitleRun("orange", color: 0xFF8000), SubtitleRun(" plain")]])
+    let ass = try TestMedia.file(
+      named: "colours.ass",
+      contents: Self.assHeader(playRes: true).replacingOccurrences(
+        of: "Style: Default,Arial,20,&H00FFFFFF", with: "Style: Default,Arial,20,&H0000FF00")
+        + "Dialogue: 0,0:00:01.00,0:00:02.00,Default,,0,0,0,,green\n")
+    XCTAssertEqual(try SubtitleFile.read(ass).cues(at: 1.5).first?.lines, [[SubtitleRun("green", color: 0x00FF00)]])
+  }
+
   func testASSOverrideTagsAreStrippedAndUnderstood() throws {
     let path = try TestMedia.file(
       named: "styled.ass",
@@ -92,8 +109,13 @@ final class SubtitleTests: XCTestCase {
     XCTAssertEqual(track.format, "ASS")
     XCTAssertEqual(text(track, at: 1.5), "Hello, there\nsecond line")
     let hello = try XCTUnwrap(track.cues(at: 1.5).first)
+    let green: UInt32 = 0x00FF00  // `\c&H00FF00&`: blue-green-red
     XCTAssertEqual(
-      hello.lines, [[SubtitleRun("Hello, "), SubtitleRun("there", italic: true)], [SubtitleRun("second line")]])
+      hello.lines,
+      [
+        [SubtitleRun("Hello, ", color: green), SubtitleRun("there", italic: true, color: green)],
+        [SubtitleRun("second line", color: green)],
+      ])
     XCTAssertEqual(hello.placement, .bottom)
     XCTAssertEqual(text(track, at: 3.5), "Karaoke")
     XCTAssertEqual(track.cues(at: 3.5).first?.placement, .top)

@@ -5,9 +5,11 @@
 /// the text, which may hold commas. Understood in the text: `\N` (a line break), `\n` (a soft break: a space, as
 /// libass draws it but with WrapStyle 2), `\h` (a no-break space),
 /// `\{`, `\}` and `\\` (WebVTT's escapes), and in override blocks `\b` (1, 0 or a weight: 600 and more is bold),
-/// `\i`, `\u`, `\r` (back to the plain style), `\an1`–`\an9` and SSA's `\a1`–`\a11` (placement) and `\p` (drawing
-/// mode: the vector drawing's text is dropped). Every other tag, with its parenthesised arguments, is removed, as is
-/// an override block left open at the end.
+/// `\i`, `\u`, `\c` and `\1c` (the colour, `&HBBGGRR&`; empty: the style's), `\r` (back to the event's style, or
+/// `\rName` to that style), `\an1`–`\an9` and SSA's `\a1`–`\a11` (placement) and `\p` (drawing mode: the vector
+/// drawing's text is dropped). Every other tag, with its parenthesised arguments, is removed, as is an override block
+/// left open at the end. The event's style (its Style field, looked up in the script's `ASSStyles`) gives the
+/// colour, bold, italic and underline the text starts with; SubRip's `<font color>` comes as `\c` too.
 /// Thread-safety: a value type; safe to pass between threads.
 public struct ASSText: Sendable, Equatable {
   public var lines: [[SubtitleRun]]
@@ -25,14 +27,15 @@ public struct ASSText: Sendable, Equatable {
     }
   }
 
-  /// Parses a whole event as FFmpeg gives it (the fields before the text are skipped).
-  public init(event: String) {
-    self.init(text: Self.textField(of: event))
+  /// Parses a whole event as FFmpeg gives it (the fields before the text are skipped but its Style, which `styles`
+  /// describes).
+  public init(event: String, styles: ASSStyles = ASSStyles()) {
+    self.init(text: Self.textField(of: event), styles: styles, style: Self.styleField(of: event))
   }
 
-  /// Parses the Text field alone.
-  public init(text: String) {
-    var parser = Parser()
+  /// Parses the Text field alone, in the style named `style` of `styles`.
+  public init(text: String, styles: ASSStyles = ASSStyles(), style: String? = nil) {
+    var parser = Parser(styles: styles, base: styles.style(named: style))
     // Far more than a cue shows (`SubtitleCue.longestText`), with room for its tags.
     parser.parse(Array(text.unicodeScalars.prefix(16 * SubtitleCue.longestText)))
     lines = parser.finishedLines()
@@ -52,14 +55,38 @@ public struct ASSText: Sendable, Equatable {
     return event
   }
 
+  /// The Style field of an event: the third ("ReadOrder,Layer,Style,…"), or the fourth in the "Dialogue: Layer,Start,
+  /// End,Style,…" form.
+  static func styleField(of event: String) -> String? {
+    let fields = event.split(separator: ",", maxSplits: 4, omittingEmptySubsequences: false)
+    let index = event.hasPrefix("Dialogue:") ? 3 : 2
+    return fields.count > index ? String(fields[index]).trimmingSpaces : nil
+  }
+
   /// The state of one pass over the text.
   private struct Parser {
+    let styles: ASSStyles
+    /// The event's style: what `\r` goes back to.
+    let base: ASSStyles.Style
+    init(styles: ASSStyles, base: ASSStyles.Style) {
+      self.styles = styles
+      self.base = base
+      take(base)
+    }
+
+    mutating func take(_ style: ASSStyles.Style) {
+      bold = style.bold
+      italic = style.italic
+      underline = style.underline
+      color = style.color
+    }
     var lines: [[SubtitleRun]] = []
     var line: [SubtitleRun] = []
     var pending = String.UnicodeScalarView()
     var bold = false
     var italic = false
     var underline = false
+    var color: UInt32?
     var drawing = false
     var placement = SubtitlePlacement.bottom
 
@@ -111,7 +138,7 @@ public struct ASSText: Sendable, Equatable {
     /// Ends the text in the current style, so a tag can change it.
     mutating func flush() {
       guard !pending.isEmpty else { return }
-      let run = SubtitleRun(String(pending), bold: bold, italic: italic, underline: underline)
+      let run = SubtitleRun(String(pending), bold: bold, italic: italic, underline: underline, color: color)
       pending = String.UnicodeScalarView()
       if let last = line.last, last.sameStyle(as: run) {
         line[line.count - 1].text += run.text
@@ -183,6 +210,16 @@ public struct ASSText: Sendable, Equatable {
         placement = (7...9).contains(n) ? .top : .bottom
         return
       }
+      if tag == "c" || tag == "1c" || tag.hasPrefix("c&") || tag.hasPrefix("1c&") {
+        let value = tag.drop { $0 != "&" }
+        setStyle { $0.color = value.isEmpty ? $0.base.color : ASSStyles.color(value) ?? $0.color }
+        return
+      }
+      if tag.hasPrefix("r"), tag.count > 1 {
+        let style = styles.style(named: String(tag.dropFirst()))
+        setStyle { $0.take(style) }
+        return
+      }
       let argument = tag.dropFirst()
       guard argument.isEmpty || argument.allSatisfy(\.isASCIIDigit) || name == "r" else { return }
       let value = Int(argument) ?? 0
@@ -192,11 +229,7 @@ public struct ASSText: Sendable, Equatable {
       case "i": setStyle { $0.italic = value == 1 }
       case "u": setStyle { $0.underline = value == 1 }
       case "r":
-        setStyle {
-          $0.bold = false
-          $0.italic = false
-          $0.underline = false
-        }
+        setStyle { $0.take($0.base) }
       case "p":
         flush()
         drawing = value > 0
@@ -218,5 +251,73 @@ extension Character {
 extension String {
   fileprivate var trimmingSpaces: String {
     String(drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+  }
+}
+
+/// The styles of an ASS script (its `[V4+ Styles]` or `[V4 Styles]` section, which FFmpeg gives as the decoder's
+/// subtitle header, for SubRip and the other text formats too): by name, what a cue's text starts with.
+/// Thread-safety: a value type; safe to pass between threads.
+public struct ASSStyles: Sendable, Equatable {
+  /// What text in a style starts as. `color` nil: the default (white).
+  public struct Style: Sendable, Equatable {
+    var bold = false
+    var italic = false
+    var underline = false
+    var color: UInt32?
+  }
+  var byName: [String: Style] = [:]
+
+  public init() {}
+
+  /// Reads the Style lines of `header`, by its Format line's order of fields.
+  public init(header: String) {
+    var format: [String] = []
+    var inStyles = false
+    for raw in header.split(whereSeparator: \.isNewline) {
+      let line = String(raw).trimmingSpaces
+      if line.hasPrefix("[") {
+        inStyles = line.lowercased().hasSuffix("styles]")
+        continue
+      }
+      guard inStyles, let colon = line.firstIndex(of: ":") else { continue }
+      let key = line[..<colon].lowercased()
+      let values = line[line.index(after: colon)...].split(separator: ",", omittingEmptySubsequences: false)
+        .map { String($0).trimmingSpaces }
+      if key == "format" {
+        format = values.map { $0.lowercased() }
+      } else if key == "style", !format.isEmpty {
+        var fields: [String: String] = [:]
+        for (name, value) in zip(format, values) { fields[name] = value }
+        guard let name = fields["name"] else { continue }
+        // -1 is true in ASS (SSA's too); 0 false.
+        let on = { (field: String) in fields[field].flatMap { Int($0) }.map { $0 != 0 } ?? false }
+        let color = fields["primarycolour"].flatMap(Self.color)
+        byName[name] = Style(
+          bold: on("bold"), italic: on("italic"), underline: on("underline"), color: color == 0xFF_FFFF ? nil : color)
+      }
+    }
+  }
+
+  /// The style named `name` (ASS matches names as written; a leading `*` is ignored, as libass does); the plain one
+  /// when there is none.
+  func style(named name: String?) -> Style {
+    guard let name else { return Style() }
+    let bare = name.hasPrefix("*") ? String(name.dropFirst()) : name
+    return byName[bare] ?? byName["Default"] ?? Style()
+  }
+
+  /// An ASS colour ("&H00BBGGRR&", "&HBBGGRR", SSA's decimal "16777215") as 0xRRGGBB; its alpha is ignored.
+  static func color<S: StringProtocol>(_ text: S) -> UInt32? {
+    var digits = Substring(String(text).trimmingSpaces)
+    if digits.hasPrefix("&") { digits = digits.dropFirst() }
+    while digits.hasSuffix("&") { digits = digits.dropLast() }
+    let value: UInt32?
+    if digits.hasPrefix("H") || digits.hasPrefix("h") {
+      value = UInt32(digits.dropFirst().prefix(8), radix: 16)
+    } else {
+      value = UInt32(digits)
+    }
+    guard let bgr = value else { return nil }
+    return (bgr & 0xFF) << 16 | (bgr & 0xFF00) | (bgr >> 16) & 0xFF
   }
 }

@@ -5,17 +5,22 @@ public struct SubtitleRun: Sendable, Equatable {
   public var bold: Bool
   public var italic: Bool
   public var underline: Bool
+  /// The text's colour, 0xRRGGBB; nil: the default (white).
+  public var color: UInt32?
 
-  public init(_ text: String, bold: Bool = false, italic: Bool = false, underline: Bool = false) {
+  public init(
+    _ text: String, bold: Bool = false, italic: Bool = false, underline: Bool = false, color: UInt32? = nil
+  ) {
     self.text = text
     self.bold = bold
     self.italic = italic
     self.underline = underline
+    self.color = color
   }
 
   /// Whether `other` has the same style (so the two can be one run).
   func sameStyle(as other: SubtitleRun) -> Bool {
-    bold == other.bold && italic == other.italic && underline == other.underline
+    bold == other.bold && italic == other.italic && underline == other.underline && color == other.color
   }
 }
 
@@ -135,9 +140,16 @@ public struct SubtitleCue: Sendable, Equatable {
         if run.underline { text = "<u>\(text)</u>" }
         if run.italic { text = "<i>\(text)</i>" }
         if run.bold { text = "<b>\(text)</b>" }
+        if let color = run.color { text = "<span foreground=\"#" + Self.hex(color) + "\">\(text)</span>" }
         return text
       }.joined()
     }.joined(separator: "\n")
+  }
+
+  /// "ff8000" for 0xFF8000.
+  static func hex(_ color: UInt32) -> String {
+    let digits = String(color & 0xFF_FFFF, radix: 16)
+    return String(repeating: "0", count: 6 - digits.count) + digits
   }
 
   /// `text` with the five characters Pango's markup parser treats specially written as entities.

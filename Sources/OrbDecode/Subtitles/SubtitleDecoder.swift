@@ -11,6 +11,8 @@ public final class SubtitleDecoder {
   public let isBitmap: Bool
   /// Whether the text's HTML character references are decoded (`CharacterReferences`): the codec's text is HTML-like.
   private let decodesReferences: Bool
+  /// The script's styles (`ASSStyles`): the colour and weight each cue's text starts with.
+  private var styles = ASSStyles()
   static let htmlLike: Set<AVCodecID> = [AV_CODEC_ID_SUBRIP, AV_CODEC_ID_SRT, AV_CODEC_ID_SAMI]
   private let videoWidth: Int
   private let videoHeight: Int
@@ -38,6 +40,11 @@ public final class SubtitleDecoder {
       av_dict_set(&options, "sub_charenc_mode", "pre_decoder", 0)
     }
     try av(avcodec_open2(ctx, codec, &options), "avcodec_open2(\(characterSet ?? "utf-8"))")
+    // The script's styles: an ASS track's own; a text format's, the one FFmpeg writes for it.
+    if let header = ctx.pointee.subtitle_header, ctx.pointee.subtitle_header_size > 0 {
+      let bytes = UnsafeBufferPointer(start: header, count: Int(ctx.pointee.subtitle_header_size))
+      styles = ASSStyles(header: String(decoding: bytes, as: UTF8.self))
+    }
   }
 
   deinit {
@@ -107,7 +114,7 @@ public final class SubtitleDecoder {
       switch rect.type {
       case SUBTITLE_ASS:
         guard let ass = rect.ass else { continue }
-        var text = ASSText(event: String(cString: ass))
+        var text = ASSText(event: String(cString: ass), styles: styles)
         if decodesReferences { text.decodeCharacterReferences() }
         if !text.isEmpty {
           cues.append(SubtitleCue(start: start, end: end, lines: text.lines, placement: text.placement))
