@@ -101,7 +101,7 @@ struct RenderLoop {
         // budget (`--retry-for`): then it is tried as the budget runs out.
         let delay = max(scheduled, min(error.retryAfter ?? 0, Self.longestAskedWait, schedule.left()))
         shared.withLock { $0.retrying = true }
-        player.onEvent?(.retry(attempt: attempt, of: schedule.count, delay: delay, reason: error.reason))
+        player.onEvent?(.retry(attempt: attempt, of: schedule.most(), delay: delay, reason: error.reason))
         if !waitBeforeRetry(delay, schedule: &schedule) { return nil }
       } catch {
         player.fail(MediaError(.unplayable, source: source, reason: "\(error)"))
@@ -288,7 +288,7 @@ struct RenderLoop {
     let position = clock.time()
     clock.pause()
     shared.withLock { $0.audio }?.setPaused(true)
-    player.onEvent?(.retry(attempt: attempt, of: schedule.count, delay: delay, reason: reason))
+    player.onEvent?(.retry(attempt: attempt, of: schedule.most(), delay: delay, reason: reason))
     guard waitBeforeRetry(delay, schedule: &schedule) else { return false }
     shared.change { s in
       // A seek the user asked for meanwhile goes first, and it tries the connection as well.

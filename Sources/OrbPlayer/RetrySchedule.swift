@@ -35,8 +35,22 @@ public struct RetrySchedule: Sendable, Equatable {
     self.budget = budget
   }
 
-  /// The most tries there can be (the `of` of a retry event).
+  /// The most tries there can be, all failing at once.
   public var count: Int { delays.count }
+
+  /// The most tries there can still be at `now`, those made included, should every further one fail at once (the
+  /// `of` of a retry event): `count` at the first failure, fewer as tries that take long spend the budget (a server
+  /// that never answers, 15 s a try, said "of 14" at every try and made 9).
+  public func most(now: UInt64 = HostTime.now()) -> Int {
+    var spent = budget - left(now: now)
+    var most = made
+    while most > 0 && most < delays.count {
+      spent += delays[most - 1]  // the wait before the try under way, which then fails at once
+      guard spent < budget else { break }
+      most += 1
+    }
+    return most
+  }
 
   /// A failure, at `now` (`HostTime` nanoseconds): the next try, its number (from 1) and the seconds to wait before
   /// it; nil when the tries are spent or the time since the first failure (less pauses) has reached the budget.

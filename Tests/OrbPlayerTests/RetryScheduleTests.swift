@@ -25,12 +25,19 @@ final class RetryScheduleTests: XCTestCase {
     var schedule = RetrySchedule()
     var now: UInt64 = 5_000_000_000
     var tries: [Int] = []
+    var said: [Int] = []
     while let (attempt, delay) = schedule.next(now: now) {
       tries.append(attempt)
+      said.append(schedule.most(now: now))
       now += UInt64((delay + 15) * 1e9)
     }
     XCTAssertEqual(tries, Array(1...9))
-    XCTAssertEqual(schedule.count, 14, "the most there can be, as the retry events say")
+    XCTAssertEqual(schedule.count, 14, "the most there can be, all failing at once")
+    // What each retry event says: 14 at first, then fewer as each try's 15 s is spent, never below the tries made.
+    XCTAssertEqual(said.first, 14)
+    XCTAssertEqual(said, said.sorted(by: >), "\(said)")
+    XCTAssertGreaterThanOrEqual(said.last ?? 0, 9, "\(said)")
+    XCTAssertLessThanOrEqual(said.last ?? 99, 10, "the last try's event is close to the truth: \(said)")
 
     var quick = RetrySchedule(budget: 10)
     XCTAssertNotNil(quick.next(now: 0))
