@@ -211,7 +211,6 @@ extension PlayerWindow {
       volume: sound.volumePercent, muted: sound.isMuted)
   }
 
-  /// "French (AC-3 5.1)", "English (AAC stereo)", "Commentary (Opus stereo)".
   /// Plays audio track `track` (1-based) from where playback is, and says which.
   func chooseAudio(_ track: Int) {
     guard let player else { return }
@@ -258,6 +257,7 @@ extension PlayerWindow {
     }
   }
 
+  /// "French (AC-3 5.1)", "English (AAC stereo)", "Commentary (Opus stereo)".
   static func audioTrackName(_ track: AudioStreamInfo?) -> String {
     guard let track else { return "" }
     let name = track.language.map(SubtitleLanguage.displayName) ?? track.title ?? "Track"

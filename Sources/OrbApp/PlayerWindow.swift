@@ -558,6 +558,7 @@ final class PlayerWindow {
       })
     self.player = player
     report.lastWord.follow(player)
+    transport?.closeMenu()  // it lists the last entry's tracks
     madePlayer = true
     video.attach(player)
     player.start()
@@ -850,6 +851,7 @@ final class PlayerWindow {
   /// `windowClosing`: called from the window's "close-request", after which GTK destroys the window itself.
   func finish(reason: String?, status: Int32, windowClosing: Bool = false) {
     guard !finished else { return }
+    transport?.closeMenu()
     rememberPlace()
     finished = true
     updateInhibit()

@@ -305,33 +305,38 @@ final class TransportBar {
       gtk_toggle_button_set_active(cast(raw(item)), entry.chosen ? 1 : 0)
       gtk_widget_set_sensitive(item, entry.usable ? 1 : 0)
       if !entry.usable { gtk_widget_set_tooltip_text(item, "Cannot be read") }
-      Signals.plain(raw(item), "toggled") { [unowned self] in
-        guard gtk_toggle_button_get_active(cast(raw(item))) != 0, self.menu == popover else { return }
+      // "clicked", not "toggled": the entry already chosen closes the menu too.
+      Signals.plain(raw(item), "clicked") { [unowned self] in
+        guard self.menu == popover else { return }
         self.closeMenu()
         choose(index)
       }
       gtk_box_append(cast(raw(list)), item)
     }
     gtk_popover_set_child(cast(raw(popover)), list)
+    // The button is held until the popover is unparented: a window closed with the menu open (by the window
+    // manager) is destroyed before the deferred unparent runs, which would find its parent freed.
+    g_object_ref(raw(button))
     gtk_widget_set_parent(popover, button)
     Signals.plain(raw(popover), "closed") { [unowned self] in
       if self.menu == popover { self.menu = nil }
       // Unparented once the signal is over, not inside GTK's own handling of it.
-      MainLoop.after(milliseconds: 0) { gtk_widget_unparent(popover) }
+      MainLoop.after(milliseconds: 0) {
+        gtk_widget_unparent(popover)
+        g_object_unref(raw(button))
+      }
     }
     menu = popover
     gtk_popover_popup(cast(raw(popover)))
     reveal(keep: false)
   }
 
-  private func closeMenu() {
+  /// Closes the track menu, if one is open (the entry it lists may be about to change, or the window to go).
+  func closeMenu() {
     guard let open = menu else { return }
     menu = nil
     gtk_popover_popdown(cast(raw(open)))
   }
-
-  /// Whether a track menu is open.
-  var menuIsOpen: Bool { menu != nil }
 
   /// Leaves out of the bar what does not fit a window `width` pixels wide, the least needed first: the volume slider
   /// (m, 9 and 0 remain), the speed and track buttons (their keys remain), the length. In a small window (a corner

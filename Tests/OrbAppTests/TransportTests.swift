@@ -210,6 +210,28 @@ final class TransportControlTests: XCTestCase {
     XCTAssertGreaterThan(ended?["position_ms"] as? Int ?? 0, 11900, "the end's position is after the seek")
   }
 
+  /// The window closed by the window manager while a track menu is open (its popover held by the button): a quit
+  /// like any other, without a complaint from GTK (run with fatal criticals, a widget used after it was freed ends
+  /// the process).
+  func testClosingTheWindowWithATrackMenuOpenIsAQuit() throws {
+    try Screen.requireDisplay()
+    try Accessibility.require()
+    let manager = try WindowManager()
+    defer { manager.stop() }
+    let (title, player, pid, w) = try startPaused("menu-close", ["--events-fd", "1"])
+    defer { _ = player.wait(timeout: 1) }
+    Self.movePointer(over: w)
+    try Accessibility.wait(pid) { t in t.all.contains { $0.name == "Audio track" } }
+    try Accessibility.click(pid, "Audio track")
+    let menu = try Accessibility.wait(pid) { t in t.all.contains { $0.name.hasPrefix("2. ") } }
+    XCTAssertTrue(menu.all.contains { $0.name.hasPrefix("2. ") }, "no menu: \(menu)")
+    XCTAssertTrue(Screen.closeThroughWindowManager(title: title))
+    XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
+    XCTAssertEqual(Orb.toolkitComplaints(player.stderr), [])
+    let ended = player.events.last { $0["event"] as? String == "ended" }
+    XCTAssertEqual(ended?["reason"] as? String, "user-quit", player.stdout)
+  }
+
   /// The fullscreen button fills the screen (with a window manager to grant it) and the host hears it; a second
   /// click gives the window back its size.
   func testTheFullscreenButtonFillsTheScreen() throws {
