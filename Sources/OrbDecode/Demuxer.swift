@@ -15,7 +15,7 @@ struct Demuxer {
   init(core: PipelineCore) {
     self.core = core
     joins = orb_format_has_timestamp_jumps(core.media.context) != 0 ? TimestampJoins() : nil
-    skips = core.media.readsOneStream ? SkippedStretches() : nil
+    skips = core.media.stepsOverDamage ? SkippedStretches(bitRate: core.media.info.bitRate) : nil
   }
 
   /// Seconds of packets read ahead of each decoder of a local file, after which the demuxer waits (mpv reads a
@@ -363,35 +363,53 @@ struct Demuxer {
 /// Stretches of a file the demuxer could not read and stepped over to the next place it could (Matroska's next
 /// cluster, MPEG-TS's next sync byte): bytes damaged in a download or on a disc. The picture held there while the
 /// sound (where there was sound after it) went on, and nothing said why. Where the next packet lies more than
-/// `bytes` past the end of the one before and the time of the played streams jumps by more than `seconds`, the host
-/// hears it once, with where and how much: "damaged from 0:07.8 to 0:12.9 (1.2 MB could not be read); playback goes
-/// on after it". A gap of time alone (a stream that pauses) or of bytes alone (a large element skipped on purpose)
-/// is not damage. Forgotten at a seek, which moves the reading.
+/// `bytes` (and half what the file's bit rate gives the time lost) past the end of the one before, and the time of
+/// the played streams jumps by more than `seconds` at the next packet that has a time, the host hears it, with where
+/// and how much: "damaged from 7.8 s to 12.9 s (1.2 MB could not be read); playback goes on after it" (at most
+/// `told` stretches; a half-downloaded file has many). A gap of time alone (a stream that pauses) or of bytes alone (a
+/// large element skipped on purpose) is not damage. Forgotten at a seek, which moves the reading.
 /// Thread-safety: Unsafe (unchecked Sendable); the demux thread's alone.
 final class SkippedStretches: @unchecked Sendable {
   static let bytes: Int64 = 256 << 10
   static let seconds = 1.0
+  static let told = 5
+  /// The file's bytes a second, where it says.
+  private let bytesPerSecond: Double?
   /// Where the last packet read ends in the file (any stream's).
   private var lastByte: Int64?
   /// Where the played streams' last packet ends, seconds.
   private var lastTime: Double?
+  /// Bytes stepped over since a played packet with a time last came.
+  private var skipped: Int64 = 0
+  private var count = 0
+
+  init(bitRate: Int64?) {
+    bytesPerSecond = bitRate.map { Double($0) / 8 }
+  }
 
   func restart() {
     lastByte = nil
     lastTime = nil
+    skipped = 0
   }
 
   /// Follows one packet (at `byte` in the file, -1 when unknown; `start` and `end` its time, for a played stream);
   /// the notice for a stretch skipped before it, if one was.
   func follow(byte: Int64, size: Int, start: Double?, end: Double?) -> String? {
+    if byte >= 0 {
+      if let lastByte, byte - lastByte > Self.bytes { skipped += byte - lastByte }
+      lastByte = byte + Int64(size)
+    }
+    guard let start else { return nil }  // decided at the next packet with a time (a PES without one carries on)
     defer {
-      if byte >= 0 { lastByte = byte + Int64(size) }
+      skipped = 0
       if let end { lastTime = max(lastTime ?? end, end) }
     }
-    guard byte >= 0, let lastByte, byte - lastByte > Self.bytes, let start, let lastTime,
-      start - lastTime > Self.seconds
-    else { return nil }
-    let megabytes = Double(byte - lastByte) / 1e6
+    guard skipped > 0, let lastTime, start - lastTime > Self.seconds, count < Self.told else { return nil }
+    // As many bytes as that much time holds, or near it: not a stream that paused while others were read.
+    if let bytesPerSecond, Double(skipped) < bytesPerSecond * (start - lastTime) / 2 { return nil }
+    count += 1
+    let megabytes = Double(skipped) / 1e6
     return "damaged from \(CueCleanup.time(lastTime)) to \(CueCleanup.time(start)) ("
       + String(format: "%.1f MB", megabytes) + " could not be read); playback goes on after it"
   }

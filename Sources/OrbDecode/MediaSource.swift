@@ -163,8 +163,9 @@ public final class MediaSource: @unchecked Sendable {
   var context: UnsafeMutablePointer<AVFormatContext> { format.pointer }
   /// Breaks the demux thread's reads that go nowhere (`StallWatch`); nil for a playlist or a pipe.
   private let stallWatch: StallWatch?
-  /// The demuxer reads one stream of bytes (not a playlist's parts): its packets' byte positions follow the file.
-  let readsOneStream: Bool
+  /// The demuxer reads one stream of bytes (not a playlist's parts) and steps over damage to the next place it can
+  /// read (Matroska, MPEG-TS and -PS, FLV): a jump in its packets' byte positions is what it stepped over.
+  let stepsOverDamage: Bool
 
   /// Runs `body`, a read or a `seek` of the demux thread's, broken should it go nowhere (`StallWatch`). `afresh`: a
   /// seek asked for, which forgets a stall before it.
@@ -514,7 +515,9 @@ public final class MediaSource: @unchecked Sendable {
     let name = opened.pointee.iformat.map { String(cString: $0.pointee.name) } ?? ""
     let parted = playlist || name.split(separator: ",").contains { $0 == "hls" || $0 == "dash" }
     stallWatch = parted ? nil : watch
-    readsOneStream = !parted
+    // Demuxers that step over what they cannot read to the next place they can (a cluster, a sync byte, a pack).
+    let skipping = ["matroska", "webm", "mpegts", "mpeg", "flv"]
+    stepsOverDamage = !parted && name.split(separator: ",").contains { skipping.contains(String($0)) }
     let size = isURL ? opened.pointee.pb.map { avio_size($0) } ?? -1 : -1
     servedSize = size > 0 ? size : nil
     address = isURL ? Mutex((target, nil)) : nil

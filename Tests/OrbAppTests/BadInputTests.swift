@@ -220,26 +220,28 @@ final class AppBadInputTests: XCTestCase {
     try Screen.requireDisplay()
     for format in ["mkv", "ts"] {
       let whole = try TestMedia.path(
-        "moving-12s-sine.\(format)",
+        "moving-12s-sine-2mbps.\(format)",
         [
-          "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=12", "-f", "lavfi", "-i", "sine=duration=12",
-          "-c:v", "libx264", "-preset", "ultrafast", "-g", "25", "-c:a", "aac",
+          "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=12", "-f", "lavfi", "-i", "sine=duration=12",
+          "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "2M", "-g", "25", "-c:a", "aac",
         ])
       var data = try Data(contentsOf: URL(fileURLWithPath: whole))
-      let (from, to) = (data.count * 4 / 10, data.count * 6 / 10)
+      // A megabyte lost, from 40 % on: about four of the twelve seconds.
+      let from = data.count * 4 / 10
+      let to = min(data.count, from + 1_000_000)
       data.replaceSubrange(from..<to, with: Data(count: to - from))
-      let damaged = try TestMedia.file(named: "moving-12s-zeros-in-the-middle.\(format)", contents: data)
+      let damaged = try TestMedia.file(named: "moving-12s-a-megabyte-of-zeros.\(format)", contents: data)
       let player = try BackgroundPlayer(["--events-fd", "1", "--speed", "4", damaged])
       XCTAssertEqual(player.wait(timeout: 60), 0, "\(format): \(player.stderr)")
       let warnings = player.events.filter { ($0["message"] as? String ?? "").hasPrefix("damaged from") }
       XCTAssertEqual(warnings.count, 1, "\(format): \(player.stdout)")
       let message = warnings.first?["message"] as? String ?? ""
-      // About 4.8 s to 7.2 s of the 12 are gone: the stretch named lies around there, with its size.
+      // Some seconds from about 4.8 s on are gone: the stretch named lies there, with its size.
       let times = message.split(separator: " ").compactMap { Double($0) }
       XCTAssertEqual(times.count, 2, message)
       if times.count == 2 {
-        XCTAssertEqual(times[0], 4.8, accuracy: 1.2, message)
-        XCTAssertEqual(times[1], 7.2, accuracy: 1.2, message)
+        XCTAssertEqual(times[0], 4.8, accuracy: 1.5, message)
+        XCTAssertTrue((2.5...8).contains(times[1] - times[0]), message)
       }
       XCTAssertTrue(message.contains("MB could not be read"), message)
       let ended = player.events.last { $0["event"] as? String == "ended" }

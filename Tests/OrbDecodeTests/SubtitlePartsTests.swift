@@ -75,6 +75,21 @@ final class SubtitlePartsTests: XCTestCase {
     XCTAssertEqual(ASSStyles.color("&HFF8000"), 0x0080FF)
     XCTAssertEqual(ASSStyles.color("255"), 0xFF0000, "SSA's decimal BGR")
     XCTAssertNil(ASSStyles.color("&Hxyz&"))
+    XCTAssertNil(ASSStyles.readable(0x101010), "too dark to read over the outline: white")
+    XCTAssertEqual(ASSStyles.readable(0x0000FF), 0x0000FF)
+    // A style named with a leading * is found without it; an unknown \rName is the event's own style; an empty \c
+    // after \rName goes back to that style's colour.
+    let starred = ASSStyles(
+      header: "[V4+ Styles]\nStyle: *Blue,Arial,20,&H00FF0000\nStyle: Default,Arial,20,&H0000FF00")
+    XCTAssertEqual(starred.style(named: "Blue").color, 0x0000FF, "no Format line: ASS's order")
+    XCTAssertEqual(
+      ASSText(event: "1,0,Default,,0,0,0,,a{\\rBlue}b{\\c&H0000FF&}c{\\c}d{\\rNone}e", styles: starred).lines,
+      [
+        [
+          SubtitleRun("a", color: 0x00FF00), SubtitleRun("b", color: 0x0000FF), SubtitleRun("c", color: 0xFF0000),
+          SubtitleRun("d", color: 0x0000FF), SubtitleRun("e", color: 0x00FF00),
+        ]
+      ])
     let cue = SubtitleCue(start: 0, end: 1, lines: sign.lines)
     XCTAssertEqual(
       cue.pangoMarkup,

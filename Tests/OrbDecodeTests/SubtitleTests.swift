@@ -79,7 +79,7 @@ final class SubtitleTests: XCTestCase {
   /// SubRip's `<font color>` shows in its colour (FFmpeg gives it as `\c`); a sidecar ASS's style colours its cues.
   func testSRTFontColoursAndASSStyleColoursShow() throws {
     let srt = try TestMedia.file(
-      named: "colours.srt",
+      named: "font-colours.srt",
       contents: SubtitleMedia.srt([(1, 2, "plain <font color=\"#ff8000\">orange</font> plain")]))
     let track = try SubtitleFile.read(srt)
     XCTAssertEqual(

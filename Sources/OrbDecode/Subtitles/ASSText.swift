@@ -68,13 +68,17 @@ public struct ASSText: Sendable, Equatable {
     let styles: ASSStyles
     /// The event's style: what `\r` goes back to.
     let base: ASSStyles.Style
+    /// The style in force (`\rName` changes it): what an empty `\c` goes back to.
+    var current: ASSStyles.Style
     init(styles: ASSStyles, base: ASSStyles.Style) {
       self.styles = styles
       self.base = base
+      current = base
       take(base)
     }
 
     mutating func take(_ style: ASSStyles.Style) {
+      current = style
       bold = style.bold
       italic = style.italic
       underline = style.underline
@@ -212,11 +216,12 @@ public struct ASSText: Sendable, Equatable {
       }
       if tag == "c" || tag == "1c" || tag.hasPrefix("c&") || tag.hasPrefix("1c&") {
         let value = tag.drop { $0 != "&" }
-        setStyle { $0.color = value.isEmpty ? $0.base.color : ASSStyles.color(value) ?? $0.color }
+        let color = ASSStyles.color(value)
+        setStyle { $0.color = value.isEmpty ? $0.current.color : color.map { ASSStyles.readable($0) } ?? $0.color }
         return
       }
       if tag.hasPrefix("r"), tag.count > 1 {
-        let style = styles.style(named: String(tag.dropFirst()))
+        let style = styles.style(named: String(tag.dropFirst()), otherwise: base)
         setStyle { $0.take(style) }
         return
       }
@@ -269,9 +274,16 @@ public struct ASSStyles: Sendable, Equatable {
 
   public init() {}
 
-  /// Reads the Style lines of `header`, by its Format line's order of fields.
+  /// The fields of a Style line where the section has no Format line (ASS's, as libass takes them).
+  static let standardFormat = [
+    "name", "fontname", "fontsize", "primarycolour", "secondarycolour", "outlinecolour", "backcolour", "bold",
+    "italic", "underline", "strikeout", "scalex", "scaley", "spacing", "angle", "borderstyle", "outline", "shadow",
+    "alignment", "marginl", "marginr", "marginv", "encoding",
+  ]
+
+  /// Reads the Style lines of `header`, by its Format line's order of fields (ASS's where it has none).
   public init(header: String) {
-    var format: [String] = []
+    var format = Self.standardFormat
     var inStyles = false
     for raw in header.split(whereSeparator: \.isNewline) {
       let line = String(raw).trimmingSpaces
@@ -285,25 +297,34 @@ public struct ASSStyles: Sendable, Equatable {
         .map { String($0).trimmingSpaces }
       if key == "format" {
         format = values.map { $0.lowercased() }
-      } else if key == "style", !format.isEmpty {
+      } else if key == "style" {
         var fields: [String: String] = [:]
         for (name, value) in zip(format, values) { fields[name] = value }
-        guard let name = fields["name"] else { continue }
+        guard let written = fields["name"] else { continue }
+        let name = written.hasPrefix("*") ? String(written.dropFirst()) : written
         // -1 is true in ASS (SSA's too); 0 false.
         let on = { (field: String) in fields[field].flatMap { Int($0) }.map { $0 != 0 } ?? false }
-        let color = fields["primarycolour"].flatMap(Self.color)
-        byName[name] = Style(
-          bold: on("bold"), italic: on("italic"), underline: on("underline"), color: color == 0xFF_FFFF ? nil : color)
+        let color = fields["primarycolour"].flatMap { Self.color($0) }.flatMap(Self.readable)
+        byName[name] = Style(bold: on("bold"), italic: on("italic"), underline: on("underline"), color: color)
       }
     }
   }
 
-  /// The style named `name` (ASS matches names as written; a leading `*` is ignored, as libass does); the plain one
-  /// when there is none.
-  func style(named name: String?) -> Style {
-    guard let name else { return Style() }
-    let bare = name.hasPrefix("*") ? String(name.dropFirst()) : name
-    return byName[bare] ?? byName["Default"] ?? Style()
+  /// The style named `name` (as written, a leading `*` ignored, as libass does); else `otherwise`, or the script's
+  /// Default (in any case), or the plain one.
+  func style(named name: String?, otherwise: Style? = nil) -> Style {
+    let bare = name.map { $0.hasPrefix("*") ? String($0.dropFirst()) : $0 }
+    if let bare, let style = byName[bare] { return style }
+    if let otherwise { return otherwise }
+    return byName.first { $0.key.lowercased() == "default" }?.value ?? Style()
+  }
+
+  /// `color` as the text is shown: white (nil) for white, and for colours too dark to read over the black outline
+  /// every cue has (a black sign made to show by its white outline, which is not drawn here): no channel past a
+  /// quarter.
+  static func readable(_ color: UInt32) -> UInt32? {
+    let brightest = max(color >> 16 & 0xFF, color >> 8 & 0xFF, color & 0xFF)
+    return color == 0xFF_FFFF || brightest < 0x40 ? nil : color
   }
 
   /// An ASS colour ("&H00BBGGRR&", "&HBBGGRR", SSA's decimal "16777215") as 0xRRGGBB; its alpha is ignored.
