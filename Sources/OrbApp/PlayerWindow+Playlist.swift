@@ -57,8 +57,19 @@ extension PlayerWindow {
   }
 
   /// Files or URLs dropped on the window, or chosen with Open: they play from the first, instead of what played.
+  /// Subtitle files alone, while a video plays, are added to it instead and the last one shown (as mpv and VLC do):
+  /// they were played as media, and failed.
   func play(_ entries: [String]) {
     guard !entries.isEmpty else { return }
+    let paths = entries.map(MediaSource.filePath)
+    if paths.allSatisfy({ MediaSource.isLocal($0) && SubtitleChoice.isSubtitleFile($0) }),
+      let subtitles = player?.subtitles, player?.hasVideo == true
+    {
+      guard let added = paths.compactMap({ subtitles.add(file: $0) }).last else {
+        return overlays.showMessage("Cannot read \((paths.last! as NSString).lastPathComponent)")
+      }
+      return chooseSubtitles(added)
+    }
     playingLaunch = false
     playlist.replace(with: entries)
     playEntry()

@@ -9,7 +9,8 @@ import Synchronization
 /// Thread-safety: Safe; what changes is one value behind a `Mutex` (a leaf: it calls nothing while held), the cues
 /// are in a `CueStore`.
 public final class SubtitlePlayback: Sendable {
-  public let tracks: [SubtitleChoice]
+  /// The media's tracks, its sidecars, `--sub-file`s, then files added while it plays (`add`).
+  public var tracks: [SubtitleChoice] { state.withLock { $0.tracks } }
   private let store = CueStore()
   private let source: String
   private let credentials: Credentials
@@ -19,6 +20,7 @@ public final class SubtitlePlayback: Sendable {
   private let warn: @Sendable (String) -> Void
 
   private struct State {
+    var tracks: [SubtitleChoice] = []
     var current: Int?
     /// File tracks that could not be read (garbage, an encoding that cannot be told): passed over from then on.
     var failed: Set<Int> = []
@@ -41,12 +43,13 @@ public final class SubtitlePlayback: Sendable {
     // A file that is not there, is no file, is empty or cannot be read is no track: one warning, and the choice
     // falls to the media's own (it was chosen over the default track and showed nothing).
     let listed = SubtitleChoice.list(info: info, files: files)
-    tracks = listed.filter { track in
+    let tracks = listed.filter { track in
       guard case .file(let path) = track.origin, let problem = MediaError.checkLocalFile(path, what: "subtitle file")
       else { return true }
       warn("subtitles: \(path): \(problem.reason); left out")
       return false
     }
+    state.withLock { $0.tracks = tracks }
     source = info.source
     self.credentials = credentials
     self.position = position
@@ -61,6 +64,23 @@ public final class SubtitlePlayback: Sendable {
     if let first = SubtitleChoice.initial(tracks, request: request, files: files) { select(first) }
   }
 
+  /// Adds the subtitle file at `path` as a track (one dropped on the window), unless it is one already; its number
+  /// (1-based), or nil when it cannot be read (said with `warn`).
+  public func add(file path: String) -> Int? {
+    if let problem = MediaError.checkLocalFile(path, what: "subtitle file") {
+      warn("subtitles: \(path): \(problem.reason); left out")
+      return nil
+    }
+    return state.withLock { s in
+      if let known = s.tracks.firstIndex(where: { $0.origin == .file(path: path) }) {
+        s.failed.remove(known + 1)  // it may have been mended since
+        return known + 1
+      }
+      s.tracks.append(SubtitleChoice.file(path))
+      return s.tracks.count
+    }
+  }
+
   /// The track shown (1-based), or nil for none.
   public var current: Int? { state.withLock { $0.current } }
 
@@ -69,6 +89,7 @@ public final class SubtitlePlayback: Sendable {
 
   /// Shows track `track` (1-based; nil or out of range: none).
   public func select(_ track: Int?) {
+    let tracks = self.tracks
     let chosen = track.flatMap { $0 >= 1 && $0 <= tracks.count ? $0 : nil }
     let (old, choice, closed) = state.withLock { s -> (SubtitleReader?, Int, Bool) in
       defer {

@@ -142,6 +142,36 @@ final class MPRISTests: XCTestCase {
     XCTAssertEqual(player.wait(timeout: 15), 0, player.stderr)
   }
 
+  /// A subtitle file opened while a video plays (dropped on the window, or given to OpenUri, which takes the same
+  /// way) is added to it and shown, where playback stands; it was played as media instead, and failed. A file that
+  /// cannot be read is said, and the video plays on.
+  func testASubtitleFileOpenedOnAPlayingVideoIsShownOverIt() throws {
+    let (_, player, pid) = try startOnBars("mpris-subtitle")
+    defer { _ = player.wait(timeout: 1) }
+    let file = try TestMedia.file(
+      named: "dropped-on-bars.en.srt", contents: SubtitleMedia.srt([(0, 60, "Dropped on the bars")]))
+    let url = URL(fileURLWithPath: file).absoluteString
+    let opened = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Player.OpenUri", url])
+    XCTAssertEqual(opened.trimmingCharacters(in: .whitespacesAndNewlines), "()", opened)
+    XCTAssertTrue(
+      eventually(10) {
+        player.events.contains { $0["event"] as? String == "cue" && $0["text"] as? String == "Dropped on the bars" }
+      }, player.stdout)
+    XCTAssertTrue(
+      eventually(5) {
+        player.events.contains { $0["event"] as? String == "settings" && $0["subtitle_track"] as? Int == 1 }
+      }, player.stdout)
+    XCTAssertEqual(player.events.filter { $0["event"] as? String == "file" }.count, 1, "nothing else played")
+    XCTAssertFalse(player.events.contains { $0["event"] as? String == "error" }, player.stdout)
+    let missing = URL(fileURLWithPath: NSTemporaryDirectory() + "no-such-subtitles.srt").absoluteString
+    _ = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Player.OpenUri", missing])
+    XCTAssertTrue(
+      eventually(5) { player.stderr.contains("no-such-subtitles.srt") }, "the missing file is named: \(player.stderr)")
+    XCTAssertTrue(player.process.isRunning, player.stderr)
+    _ = gdbus(pid, ["--method", "org.mpris.MediaPlayer2.Quit"])
+    XCTAssertEqual(player.wait(timeout: 15), 0, player.stderr)
+  }
+
   /// A player on the clip with its window up, and a monitor already listening for its PropertiesChanged signals.
   private func startWatched(_ name: String) throws -> (String, BackgroundPlayer, Int32, SignalMonitor) {
     try requireSession()

@@ -57,15 +57,23 @@ public struct SubtitleChoice: Sendable, Equatable {
           isDefault: true, isForced: sidecar.isForced))
     }
     let known = Set(sidecars.map(\.path))
-    for path in files where !known.contains(path) {
-      let ext = (path as NSString).pathExtension.lowercased()
-      tracks.append(
-        SubtitleChoice(
-          origin: .file(path: path), language: SubtitleFile.language(inName: path), title: nil,
-          format: SidecarFinder.formats[ext] ?? (ext.isEmpty ? "file" : ext.uppercased()), isDefault: true,
-          isForced: false))
-    }
+    for path in files where !known.contains(path) { tracks.append(file(path)) }
     return tracks
+  }
+
+  /// A subtitle file given by name (`--sub-file`, one dropped on the window): its language from the name.
+  public static func file(_ path: String) -> SubtitleChoice {
+    let ext = (path as NSString).pathExtension.lowercased()
+    return SubtitleChoice(
+      origin: .file(path: path), language: SubtitleFile.language(inName: path), title: nil,
+      format: SidecarFinder.formats[ext] ?? (ext.isEmpty ? "file" : ext.uppercased()), isDefault: true,
+      isForced: false)
+  }
+
+  /// Whether `path` names a subtitle file by its extension (what a drop on a playing video adds, not plays).
+  public static func isSubtitleFile(_ path: String) -> Bool {
+    let ext = (path as NSString).pathExtension.lowercased()
+    return SidecarFinder.formats[ext] != nil || ["smi", "sami"].contains(ext)
   }
 
   /// The track to start with (1-based), or nil for none. `--sub-file` files are chosen over everything (the last
