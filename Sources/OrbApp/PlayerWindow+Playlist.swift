@@ -62,13 +62,13 @@ extension PlayerWindow {
   func play(_ entries: [String]) {
     guard !entries.isEmpty else { return }
     let paths = entries.map(MediaSource.filePath)
-    if paths.allSatisfy({ MediaSource.isLocal($0) && SubtitleChoice.isSubtitleFile($0) }),
-      let subtitles = player?.subtitles, player?.hasVideo == true
-    {
-      guard let added = paths.compactMap({ subtitles.add(file: $0) }).last else {
-        return overlays.showMessage("Cannot read \((paths.last! as NSString).lastPathComponent)")
+    if paths.allSatisfy({ MediaSource.isLocal($0) && SubtitleChoice.isSubtitleFile($0) }), let player {
+      guard player.state != .loading else {
+        // Still opening: added once it has (`.opened`), instead of replacing it.
+        subtitlesToAdd += paths
+        return
       }
-      return chooseSubtitles(added)
+      return addSubtitles(paths)
     }
     playingLaunch = false
     playlist.replace(with: entries)
@@ -78,6 +78,18 @@ extension PlayerWindow {
   func installDrop() {
     guard let target = orb_file_drop_target(window) else { return }
     Signals.dropFiles(target) { [unowned self] uris in self.play(uris) }
+  }
+
+  /// Subtitle files dropped on the playing video: added as tracks, the last one shown (read again if it showed).
+  func addSubtitles(_ paths: [String]) {
+    guard let player, let subtitles = player.subtitles, player.hasVideo else {
+      return overlays.showMessage("No video to show subtitles over")
+    }
+    guard let added = paths.compactMap({ subtitles.add(file: $0) }).last else {
+      return overlays.showMessage("Cannot read \((paths.last.map { ($0 as NSString).lastPathComponent }) ?? "")")
+    }
+    subtitles.select(added)
+    chooseSubtitles(added)
   }
 
   /// No file given (started from the app grid): a page with an Open button, and drops welcome.

@@ -20,7 +20,8 @@ extension PlayerWindow {
   func rememberPlace() {
     guard options.resume != .no, let player, player.state != .loading, player.state != .error else { return }
     let audio = player.audioTracks.current
-    let subtitles = player.subtitles.map { $0.current ?? 0 }
+    // A file added while it played is not there next time: its number is not kept (it would turn the default off).
+    let subtitles = player.subtitles.flatMap { s in (s.current ?? 0) <= s.listedAtStart ? s.current ?? 0 : nil }
     let position = skippedToTheEnd ? player.duration ?? player.position : player.position
     let problem = memory.left(
       source, at: .init(position: position, audioTrack: audio, subtitleTrack: subtitles), duration: player.duration)

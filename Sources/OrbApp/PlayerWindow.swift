@@ -30,6 +30,8 @@ final class PlayerWindow {
   /// entry starts where a person's own would (it started at the host's point again, however far it had played).
   var hostResumeSpent = false
   var welcome: WelcomePage?
+  /// Subtitle files dropped while the entry was still opening: added once it has.
+  var subtitlesToAdd: [String] = []
   /// Where a person left off their own files (not read or written with `--resume no`).
   var memory = ResumeMemory()
   /// The entry playing was ended by skipping an intro or credits that run to its end: it is remembered as watched.
@@ -558,6 +560,7 @@ final class PlayerWindow {
       })
     self.player = player
     report.lastWord.follow(player)
+    subtitlesToAdd = []  // dropped on the last entry
     transport?.closeMenu()  // it lists the last entry's tracks
     madePlayer = true
     video.attach(player)
@@ -664,6 +667,10 @@ final class PlayerWindow {
       }
       report.opened(paused: player?.isPaused ?? false, at: player?.startsAt ?? 0)
       if let player { applyRemembered(player) }
+      if !subtitlesToAdd.isEmpty {
+        defer { subtitlesToAdd = [] }
+        addSubtitles(subtitlesToAdd)
+      }
       let asked = playingLaunch && playlist.index == 0 ? [options.intro, options.credits].compactMap { $0 } : []
       if !asked.isEmpty {
         // The host hears a marker it sent that is left out, as it hears other warnings.

@@ -3,16 +3,21 @@ import Foundation
 import OrbDecode
 import OrbPlayer
 
-/// The subtitles over the video: the current text cues in a label near the bottom of the picture, and those placed
-/// at its top (an ASS `{\an8}` cue: a sign, a second speaker) in one there, white with a dark outline, wrapped to
+/// The subtitles over the video: the current text cues in a label near the bottom of the picture, those placed at
+/// its top (an ASS `{\an8}` cue: a sign, a second speaker) in one there, and those of its middle row (`{\an5}`) in
+/// one at its centre, white (or their colours) with a dark outline, wrapped to
 /// the picture's width and sized to its height, the bottom one kept above the transport bar while the bar is up; and
 /// a bitmap cue (PGS, DVD, DVB) as a picture laid over the video, scaled with it. Asked of the player at every frame
 /// of the window's clock; rebuilt only when the cues change.
 /// Thread-safety: main actor (compiler-checked).
 final class SubtitleView {
-  /// The bottom label and the top one.
+  /// The bottom label, the top one and the middle one.
   private let bottomLabel: UnsafeMutablePointer<GtkWidget>
   private let topLabel: UnsafeMutablePointer<GtkWidget>
+  private let middleLabel: UnsafeMutablePointer<GtkWidget>
+  private var labels: [(label: UnsafeMutablePointer<GtkWidget>, row: SubtitlePlacement)] {
+    [(bottomLabel, .bottom), (topLabel, .top), (middleLabel, .middle)]
+  }
   private let bitmap: UnsafeMutablePointer<GtkWidget>
   /// What is shown: the store's generation and the cues' times, so a frame with the same cues changes nothing.
   private var shownKey: (UInt64, [Double])?
@@ -40,6 +45,7 @@ final class SubtitleView {
     }
     bottomLabel = textLabel(GTK_ALIGN_END)
     topLabel = textLabel(GTK_ALIGN_START)
+    middleLabel = textLabel(GTK_ALIGN_CENTER)
     bitmap = gtk_picture_new()
     gtk_picture_set_content_fit(opaque(bitmap), GTK_CONTENT_FIT_FILL)
     gtk_picture_set_can_shrink(opaque(bitmap), 1)
@@ -47,6 +53,7 @@ final class SubtitleView {
     gtk_widget_set_visible(bitmap, 0)
     gtk_overlay_add_overlay(opaque(overlay), bitmap)
     gtk_overlay_add_overlay(opaque(overlay), topLabel)
+    gtk_overlay_add_overlay(opaque(overlay), middleLabel)
     gtk_overlay_add_overlay(opaque(overlay), bottomLabel)
   }
 
@@ -85,8 +92,7 @@ final class SubtitleView {
   /// Hides everything (the player is gone).
   func clear() {
     cueClock = nil
-    gtk_widget_set_visible(bottomLabel, 0)
-    gtk_widget_set_visible(topLabel, 0)
+    for (label, _) in labels { gtk_widget_set_visible(label, 0) }
     gtk_widget_set_visible(bitmap, 0)
     if !shownText.isEmpty { onText?("", nil, nil) }
     shownText = ""
@@ -116,8 +122,8 @@ final class SubtitleView {
   private func show(_ cues: [SubtitleCue], area: Area) {
     let texts = cues.filter { $0.bitmaps.isEmpty && !$0.lines.isEmpty }
     let text = texts.map(\.plainText).joined(separator: "\n")
-    for (label, top) in [(bottomLabel, false), (topLabel, true)] {
-      let these = texts.filter { ($0.placement == .top) == top }
+    for (label, row) in labels {
+      let these = texts.filter { $0.placement == row }
       if these.isEmpty {
         gtk_widget_set_visible(label, 0)
       } else {
@@ -208,17 +214,17 @@ final class SubtitleView {
     let key = [Int(textPx), side, bottom, Int(area.y + inset), Int(area.x), Int(area.y)]
     guard key != layoutKey, widgetHeight > 0 else { return }
     layoutKey = key
-    for label in [bottomLabel, topLabel] {
+    for (label, _) in labels {
       gtk_widget_set_margin_start(label, Int32(side))
       gtk_widget_set_margin_end(label, Int32(side))
     }
     gtk_widget_set_margin_top(topLabel, Int32(area.y + inset))
     gtk_widget_set_margin_bottom(bottomLabel, Int32(bottom))
-    // With both up, each may take half of the height (the bottom one the part the top one leaves).
-    let both = gtk_widget_get_visible(topLabel) != 0 && gtk_widget_get_visible(bottomLabel) != 0
-    let share = both ? widgetHeight / 2 : widgetHeight
-    for label in [topLabel, bottomLabel] {
-      fitText(label, size: textPx, width: area.width + 2 * area.x, height: share, inset: both ? 0 : area.y + inset)
+    // With several rows up, each may take its share of the height.
+    let shown = labels.filter { gtk_widget_get_visible($0.label) != 0 }.count
+    let share = widgetHeight / Double(max(1, shown))
+    for (label, _) in labels {
+      fitText(label, size: textPx, width: area.width + 2 * area.x, height: share, inset: shown > 1 ? 0 : area.y + inset)
     }
     gtk_widget_set_margin_start(bitmap, Int32(area.x))
     gtk_widget_set_margin_end(bitmap, Int32(area.x))

@@ -318,8 +318,11 @@ final class TransportBar {
     // manager) is destroyed before the deferred unparent runs, which would find its parent freed.
     g_object_ref(raw(button))
     gtk_widget_set_parent(popover, button)
+    var released = false  // "closed" may come again (unmapped twice) before the unparent has run
     Signals.plain(raw(popover), "closed") { [unowned self] in
       if self.menu == popover { self.menu = nil }
+      guard !released else { return }
+      released = true
       // Unparented once the signal is over, not inside GTK's own handling of it.
       MainLoop.after(milliseconds: 0) {
         gtk_widget_unparent(popover)

@@ -15,7 +15,7 @@ struct Demuxer {
   init(core: PipelineCore) {
     self.core = core
     joins = orb_format_has_timestamp_jumps(core.media.context) != 0 ? TimestampJoins() : nil
-    skips = core.media.stepsOverDamage ? SkippedStretches(bitRate: core.media.info.bitRate) : nil
+    skips = core.media.stepsOverDamage ? SkippedStretches() : nil
   }
 
   /// Seconds of packets read ahead of each decoder of a local file, after which the demuxer waits (mpv reads a
@@ -363,7 +363,7 @@ struct Demuxer {
 /// Stretches of a file the demuxer could not read and stepped over to the next place it could (Matroska's next
 /// cluster, MPEG-TS's next sync byte): bytes damaged in a download or on a disc. The picture held there while the
 /// sound (where there was sound after it) went on, and nothing said why. Where the next packet lies more than
-/// `bytes` (and half what the file's bit rate gives the time lost) past the end of the one before, and the time of
+/// `bytes` (and half what the rate read so far gives the time lost) past the end of the one before, and the time of
 /// the played streams jumps by more than `seconds` at the next packet that has a time, the host hears it, with where
 /// and how much: "damaged from 7.8 s to 12.9 s (1.2 MB could not be read); playback goes on after it" (at most
 /// `told` stretches; a half-downloaded file has many). A gap of time alone (a stream that pauses) or of bytes alone (a
@@ -373,8 +373,9 @@ final class SkippedStretches: @unchecked Sendable {
   static let bytes: Int64 = 256 << 10
   static let seconds = 1.0
   static let told = 5
-  /// The file's bytes a second, where it says.
-  private let bytesPerSecond: Double?
+  /// Where reading began (the start, or the last seek): the bytes and the played streams' time then, for the rate
+  /// read since (a header's rate is wrong where the timeline wraps or the stream is uneven).
+  private var first: (byte: Int64, time: Double)?
   /// Where the last packet read ends in the file (any stream's).
   private var lastByte: Int64?
   /// Where the played streams' last packet ends, seconds.
@@ -383,11 +384,8 @@ final class SkippedStretches: @unchecked Sendable {
   private var skipped: Int64 = 0
   private var count = 0
 
-  init(bitRate: Int64?) {
-    bytesPerSecond = bitRate.map { Double($0) / 8 }
-  }
-
   func restart() {
+    first = nil
     lastByte = nil
     lastTime = nil
     skipped = 0
@@ -404,10 +402,15 @@ final class SkippedStretches: @unchecked Sendable {
     defer {
       skipped = 0
       if let end { lastTime = max(lastTime ?? end, end) }
+      if first == nil, let lastByte { first = (lastByte, start) }
     }
     guard skipped > 0, let lastTime, start - lastTime > Self.seconds, count < Self.told else { return nil }
-    // As many bytes as that much time holds, or near it: not a stream that paused while others were read.
-    if let bytesPerSecond, Double(skipped) < bytesPerSecond * (start - lastTime) / 2 { return nil }
+    // As many bytes as that much time holds at the rate read so far, or near it: not a stream that paused while
+    // others were read. Without two seconds read, the time jump and the bytes decide alone.
+    if let first, let lastByte, lastTime - first.time >= 2 {
+      let rate = Double(lastByte - skipped - first.byte) / (lastTime - first.time)
+      if rate > 0 && Double(skipped) < rate * (start - lastTime) / 2 { return nil }
+    }
     count += 1
     let megabytes = Double(skipped) / 1e6
     return "damaged from \(CueCleanup.time(lastTime)) to \(CueCleanup.time(start)) ("

@@ -11,6 +11,8 @@ import Synchronization
 public final class SubtitlePlayback: Sendable {
   /// The media's tracks, its sidecars, `--sub-file`s, then files added while it plays (`add`).
   public var tracks: [SubtitleChoice] { state.withLock { $0.tracks } }
+  /// How many tracks there were at the start: those after are files added while it played.
+  public let listedAtStart: Int
   private let store = CueStore()
   private let source: String
   private let credentials: Credentials
@@ -50,6 +52,7 @@ public final class SubtitlePlayback: Sendable {
       return false
     }
     state.withLock { $0.tracks = tracks }
+    listedAtStart = tracks.count
     source = info.source
     self.credentials = credentials
     self.position = position
@@ -71,8 +74,18 @@ public final class SubtitlePlayback: Sendable {
       warn("subtitles: \(path): \(problem.reason); left out")
       return nil
     }
+    // A VobSub picture file is read through its index: the pair is one track, found by either name.
+    let ext = (path as NSString).pathExtension.lowercased()
+    let stem = (path as NSString).deletingPathExtension
+    let same: (SubtitleChoice) -> Bool = { track in
+      guard case .file(let known) = track.origin else { return false }
+      let knownStem = (known as NSString).deletingPathExtension
+      let pair =
+        ["idx", "sub"].contains(ext) && ["idx", "sub"].contains((known as NSString).pathExtension.lowercased())
+      return known == path || (pair && knownStem == stem)
+    }
     return state.withLock { s in
-      if let known = s.tracks.firstIndex(where: { $0.origin == .file(path: path) }) {
+      if let known = s.tracks.firstIndex(where: same) {
         s.failed.remove(known + 1)  // it may have been mended since
         return known + 1
       }

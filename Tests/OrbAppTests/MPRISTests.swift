@@ -148,6 +148,7 @@ final class MPRISTests: XCTestCase {
   func testASubtitleFileOpenedOnAPlayingVideoIsShownOverIt() throws {
     let (_, player, pid) = try startOnBars("mpris-subtitle")
     defer { _ = player.wait(timeout: 1) }
+    XCTAssertNotNil(player.waitForEvent { $0["state"] as? String == "playing" }, player.stdout)
     let file = try TestMedia.file(
       named: "dropped-on-bars.en.srt", contents: SubtitleMedia.srt([(0, 60, "Dropped on the bars")]))
     let url = URL(fileURLWithPath: file).absoluteString

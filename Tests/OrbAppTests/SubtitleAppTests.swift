@@ -281,50 +281,28 @@ final class SubtitleAppTests: XCTestCase {
   /// A cue placed at the top (`{\an8}`: a sign, a second speaker) beside one at the bottom: each where it belongs, as
   /// libass draws them. The top one took the bottom one up with it.
   func testCuesAtTheTopAndTheBottomShowTogetherEachInItsPlace() throws {
-    try Screen.requireDisplay()
-    let title = "subs-both-\(UUID().uuidString.prefix(6))"
-    _ = Tool.run("xdotool", ["mousemove", "1270", "710"])  // away: the controls stay hidden
-    let srt = try TestMedia.file(
-      named: "top-and-bottom.srt",
-      contents: SubtitleMedia.srt([(0, 30, "Spoken at the bottom"), (0.5, 30, "{\\an8}A sign at the top")]))
-    let player = try BackgroundPlayer(
-      [
-        "--events-fd", "1", "--title", title, "--paused", "--resume-ms", "1000", "--geometry", "640x360",
-        "--sub-file", srt, try MarkerAppTests.clip(),
-      ])
-    defer { _ = player.wait(timeout: 1) }
-    XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
-    XCTAssertNotNil(player.waitForEvent { ($0["text"] as? String)?.contains("sign") == true }, player.stdout)
-    usleep(700_000)
-    let image = try Screen.grabSettled(title: title)
-    Screen.keep(title: title, as: "subtitles-top-and-bottom")
+    let image = try pausedOnCues(
+      "top-and-bottom", [(0, 30, "Spoken at the bottom"), (0.5, 30, "{\\an8}A sign at the top")], showing: "sign")
     let rows = textRows(image, from: 0)
     XCTAssertTrue(rows.contains { $0 < image.height / 4 }, "nothing at the top: rows \(rows)")
     XCTAssertTrue(rows.contains { $0 > image.height * 3 / 4 }, "nothing at the bottom: rows \(rows)")
     XCTAssertFalse(rows.contains { (image.height / 3..<image.height * 2 / 3).contains($0) }, "rows \(rows)")
-    Screen.press("q", title: title)
+  }
+
+  /// An ASS cue of the middle row (`{\an5}`: a sign in the middle of the picture) shows there, not at the bottom,
+  /// where it was, over the dialogue.
+  func testACueOfTheMiddleRowShowsInTheMiddle() throws {
+    let image = try pausedOnCues("middle", [(0, 30, "{\\an5}In the middle")], showing: "middle")
+    let rows = textRows(image, from: 0)
+    XCTAssertTrue(rows.contains { (image.height * 2 / 5..<image.height * 3 / 5).contains($0) }, "rows \(rows)")
+    XCTAssertFalse(rows.contains { $0 > image.height * 3 / 4 || $0 < image.height / 4 }, "rows \(rows)")
   }
 
   /// A cue's colours show: SubRip's `<font color>` (as FFmpeg gives it, an ASS `\c`) paints its words red beside
   /// white ones, on a blue-grey picture that has no red. Every cue was white.
   func testACueShowsInItsColours() throws {
-    try Screen.requireDisplay()
-    let title = "subs-colour-\(UUID().uuidString.prefix(6))"
-    _ = Tool.run("xdotool", ["mousemove", "1270", "710"])  // away: the controls stay hidden
-    let srt = try TestMedia.file(
-      named: "colours.srt",
-      contents: SubtitleMedia.srt([(0, 30, "WHITE <font color=\"#ff0000\">RED RED</font> WHITE")]))
-    let player = try BackgroundPlayer(
-      [
-        "--events-fd", "1", "--title", title, "--paused", "--resume-ms", "1000", "--geometry", "640x360",
-        "--sub-file", srt, try MarkerAppTests.clip(),
-      ])
-    defer { _ = player.wait(timeout: 1) }
-    XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
-    XCTAssertNotNil(player.waitForEvent { ($0["text"] as? String)?.contains("RED") == true }, player.stdout)
-    usleep(700_000)
-    let image = try Screen.grabSettled(title: title)
-    Screen.keep(title: title, as: "subtitles-colours")
+    let image = try pausedOnCues(
+      "colours", [(0, 30, "WHITE <font color=\"#ff0000\">RED RED</font> WHITE")], showing: "RED")
     var (red, white) = (0, 0)
     for y in image.height / 2..<image.height {
       for x in 0..<image.width {
@@ -335,7 +313,30 @@ final class SubtitleAppTests: XCTestCase {
     }
     XCTAssertGreaterThan(red, 150, "no red words (white pixels: \(white))")
     XCTAssertGreaterThan(white, 150, "no white words (red pixels: \(red))")
-    Screen.press("q", title: title)
+  }
+
+  /// The window (640x360, the controls hidden) paused a second into a plain blue-grey clip with `cues` as a
+  /// sidecar, once a cue holding `showing` is up: a settled screenshot of it, kept as `subtitles-NAME`.
+  private func pausedOnCues(_ name: String, _ cues: [(Double, Double, String)], showing: String) throws -> RGBImage {
+    try Screen.requireDisplay()
+    let title = "subs-\(name)-\(UUID().uuidString.prefix(6))"
+    _ = Tool.run("xdotool", ["mousemove", "1270", "710"])  // away: the controls stay hidden
+    let srt = try TestMedia.file(named: "\(name).srt", contents: SubtitleMedia.srt(cues))
+    let player = try BackgroundPlayer(
+      [
+        "--events-fd", "1", "--title", title, "--paused", "--resume-ms", "1000", "--geometry", "640x360",
+        "--sub-file", srt, try MarkerAppTests.clip(),
+      ])
+    defer {
+      Screen.press("q", title: title)
+      _ = player.wait(timeout: 5)
+    }
+    XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
+    XCTAssertNotNil(player.waitForEvent { ($0["text"] as? String)?.contains(showing) == true }, player.stdout)
+    usleep(700_000)
+    let image = try Screen.grabSettled(title: title)
+    Screen.keep(title: title, as: "subtitles-\(name)")
+    return image
   }
 
   /// The label sits near the bottom of the picture with the controls hidden, and moves up above them when they

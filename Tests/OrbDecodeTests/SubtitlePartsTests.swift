@@ -21,7 +21,10 @@ final class SubtitlePartsTests: XCTestCase {
     XCTAssertEqual(ASSText(text: "{\\an9}x").placement, .top)
     XCTAssertEqual(ASSText(text: "{\\an2}x").placement, .bottom)
     XCTAssertEqual(ASSText(text: "{\\a7}x").placement, .top)
-    XCTAssertEqual(ASSText(text: "{\\a10}x").placement, .bottom)
+    XCTAssertEqual(ASSText(text: "{\\a10}x").placement, .middle)
+    XCTAssertEqual(ASSText(text: "{\\a2}x").placement, .bottom)
+    XCTAssertEqual(ASSText(text: "{\\an5}x").placement, .middle)
+    XCTAssertEqual(ASSText(text: "{\\an4}x").placement, .middle)
     XCTAssertTrue(ASSText(text: "{\\pos(1,2)}").isEmpty)
     XCTAssertTrue(ASSText(text: "{\\p2}m 0 0 l 1 1{\\p0}  ").isEmpty)
     XCTAssertEqual(
@@ -82,6 +85,9 @@ final class SubtitlePartsTests: XCTestCase {
     let starred = ASSStyles(
       header: "[V4+ Styles]\nStyle: *Blue,Arial,20,&H00FF0000\nStyle: Default,Arial,20,&H0000FF00")
     XCTAssertEqual(starred.style(named: "Blue").color, 0x0000FF, "no Format line: ASS's order")
+    // SSA's order, without a Format line: field 10 is its BorderStyle (1), not an underline.
+    let ssa = ASSStyles(header: "[V4 Styles]\nStyle: Red,Arial,20,255,65535,65535,0,-1,0,1,2,0,2,10,10,10,0,0")
+    XCTAssertEqual(ssa.style(named: "Red"), ASSStyles.Style(bold: true, color: 0xFF0000))
     XCTAssertEqual(
       ASSText(event: "1,0,Default,,0,0,0,,a{\\rBlue}b{\\c&H0000FF&}c{\\c}d{\\rNone}e", styles: starred).lines,
       [

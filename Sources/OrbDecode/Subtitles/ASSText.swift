@@ -6,7 +6,7 @@
 /// libass draws it but with WrapStyle 2), `\h` (a no-break space),
 /// `\{`, `\}` and `\\` (WebVTT's escapes), and in override blocks `\b` (1, 0 or a weight: 600 and more is bold),
 /// `\i`, `\u`, `\c` and `\1c` (the colour, `&HBBGGRR&`; empty: the style's), `\r` (back to the event's style, or
-/// `\rName` to that style), `\an1`–`\an9` and SSA's `\a1`–`\a11` (placement) and `\p` (drawing mode: the vector
+/// `\rName` to that style), `\an1`–`\an9` and SSA's `\a1`–`\a11` (the row: top, middle or bottom) and `\p` (drawing mode: the vector
 /// drawing's text is dropped). Every other tag, with its parenthesised arguments, is removed, as is an override block
 /// left open at the end. The event's style (its Style field, looked up in the script's `ASSStyles`) gives the
 /// colour, bold, italic and underline the text starts with; SubRip's `<font color>` comes as `\c` too.
@@ -211,12 +211,13 @@ public struct ASSText: Sendable, Equatable {
       let tag = tag.trimmingSpaces
       guard let name = tag.first else { return }
       if tag.hasPrefix("an"), let n = Int(tag.dropFirst(2)) {
-        placement = (7...9).contains(n) ? .top : .bottom
+        placement = (7...9).contains(n) ? .top : (4...6).contains(n) ? .middle : .bottom
         return
       }
       if tag == "c" || tag == "1c" || tag.hasPrefix("c&") || tag.hasPrefix("1c&") {
         let value = tag.drop { $0 != "&" }
         let color = ASSStyles.color(value)
+        // A colour given and readable, or white (nil) where it is white or too dark; one that does not parse: as was.
         setStyle { $0.color = value.isEmpty ? $0.current.color : color.map { ASSStyles.readable($0) } ?? $0.color }
         return
       }
@@ -229,7 +230,7 @@ public struct ASSText: Sendable, Equatable {
       guard argument.isEmpty || argument.allSatisfy(\.isASCIIDigit) || name == "r" else { return }
       let value = Int(argument) ?? 0
       switch name {
-      case "a": placement = (5...7).contains(value) ? .top : .bottom
+      case "a": placement = (5...7).contains(value) ? .top : (9...11).contains(value) ? .middle : .bottom
       case "b": setStyle { $0.bold = value == 1 || value >= 600 }
       case "i": setStyle { $0.italic = value == 1 }
       case "u": setStyle { $0.underline = value == 1 }
@@ -274,7 +275,13 @@ public struct ASSStyles: Sendable, Equatable {
 
   public init() {}
 
-  /// The fields of a Style line where the section has no Format line (ASS's, as libass takes them).
+  /// The fields of a Style line where the section has no Format line, as libass takes them: ASS's (`[V4+ Styles]`)
+  /// and SSA's (`[V4 Styles]`).
+  static let ssaFormat = [
+    "name", "fontname", "fontsize", "primarycolour", "secondarycolour", "tertiarycolour", "backcolour", "bold",
+    "italic", "borderstyle", "outline", "shadow", "alignment", "marginl", "marginr", "marginv", "alphalevel",
+    "encoding",
+  ]
   static let standardFormat = [
     "name", "fontname", "fontsize", "primarycolour", "secondarycolour", "outlinecolour", "backcolour", "bold",
     "italic", "underline", "strikeout", "scalex", "scaley", "spacing", "angle", "borderstyle", "outline", "shadow",
@@ -289,6 +296,7 @@ public struct ASSStyles: Sendable, Equatable {
       let line = String(raw).trimmingSpaces
       if line.hasPrefix("[") {
         inStyles = line.lowercased().hasSuffix("styles]")
+        format = line.lowercased() == "[v4 styles]" ? Self.ssaFormat : Self.standardFormat
         continue
       }
       guard inStyles, let colon = line.firstIndex(of: ":") else { continue }
@@ -316,7 +324,7 @@ public struct ASSStyles: Sendable, Equatable {
     let bare = name.map { $0.hasPrefix("*") ? String($0.dropFirst()) : $0 }
     if let bare, let style = byName[bare] { return style }
     if let otherwise { return otherwise }
-    return byName.first { $0.key.lowercased() == "default" }?.value ?? Style()
+    return byName["Default"] ?? byName.first { $0.key.lowercased() == "default" }?.value ?? Style()
   }
 
   /// `color` as the text is shown: white (nil) for white, and for colours too dark to read over the black outline

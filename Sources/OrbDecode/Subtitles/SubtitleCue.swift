@@ -24,12 +24,13 @@ public struct SubtitleRun: Sendable, Equatable {
   }
 }
 
-/// Where a cue goes on the picture. ASS `\an7`–`\an9` (and legacy SSA `\a5`–`\a7`) are top; everything else,
-/// the middle rows included, is shown at the bottom.
+/// Where a cue goes on the picture, by its row: ASS `\an7`–`\an9` (legacy SSA `\a5`–`\a7`) the top, `\an4`–`\an6`
+/// (SSA `\a9`–`\a11`) the middle, everything else the bottom.
 /// Thread-safety: a value type; safe to pass between threads.
 public enum SubtitlePlacement: Sendable, Equatable {
   case bottom
   case top
+  case middle
 }
 
 /// One picture of a bitmap cue (DVD, VobSub, DVB, PGS), placed on the codec's canvas.
