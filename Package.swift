@@ -17,7 +17,9 @@ let package = Package(
     // Per-pixel loops in plain C, where Swift's checked conversions cost more than the work (HDR tone mapping,
     // deinterlacing).
     .target(name: "COrbPixels"),
-    .target(name: "OrbRender", dependencies: ["CVulkan", "CFFmpeg", "COrbPixels", "OrbDecode"]),
+    // libass (ASS/SSA subtitles drawn as their scripts place and style them), and blending its pictures, in C.
+    .target(name: "COrbASS", linkerSettings: [.linkedLibrary("ass")]),
+    .target(name: "OrbRender", dependencies: ["CVulkan", "CFFmpeg", "COrbPixels", "COrbASS", "OrbDecode"]),
     // Audio DSP in plain Swift (time-stretch, EQ, night mode, remap, volume): no PipeWire, no GTK.
     .target(name: "OrbDSP"),
     // The real-time half of the PipeWire output (ring buffer, process callback) in C: it must never allocate,

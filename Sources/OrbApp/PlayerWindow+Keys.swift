@@ -229,7 +229,7 @@ extension PlayerWindow {
     subtitlesChosen(subtitles)
   }
 
-  private func subtitlesChosen(_ subtitles: SubtitlePlayback) {
+  func subtitlesChosen(_ subtitles: SubtitlePlayback) {
     transport.showSubtitles(tracks: subtitles.tracks.count, on: subtitles.current != nil)
     overlays.showMessage(subtitles.description)
     log(subtitles.description)

@@ -88,8 +88,8 @@ extension PlayerWindow {
     guard let added = paths.compactMap({ subtitles.add(file: $0) }).last else {
       return overlays.showMessage("Cannot read \((paths.last.map { ($0 as NSString).lastPathComponent }) ?? "")")
     }
-    subtitles.select(added)
-    chooseSubtitles(added)
+    subtitles.select(added)  // even when it is the one shown: it is read again, as it may have changed
+    subtitlesChosen(subtitles)
   }
 
   /// No file given (started from the app grid): a page with an Open button, and drops welcome.

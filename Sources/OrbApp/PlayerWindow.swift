@@ -85,8 +85,10 @@ final class PlayerWindow {
   /// An error was reported: the run ends with it, not with an `ended` event.
   var failed = false
   var sizedToVideo = false
-  private(set) var exitStatus: Int32 = 0 {
-    didSet { report.lastWord.status = exitStatus }
+  /// The status the process exits with; kept by the last word, which the signal thread reads when this thread hangs.
+  private(set) var exitStatus: Int32 {
+    get { report.lastWord.status }
+    set { report.lastWord.status = newValue }
   }
 
   init(options: Options, sources: [String]) {

@@ -119,12 +119,14 @@ final class SubtitleTests: XCTestCase {
     XCTAssertEqual(hello.placement, .bottom)
     XCTAssertEqual(text(track, at: 3.5), "Karaoke")
     XCTAssertEqual(track.cues(at: 3.5).first?.placement, .top)
-    XCTAssertNil(text(track, at: 5.5), "a drawing is not text")
+    XCTAssertEqual(text(track, at: 5.5), "", "a drawing is no text")
+    // ... but it is drawn: the cue keeps its event for the script's renderer.
+    XCTAssertEqual(track.cues(at: 5.5).first?.assEvent?.line.hasSuffix("{\\p1}m 0 0 l 100 0 100 100{\\p0}"), true)
     XCTAssertEqual(text(track, at: 7.5), "Heavy line done\u{00A0}now")
     XCTAssertEqual(track.cues(at: 7.5).first?.pangoMarkup, "<b>Heavy</b> <u>line</u> done\u{00A0}now")
     XCTAssertEqual(text(track, at: 9.5), "Legacy top")
     XCTAssertEqual(track.cues(at: 9.5).first?.placement, .top)
-    XCTAssertEqual(track.cues.count, 4, "the comment and the drawing are no cues")
+    XCTAssertEqual(track.cues.count, 5, "the comment is no cue")
   }
 
   func testWebVTT() throws {
@@ -170,6 +172,11 @@ final class SubtitleTests: XCTestCase {
     XCTAssertEqual(text(styled, at: 2.0), "Sign, with commas, top")
     XCTAssertEqual(styled.cues(at: 2.0).first?.placement, .top)
     XCTAssertEqual(text(styled, at: 4.5), "Two\nlines")
+    // Each cue of the script keeps it whole for libass: the header with its styles, and its event as Matroska has it.
+    let sign = try XCTUnwrap(styled.cues(at: 2.0).first?.assEvent)
+    XCTAssertTrue(sign.header.contains("[V4+ Styles]") && sign.header.contains("Style: Default,Arial,20"), sign.header)
+    XCTAssertTrue(sign.line.hasSuffix(",0,Default,,0,0,0,,{\\an8\\pos(1,2)}Sign, with commas, {\\i1}top{\\i0}"), sign.line)
+    XCTAssertNil(first.cues(at: 1.5).first?.assEvent, "SubRip is shown as text")
     XCTAssertThrowsError(try SubtitleFile.read(mkv, streamIndex: 0)) { error in
       XCTAssertTrue("\(error)".contains("not a subtitle stream"), "\(error)")
     }

@@ -64,7 +64,11 @@ public final class CueStore: Sendable {
       let low = firstIndex(startingAfter: cue.start)
       var i = low - 1
       while i >= 0 && abs(cues[i].start - cue.start) < 0.0005 {
-        if tracks[i] == track && cues[i].lines == cue.lines && cues[i].bitmaps == cue.bitmaps { return false }
+        if tracks[i] == track && cues[i].lines == cue.lines && cues[i].bitmaps == cue.bitmaps
+          && cues[i].assEvent == cue.assEvent
+        {
+          return false
+        }
         i -= 1
       }
       cues.insert(cue, at: low)

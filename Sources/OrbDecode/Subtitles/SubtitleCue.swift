@@ -67,6 +67,26 @@ public struct SubtitleBitmap: Sendable, Equatable {
   }
 }
 
+/// A cue of an ASS/SSA script, as the script has it, for a renderer that draws the whole language (libass): its
+/// place, fonts, sizes, outlines, movement, fades and drawings, which `lines` keeps only the text and colours of.
+/// Thread-safety: a value type; safe to pass between threads.
+public struct ASSEvent: Sendable, Equatable {
+  /// The script's header: `[Script Info]`, `[V4+ Styles]` and the `[Events]` format line. The same storage is shared
+  /// by every cue of a track.
+  public var header: String
+  /// The event as Matroska stores it (and FFmpeg decodes it): "ReadOrder,Layer,Style,Name,MarginL,MarginR,MarginV,
+  /// Effect,Text".
+  public var line: String
+
+  public init(header: String, line: String) {
+    self.header = header
+    self.line = line
+  }
+
+  /// The longest event drawn as its script has it, in bytes: a sign's drawing runs to tens of KB.
+  public static let longestLine = 256 * 1024
+}
+
 /// What is shown from `start` to `end`: styled lines of text, or pictures.
 /// Thread-safety: a value type; safe to pass between threads.
 public struct SubtitleCue: Sendable, Equatable {
@@ -79,16 +99,22 @@ public struct SubtitleCue: Sendable, Equatable {
   public var placement: SubtitlePlacement
   /// The pictures of a bitmap cue. Empty for a text cue.
   public var bitmaps: [SubtitleBitmap]
+  /// The cue as its script has it, for a cue of an ASS or SSA track; nil for every other format. A script's cue may
+  /// have no `lines` (a drawing) and still be shown.
+  public var assEvent: ASSEvent?
 
   public init(
     start: Double, end: Double, lines: [[SubtitleRun]] = [], placement: SubtitlePlacement = .bottom,
-    bitmaps: [SubtitleBitmap] = []
+    bitmaps: [SubtitleBitmap] = [], assEvent: ASSEvent? = nil
   ) {
     self.start = start
     self.end = end
     self.lines = Self.capped(lines)
     self.placement = placement
     self.bitmaps = bitmaps
+    // A cue too long to show whole is shown cut, as text: never handed whole to a renderer, which would take the
+    // window's thread for as long as it lays it out.
+    self.assEvent = assEvent.flatMap { $0.line.utf8.count <= ASSEvent.longestLine && self.lines == lines ? $0 : nil }
   }
 
   /// The most characters of a cue shown (a long paragraph is about 2,000), and the most lines: past them the text

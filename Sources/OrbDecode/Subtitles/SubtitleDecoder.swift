@@ -13,6 +13,8 @@ public final class SubtitleDecoder {
   private let decodesReferences: Bool
   /// The script's styles (`ASSStyles`): the colour and weight each cue's text starts with.
   private var styles = ASSStyles()
+  /// The script's header, for an ASS or SSA stream: its cues carry their events for a renderer of the whole script.
+  private var script: String?
   static let htmlLike: Set<AVCodecID> = [AV_CODEC_ID_SUBRIP, AV_CODEC_ID_SRT, AV_CODEC_ID_SAMI]
   private let videoWidth: Int
   private let videoHeight: Int
@@ -43,7 +45,10 @@ public final class SubtitleDecoder {
     // The script's styles: an ASS track's own; a text format's, the one FFmpeg writes for it.
     if let header = ctx.pointee.subtitle_header, ctx.pointee.subtitle_header_size > 0 {
       let bytes = UnsafeBufferPointer(start: header, count: Int(ctx.pointee.subtitle_header_size))
-      styles = ASSStyles(header: String(decoding: bytes, as: UTF8.self))
+      let header = String(decoding: bytes, as: UTF8.self)
+      styles = ASSStyles(header: header)
+      let codec = stream.parameters.pointee.codec_id
+      if codec == AV_CODEC_ID_ASS || codec == AV_CODEC_ID_SSA { script = header }
     }
   }
 
@@ -114,9 +119,16 @@ public final class SubtitleDecoder {
       switch rect.type {
       case SUBTITLE_ASS:
         guard let ass = rect.ass else { continue }
-        var text = ASSText(event: String(cString: ass), styles: styles)
+        let line = String(cString: ass)
+        var text = ASSText(event: line, styles: styles)
         if decodesReferences { text.decodeCharacterReferences() }
-        if !text.isEmpty {
+        if let script {
+          // Kept even without text: a script draws shapes (`\p1`) too.
+          cues.append(
+            SubtitleCue(
+              start: start, end: end, lines: text.lines, placement: text.placement,
+              assEvent: ASSEvent(header: script, line: line)))
+        } else if !text.isEmpty {
           cues.append(SubtitleCue(start: start, end: end, lines: text.lines, placement: text.placement))
         }
       case SUBTITLE_TEXT:

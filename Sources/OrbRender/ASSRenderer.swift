@@ -1,0 +1,161 @@
+import COrbASS
+import OrbDecode
+
+/// Draws the cues of an ASS/SSA script as the script says, with libass: each at its place (`\an`, `\pos`, margins),
+/// in its style's font, size, outline and shadow, moving (`\move`), fading (`\fad`), turned, blurred, karaoke and
+/// drawings included, into one premultiplied RGBA picture of the part of the frame they cover.
+///
+/// Give it the cues on screen (`show`) whenever they change, and ask for the picture at every frame (`render`): it
+/// answers `.unchanged` when libass drew the same as last time, so a cue that stands still costs one call a frame
+/// and no copy. Sizes are in device pixels of the picture's area on screen.
+/// Thread-safety: not `Sendable`; made and used by one thread (the window's).
+public final class ASSRenderer {
+  /// What the cues look like: at (`x`, `y`) of the frame, `width` by `height` pixels of premultiplied RGBA, rows of
+  /// `width * 4` bytes, top row first.
+  public struct Picture: Equatable {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+    public var rgba: [UInt8]
+
+    /// The premultiplied components of the pixel at (`column`, `row`) of the picture.
+    public func pixel(_ column: Int, _ row: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
+      let i = (row * width + column) * 4
+      return (rgba[i], rgba[i + 1], rgba[i + 2], rgba[i + 3])
+    }
+  }
+
+  /// The answer of `render`.
+  public enum Frame: Equatable {
+    /// The same as the last answer.
+    case unchanged
+    /// The cues' picture, or nil when nothing is to be seen.
+    case picture(Picture?)
+  }
+
+  /// A cue to show: its event and its times on the clock `render` is asked at (seconds; `end` may be infinite).
+  public struct Cue {
+    public var event: ASSEvent
+    public var start: Double
+    public var end: Double
+
+    public init(_ event: ASSEvent, start: Double, end: Double) {
+      self.event = event
+      self.start = start
+      self.end = end
+    }
+  }
+
+  private let library: OpaquePointer
+  private let renderer: OpaquePointer
+  /// The script's styles and the cues on screen; made again when the header changes (another track).
+  private var track: UnsafeMutablePointer<ASS_Track>?
+  private var header: String?
+  /// Frame and storage size and font scale, as last set.
+  private var settings: [Int] = []
+  /// The next answer is a picture even if libass says nothing changed: the cues or the settings did.
+  private var redraw = true
+  /// The last answer was a picture (not nil, not `.unchanged`).
+  private var showing = false
+
+  /// nil when libass cannot start (no FreeType); the cues are then shown as plain text.
+  public init?() {
+    guard let library = ass_library_init() else { return nil }
+    orb_ass_set_messages(library, 1)  // errors only: its warnings are about fonts a script names and we lack
+    guard let renderer = ass_renderer_init(library) else {
+      ass_library_done(library)
+      return nil
+    }
+    self.library = library
+    self.renderer = renderer
+    // Fonts through fontconfig, as the rest of the desktop finds them; a font the script names and the machine lacks
+    // falls back to the default sans-serif.
+    ass_set_fonts(renderer, nil, "sans-serif", Int32(ASS_FONTPROVIDER_AUTODETECT.rawValue), nil, 1)
+  }
+
+  deinit {
+    if let track { ass_free_track(track) }
+    ass_renderer_done(renderer)
+    ass_library_done(library)
+  }
+
+  /// Makes `cues` the ones drawn (those of the first cue's script; a cue of another script is left out).
+  public func show(_ cues: [Cue]) {
+    redraw = true
+    guard let first = cues.first else {
+      if let track { ass_flush_events(track) }
+      return
+    }
+    let track = script(first.event.header)
+    ass_flush_events(track)
+    for cue in cues where cue.event.header == first.event.header {
+      let start = Self.milliseconds(cue.start)
+      let length = cue.end.isFinite ? max(1, Self.milliseconds(cue.end) - start) : Int64(Int32.max)
+      var bytes = Array(cue.event.line.utf8)
+      bytes.withUnsafeMutableBytes { raw in
+        ass_process_chunk(
+          track, raw.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(raw.count), start, length)
+      }
+    }
+  }
+
+  /// The track of the script with `header`, made when it is not the current one.
+  private func script(_ header: String) -> UnsafeMutablePointer<ASS_Track> {
+    if let track, header == self.header { return track }
+    if let track { ass_free_track(track) }
+    let made = ass_new_track(library)!
+    // The events given are the ones on screen, already told apart by the store: a cue given again after a seek or
+    // a delay change is to be drawn, not dropped as a repeat of its read order.
+    ass_set_check_readorder(made, 0)
+    var bytes = Array(header.utf8)
+    bytes.withUnsafeMutableBytes { raw in
+      ass_process_codec_private(made, raw.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(raw.count))
+    }
+    track = made
+    self.header = header
+    return made
+  }
+
+  /// The cues at `time` (seconds) drawn for a frame `width` by `height` device pixels, a video of `storageWidth`
+  /// by `storageHeight` (for scripts whose shape differs from the video's; 0 for the frame's), the text scaled by
+  /// `fontScale`.
+  public func render(
+    at time: Double, width: Int, height: Int, storageWidth: Int = 0, storageHeight: Int = 0, fontScale: Double = 1
+  ) -> Frame {
+    guard let track, width > 0, height > 0 else { return nothing() }
+    let storage = storageWidth > 0 && storageHeight > 0 ? (storageWidth, storageHeight) : (width, height)
+    let wanted = [width, height, storage.0, storage.1, Int((fontScale * 1000).rounded())]
+    if wanted != settings {
+      ass_set_frame_size(renderer, Int32(width), Int32(height))
+      ass_set_storage_size(renderer, Int32(storage.0), Int32(storage.1))
+      ass_set_font_scale(renderer, fontScale)
+      settings = wanted
+      redraw = true
+    }
+    var change: Int32 = 0
+    let images = ass_render_frame(renderer, track, Self.milliseconds(time), &change)
+    guard change != 0 || redraw else { return .unchanged }
+    let box = orb_ass_bounds(images)
+    let (x0, y0) = (max(0, Int(box.x0)), max(0, Int(box.y0)))
+    let (x1, y1) = (min(width, Int(box.x1)), min(height, Int(box.y1)))
+    // libass says "changed" at every frame without a cue: nothing after nothing is no change.
+    guard x1 > x0, y1 > y0 else { return nothing() }
+    (redraw, showing) = (false, true)
+    let (w, h) = (x1 - x0, y1 - y0)
+    var rgba = [UInt8](repeating: 0, count: w * h * 4)
+    rgba.withUnsafeMutableBufferPointer { orb_ass_compose(images, $0.baseAddress, Int32(x0), Int32(y0), Int32(w), Int32(h)) }
+    return .picture(Picture(x: x0, y: y0, width: w, height: h, rgba: rgba))
+  }
+
+  /// Nothing to be seen: said once.
+  private func nothing() -> Frame {
+    defer { (redraw, showing) = (false, false) }
+    return redraw || showing ? .picture(nil) : .unchanged
+  }
+
+  private static func milliseconds(_ seconds: Double) -> Int64 {
+    guard seconds.isFinite else { return seconds > 0 ? Int64(Int32.max) : 0 }
+    return Int64((seconds * 1000).rounded())
+  }
+}

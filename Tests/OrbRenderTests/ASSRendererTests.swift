@@ -1,0 +1,170 @@
+import OrbDecode
+import OrbRender
+import XCTest
+
+/// ASS cues drawn by libass as their script places and styles them: the pixels of the picture it gives.
+final class ASSRendererTests: XCTestCase {
+  /// A 640x360 script whose Default style is red 40-pixel text with a 2-pixel black outline, bottom centre, and
+  /// whose Big style is the same at 80.
+  static let header = """
+    [Script Info]
+    ScriptType: v4.00+
+    PlayResX: 640
+    PlayResY: 360
+
+    [V4+ Styles]
+    Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, \
+    Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, \
+    MarginR, MarginV, Encoding
+    Style: Default,DejaVu Sans,40,&H000000FF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1
+    Style: Big,DejaVu Sans,80,&H000000FF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1
+
+    [Events]
+    Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+
+    """
+
+  private func cue(_ text: String, style: String = "Default", order: Int = 0, from start: Double = 0, to end: Double = 10)
+    -> ASSRenderer.Cue
+  {
+    ASSRenderer.Cue(ASSEvent(header: Self.header, line: "\(order),0,\(style),,0,0,0,,\(text)"), start: start, end: end)
+  }
+
+  /// The picture at `time`, failing when libass gives none or says nothing changed.
+  private func drawn(
+    _ renderer: ASSRenderer, at time: Double = 1, width: Int = 640, height: Int = 360, file: StaticString = #filePath,
+    line: UInt = #line
+  ) -> ASSRenderer.Picture? {
+    let frame = renderer.render(at: time, width: width, height: height)
+    guard case .picture(let picture?) = frame else {
+      XCTFail("no picture at \(time): \(frame)", file: file, line: line)
+      return nil
+    }
+    return picture
+  }
+
+  /// Where the picture is inked (alpha over half), in frame pixels: libass pads its pictures with clear pixels.
+  private struct Ink {
+    var x0 = Int.max, y0 = Int.max, x1 = Int.min, y1 = Int.min
+    var width: Int { x1 - x0 }
+    var height: Int { y1 - y0 }
+    var centre: Double { Double(x0 + x1) / 2 }
+  }
+  private func ink(_ picture: ASSRenderer.Picture) -> Ink {
+    var box = Ink()
+    for row in 0..<picture.height {
+      for column in 0..<picture.width where picture.pixel(column, row).a > 128 {
+        box.x0 = min(box.x0, picture.x + column)
+        box.x1 = max(box.x1, picture.x + column + 1)
+        box.y0 = min(box.y0, picture.y + row)
+        box.y1 = max(box.y1, picture.y + row + 1)
+      }
+    }
+    return box
+  }
+
+  /// How many of the picture's pixels are strongly red, and how many dark and opaque (outline).
+  private func colours(_ picture: ASSRenderer.Picture) -> (red: Int, dark: Int) {
+    var (red, dark) = (0, 0)
+    for row in 0..<picture.height {
+      for column in 0..<picture.width {
+        let p = picture.pixel(column, row)
+        if p.a > 200 && p.r > 200 && p.g < 50 && p.b < 50 { red += 1 }
+        if p.a > 200 && p.r < 40 && p.g < 40 && p.b < 40 { dark += 1 }
+      }
+    }
+    return (red, dark)
+  }
+
+  func testAPositionedCueIsDrawnWhereItsScriptPutsItInItsColoursAndOutline() throws {
+    let renderer = try XCTUnwrap(ASSRenderer())
+    renderer.show([cue("{\\an7\\pos(100,60)}Hello")])
+    let at640 = try XCTUnwrap(drawn(renderer))
+    let box = ink(at640)
+    // Top-left anchored at (100, 60): the outline reaches a pixel or two beyond; the capitals' tops are below the
+    // line's top.
+    XCTAssertEqual(Double(box.x0), 100, accuracy: 4, "x")
+    XCTAssertEqual(Double(box.y0), 66, accuracy: 8, "y")
+    XCTAssertLessThan(box.width, 150, "one short word")
+    XCTAssertEqual(Double(box.height), 32, accuracy: 6, "the capitals of 40-pixel text and the outline")
+    let (red, dark) = colours(at640)
+    XCTAssertGreaterThan(red, 300, "red text")
+    XCTAssertGreaterThan(dark, 100, "a black outline")
+    // The same script on a frame twice the size: twice as far, twice as tall.
+    let at1280 = ink(try XCTUnwrap(drawn(renderer, width: 1280, height: 720)))
+    XCTAssertEqual(Double(at1280.x0), 200, accuracy: 6)
+    XCTAssertEqual(Double(at1280.height), Double(box.height) * 2, accuracy: 6)
+  }
+
+  func testStylesSizeTheTextAndAlignmentsPlaceIt() throws {
+    let renderer = try XCTUnwrap(ASSRenderer())
+    renderer.show([cue("Hello")])
+    let small = ink(try XCTUnwrap(drawn(renderer)))
+    // Bottom centre, MarginV 10 (the line's descent below the baseline).
+    XCTAssertEqual(small.centre, 320, accuracy: 3)
+    XCTAssertEqual(Double(small.y1), 340, accuracy: 8)
+    renderer.show([cue("Hello", style: "Big")])
+    let big = ink(try XCTUnwrap(drawn(renderer)))
+    XCTAssertEqual(Double(big.width) / Double(small.width), 2, accuracy: 0.2)
+    renderer.show([cue("{\\an9}Hello")])
+    let topRight = ink(try XCTUnwrap(drawn(renderer)))
+    XCTAssertEqual(Double(topRight.x1), 630, accuracy: 6)
+    XCTAssertLessThan(topRight.y0, 30)
+    renderer.show([cue("{\\an1}Hello")])
+    let bottomLeft = ink(try XCTUnwrap(drawn(renderer)))
+    XCTAssertEqual(Double(bottomLeft.x0), 10, accuracy: 6)
+  }
+
+  func testAMovingCueMovesAndAStillOneIsNotDrawnAgain() throws {
+    let renderer = try XCTUnwrap(ASSRenderer())
+    renderer.show([cue("{\\an7\\move(0,100,400,100,0,1000)}Go")])
+    let early = ink(try XCTUnwrap(drawn(renderer, at: 0.1)))
+    let late = ink(try XCTUnwrap(drawn(renderer, at: 0.9)))
+    XCTAssertEqual(Double(late.x0 - early.x0), 320, accuracy: 8)
+    // Past the move's end it stands still: drawn once, then unchanged frame after frame.
+    _ = drawn(renderer, at: 2)
+    XCTAssertEqual(renderer.render(at: 2.04, width: 640, height: 360), .unchanged)
+    XCTAssertEqual(renderer.render(at: 2.08, width: 640, height: 360), .unchanged)
+    // A new size is drawn again.
+    XCTAssertNotEqual(renderer.render(at: 2.12, width: 320, height: 180), .unchanged)
+  }
+
+  func testCuesShowOnlyInTheirTimeAndClearWhenTakenAway() throws {
+    let renderer = try XCTUnwrap(ASSRenderer())
+    XCTAssertEqual(renderer.render(at: 1, width: 640, height: 360), .picture(nil), "nothing given, nothing drawn")
+    renderer.show([cue("Later", from: 5, to: 6)])
+    XCTAssertEqual(renderer.render(at: 1, width: 640, height: 360), .picture(nil))
+    XCTAssertNotNil(drawn(renderer, at: 5.5))
+    // Given again (after a seek, the same read order): drawn again, not dropped as a repeat.
+    renderer.show([cue("Later", from: 5, to: 6)])
+    XCTAssertNotNil(drawn(renderer, at: 5.5))
+    renderer.show([])
+    XCTAssertEqual(renderer.render(at: 5.5, width: 640, height: 360), .picture(nil))
+    XCTAssertEqual(renderer.render(at: 5.6, width: 640, height: 360), .unchanged)
+  }
+
+  func testLayersAndDrawingsAreDrawnAndAFadeFades() throws {
+    let renderer = try XCTUnwrap(ASSRenderer())
+    // A red square drawn with vector commands, 100x100 at (50, 50).
+    renderer.show([cue("{\\an7\\pos(50,50)\\bord0\\p1}m 0 0 l 100 0 100 100 0 100{\\p0}")])
+    let square = try XCTUnwrap(drawn(renderer))
+    XCTAssertEqual(ink(square).x0, 50)
+    XCTAssertEqual(ink(square).width, 100)
+    XCTAssertEqual(ink(square).height, 100)
+    let middle = (ink(square).x0 + 50 - square.x, ink(square).y0 + 50 - square.y)
+    XCTAssertEqual(square.pixel(middle.0, middle.1).r, 255)
+    XCTAssertEqual(square.pixel(middle.0, middle.1).a, 255)
+    // Fading in over its first second: half way in, about half as opaque.
+    renderer.show([cue("{\\an7\\pos(50,50)\\bord0\\fad(1000,0)\\p1}m 0 0 l 100 0 100 100 0 100{\\p0}")])
+    let fading = try XCTUnwrap(drawn(renderer, at: 0.5))
+    XCTAssertEqual(Double(fading.pixel(100 - fading.x, 100 - fading.y).a), 128, accuracy: 20)
+    // Two cues with the same text in two layers, a shadow and the text: both drawn.
+    renderer.show([
+      cue("{\\an7\\pos(50,50)\\bord0\\p1}m 0 0 l 100 0 100 100 0 100{\\p0}", order: 1),
+      cue("{\\an7\\pos(300,50)\\bord0\\p1}m 0 0 l 100 0 100 100 0 100{\\p0}", order: 2),
+    ])
+    let both = ink(try XCTUnwrap(drawn(renderer)))
+    XCTAssertEqual(both.x0, 50)
+    XCTAssertEqual(both.x1, 400)
+  }
+}
