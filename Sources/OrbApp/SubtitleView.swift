@@ -2,13 +2,16 @@ import CGtk
 import Foundation
 import OrbDecode
 import OrbPlayer
+import OrbRender
 
 /// The subtitles over the video: the current text cues in a label near the bottom of the picture, those placed at
 /// its top (an ASS `{\an8}` cue: a sign, a second speaker) in one there, and those of its middle row (`{\an5}`) in
 /// one at its centre, white (or their colours) with a dark outline, wrapped to
 /// the picture's width and sized to its height, the bottom one kept above the transport bar while the bar is up; and
-/// a bitmap cue (PGS, DVD, DVB) as a picture laid over the video, scaled with it. Asked of the player at every frame
-/// of the window's clock; rebuilt only when the cues change.
+/// a bitmap cue (PGS, DVD, DVB) as a picture laid over the video, scaled with it; and the cues of an ASS/SSA script
+/// drawn by libass (`ASSRenderer`) as the script places and styles them, as a picture of the part of the video they
+/// cover. Asked of the player at every frame of the window's clock; text rebuilt only when the cues change, a script
+/// drawn again only when libass says its picture changed (a `\move`, a fade).
 /// Thread-safety: main actor (compiler-checked).
 final class SubtitleView {
   /// The bottom label, the top one and the middle one.
@@ -19,6 +22,15 @@ final class SubtitleView {
     [(bottomLabel, .bottom), (topLabel, .top), (middleLabel, .middle)]
   }
   private let bitmap: UnsafeMutablePointer<GtkWidget>
+  /// What libass drew, placed over its part of the video.
+  private let scriptPicture: UnsafeMutablePointer<GtkWidget>
+  /// libass, made at the first cue of a script; nil when it could not start (the cues are then shown as text).
+  private var scriptRenderer: ASSRenderer?
+  private var scriptRendererTried = false
+  /// Cues of a script are on screen, or were at the last frame: libass is asked at every frame.
+  private var scriptsShown = false
+  /// Where the picture libass drew lies in the video's area, in device pixels: x, y, width, height.
+  private var scriptPlace: [Int] = []
   /// What is shown: the store's generation and the cues' times, so a frame with the same cues changes nothing.
   private var shownKey: (UInt64, [Double])?
   private var shownText = ""
@@ -51,7 +63,13 @@ final class SubtitleView {
     gtk_picture_set_can_shrink(opaque(bitmap), 1)
     gtk_widget_set_can_target(bitmap, 0)
     gtk_widget_set_visible(bitmap, 0)
+    scriptPicture = gtk_picture_new()
+    gtk_picture_set_content_fit(opaque(scriptPicture), GTK_CONTENT_FIT_FILL)
+    gtk_picture_set_can_shrink(opaque(scriptPicture), 1)
+    gtk_widget_set_can_target(scriptPicture, 0)
+    gtk_widget_set_visible(scriptPicture, 0)
     gtk_overlay_add_overlay(opaque(overlay), bitmap)
+    gtk_overlay_add_overlay(opaque(overlay), scriptPicture)
     gtk_overlay_add_overlay(opaque(overlay), topLabel)
     gtk_overlay_add_overlay(opaque(overlay), middleLabel)
     gtk_overlay_add_overlay(opaque(overlay), bottomLabel)
@@ -61,7 +79,8 @@ final class SubtitleView {
   /// `barHeight` logical pixels tall at the bottom (0 when hidden).
   func update(_ player: Player, video: UnsafeMutablePointer<GtkWidget>, barHeight: Int) {
     guard let subtitles = player.subtitles else { return }
-    let cues = subtitles.active(at: cueTime(player))
+    let time = cueTime(player)
+    let cues = subtitles.active(at: time)
     let key = (subtitles.generation, cues.flatMap { [$0.start, $0.end] })
     let area = videoArea(video, aspect: player.shownFrame?.displayAspect)
     if shownKey.map({ $0.0 != key.0 || $0.1 != key.1 }) ?? true {
@@ -69,6 +88,7 @@ final class SubtitleView {
       show(cues, area: area)
     }
     layout(area, barHeight: barHeight)
+    if scriptsShown { drawScripts(at: time, area: area, video: video, storage: player.info?.video.first) }
   }
 
   /// The time the cues are looked up at: the position, held where it was while playing the clock steps back by less
@@ -94,6 +114,9 @@ final class SubtitleView {
     cueClock = nil
     for (label, _) in labels { gtk_widget_set_visible(label, 0) }
     gtk_widget_set_visible(bitmap, 0)
+    scriptRenderer?.show([])
+    scriptsShown = false
+    gtk_widget_set_visible(scriptPicture, 0)
     if !shownText.isEmpty { onText?("", nil, nil) }
     shownText = ""
     shownKey = nil
@@ -122,8 +145,9 @@ final class SubtitleView {
   private func show(_ cues: [SubtitleCue], area: Area) {
     let texts = cues.filter { $0.bitmaps.isEmpty && !$0.lines.isEmpty }
     let text = texts.map(\.plainText).joined(separator: "\n")
+    let scripted = showScripts(cues)
     for (label, row) in labels {
-      let these = texts.filter { $0.placement == row }
+      let these = texts.filter { $0.placement == row && !scripted.contains($0) }
       if these.isEmpty {
         gtk_widget_set_visible(label, 0)
       } else {
@@ -137,6 +161,65 @@ final class SubtitleView {
       onText?(text, texts.first?.start, texts.map(\.end).max())
     }
     showBitmaps(cues.flatMap(\.bitmaps))
+  }
+
+  /// Gives libass the cues of a script; returns those it draws (none when it could not start: they are text then).
+  private func showScripts(_ cues: [SubtitleCue]) -> [SubtitleCue] {
+    let scripted = cues.filter { $0.assEvent != nil }
+    if !scripted.isEmpty && !scriptRendererTried {
+      scriptRendererTried = true
+      scriptRenderer = ASSRenderer()
+      if scriptRenderer == nil {
+        FileHandle.standardError.write(Data("orb-player: libass could not start; ASS cues are shown as text\n".utf8))
+      }
+    }
+    guard let renderer = scriptRenderer else { return [] }
+    renderer.show(
+      scripted.compactMap { cue in cue.assEvent.map { ASSRenderer.Cue($0, start: cue.start, end: cue.end) } })
+    scriptsShown = scriptsShown || !scripted.isEmpty
+    // Read out as the labels are.
+    orb_set_accessible_label(scriptPicture, scripted.map(\.plainText).filter { !$0.isEmpty }.joined(separator: "\n"))
+    return scripted
+  }
+
+  /// The script's cues drawn at `time` for the video's area on screen, at its device pixels, shown where they lie.
+  private func drawScripts(
+    at time: Double, area: Area, video: UnsafeMutablePointer<GtkWidget>, storage: VideoStreamInfo?
+  ) {
+    guard let renderer = scriptRenderer else { return }
+    let factor = Double(max(1, gtk_widget_get_scale_factor(video)))
+    let frame = renderer.render(
+      at: time, width: Int((area.width * factor).rounded()), height: Int((area.height * factor).rounded()),
+      storageWidth: storage?.width ?? 0, storageHeight: storage?.height ?? 0, fontScale: scale)
+    switch frame {
+    case .unchanged:
+      break
+    case .picture(nil):
+      gtk_widget_set_visible(scriptPicture, 0)
+      gtk_picture_set_paintable(opaque(scriptPicture), nil)
+      scriptPlace = []
+      // Nothing drawn and no cue left: libass is not asked again until a cue comes.
+      if shownKey?.1.isEmpty ?? true { scriptsShown = false }
+    case .picture(let picture?):
+      let bytes = picture.rgba.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
+      let texture = gdk_memory_texture_new(
+        Int32(picture.width), Int32(picture.height), GDK_MEMORY_R8G8B8A8_PREMULTIPLIED, bytes, gsize(picture.width * 4))
+      g_bytes_unref(bytes)
+      gtk_picture_set_paintable(opaque(scriptPicture), texture)
+      if let texture { g_object_unref(UnsafeMutableRawPointer(texture)) }
+      scriptPlace = [picture.x, picture.y, picture.width, picture.height]
+      gtk_widget_set_visible(scriptPicture, 1)
+    }
+    guard scriptPlace.count == 4 else { return }
+    // The picture's place in the widget, as margins around it (the widget may have moved the area since it was drawn).
+    let (x, y) = (area.x + Double(scriptPlace[0]) / factor, area.y + Double(scriptPlace[1]) / factor)
+    let (w, h) = (Double(scriptPlace[2]) / factor, Double(scriptPlace[3]) / factor)
+    let width = Double(gtk_widget_get_width(video))
+    let height = Double(gtk_widget_get_height(video))
+    gtk_widget_set_margin_start(scriptPicture, Int32(max(0, x.rounded())))
+    gtk_widget_set_margin_top(scriptPicture, Int32(max(0, y.rounded())))
+    gtk_widget_set_margin_end(scriptPicture, Int32(max(0, (width - x - w).rounded())))
+    gtk_widget_set_margin_bottom(scriptPicture, Int32(max(0, (height - y - h).rounded())))
   }
 
   /// The bitmaps composed on their canvas, as one picture laid over the video.

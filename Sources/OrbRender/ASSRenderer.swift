@@ -144,7 +144,9 @@ public final class ASSRenderer {
     (redraw, showing) = (false, true)
     let (w, h) = (x1 - x0, y1 - y0)
     var rgba = [UInt8](repeating: 0, count: w * h * 4)
-    rgba.withUnsafeMutableBufferPointer { orb_ass_compose(images, $0.baseAddress, Int32(x0), Int32(y0), Int32(w), Int32(h)) }
+    rgba.withUnsafeMutableBufferPointer {
+      orb_ass_compose(images, $0.baseAddress, Int32(x0), Int32(y0), Int32(w), Int32(h))
+    }
     return .picture(Picture(x: x0, y: y0, width: w, height: h, rgba: rgba))
   }
 

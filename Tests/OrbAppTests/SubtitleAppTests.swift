@@ -315,13 +315,63 @@ final class SubtitleAppTests: XCTestCase {
     XCTAssertGreaterThan(white, 150, "no white words (red pixels: \(red))")
   }
 
+  /// An ASS script is drawn as it says, by libass: a cue it puts at the top left (`\\pos`) is there, in its style's
+  /// red, at its style's size; one it aligns bottom right (`\\an3`) is there; a vector drawing (a sign's green
+  /// square) is drawn. The labels centred the first at the top, left the second at the bottom centre and drew no
+  /// drawing.
+  func testAnASSScriptIsDrawnWhereAndAsItSays() throws {
+    let script = try TestMedia.file(
+      named: "placed.ass",
+      contents: """
+        [Script Info]
+        ScriptType: v4.00+
+        PlayResX: 640
+        PlayResY: 360
+
+        [V4+ Styles]
+        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, \
+        Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, \
+        MarginR, MarginV, Encoding
+        Style: Red,DejaVu Sans,48,&H000000FF,&H000000FF,&H00000000,&H00000000,1,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1
+        Style: White,DejaVu Sans,24,&H00FFFFFF,&H00FFFFFF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1
+
+        [Events]
+        Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+        Dialogue: 0,0:00:00.00,0:00:30.00,Red,,0,0,0,,{\\an7\\pos(20,20)}LEFT
+        Dialogue: 0,0:00:00.00,0:00:30.00,White,,0,0,0,,{\\an3}RIGHT
+        Dialogue: 1,0:00:00.00,0:00:30.00,White,,0,0,0,,{\\an7\\pos(290,150)\\bord0\\1c&H00FF00&\\p1}m 0 0 l 60 0 60 60 0 60{\\p0}
+
+        """)
+    let image = try pausedOn(script, "ass-script", showing: "LEFT")
+    func count(_ x: Range<Int>, _ y: Range<Int>, _ test: (RGB) -> Bool) -> Int {
+      y.reduce(0) { n, row in n + x.filter { test(image.pixel(x: $0, y: row)) }.count }
+    }
+    let isRed = { (p: RGB) in p.r > 200 && p.g < 60 && p.b < 60 }
+    let isWhite = { (p: RGB) in p.r > 225 && p.g > 225 && p.b > 225 }
+    let (w, h) = (image.width, image.height)
+    // Big red letters in the top-left corner, nowhere else.
+    XCTAssertGreaterThan(count(0..<w / 3, 0..<h / 4, isRed), 800, "LEFT at the top left")
+    XCTAssertEqual(count(w / 3..<w, 0..<h, isRed), 0, "red only there")
+    // White letters at the bottom right, none at the bottom centre.
+    XCTAssertGreaterThan(count(w * 2 / 3..<w, h * 3 / 4..<h, isWhite), 100, "RIGHT at the bottom right")
+    XCTAssertEqual(count(w / 3..<w / 2, h * 3 / 4..<h, isWhite), 0, "nothing at the bottom centre")
+    // The square: solid green in the middle.
+    let middle = image.pixel(x: w * 320 / 640, y: h * 180 / 360)
+    XCTAssertTrue(middle.g > 200 && middle.r < 60 && middle.b < 60, "the drawing: \(middle)")
+  }
+
   /// The window (640x360, the controls hidden) paused a second into a plain blue-grey clip with `cues` as a
   /// sidecar, once a cue holding `showing` is up: a settled screenshot of it, kept as `subtitles-NAME`.
   private func pausedOnCues(_ name: String, _ cues: [(Double, Double, String)], showing: String) throws -> RGBImage {
+    try pausedOn(try TestMedia.file(named: "\(name).srt", contents: SubtitleMedia.srt(cues)), name, showing: showing)
+  }
+
+  /// The same with the sidecar `file`.
+  private func pausedOn(_ file: String, _ name: String, showing: String) throws -> RGBImage {
     try Screen.requireDisplay()
     let title = "subs-\(name)-\(UUID().uuidString.prefix(6))"
     _ = Tool.run("xdotool", ["mousemove", "1270", "710"])  // away: the controls stay hidden
-    let srt = try TestMedia.file(named: "\(name).srt", contents: SubtitleMedia.srt(cues))
+    let srt = file
     let player = try BackgroundPlayer(
       [
         "--events-fd", "1", "--title", title, "--paused", "--resume-ms", "1000", "--geometry", "640x360",

@@ -175,7 +175,8 @@ final class SubtitleTests: XCTestCase {
     // Each cue of the script keeps it whole for libass: the header with its styles, and its event as Matroska has it.
     let sign = try XCTUnwrap(styled.cues(at: 2.0).first?.assEvent)
     XCTAssertTrue(sign.header.contains("[V4+ Styles]") && sign.header.contains("Style: Default,Arial,20"), sign.header)
-    XCTAssertTrue(sign.line.hasSuffix(",0,Default,,0,0,0,,{\\an8\\pos(1,2)}Sign, with commas, {\\i1}top{\\i0}"), sign.line)
+    XCTAssertTrue(
+      sign.line.hasSuffix(",0,Default,,0,0,0,,{\\an8\\pos(1,2)}Sign, with commas, {\\i1}top{\\i0}"), sign.line)
     XCTAssertNil(first.cues(at: 1.5).first?.assEvent, "SubRip is shown as text")
     XCTAssertThrowsError(try SubtitleFile.read(mkv, streamIndex: 0)) { error in
       XCTAssertTrue("\(error)".contains("not a subtitle stream"), "\(error)")

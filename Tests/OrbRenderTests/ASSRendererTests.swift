@@ -24,7 +24,9 @@ final class ASSRendererTests: XCTestCase {
 
     """
 
-  private func cue(_ text: String, style: String = "Default", order: Int = 0, from start: Double = 0, to end: Double = 10)
+  private func cue(
+    _ text: String, style: String = "Default", order: Int = 0, from start: Double = 0, to end: Double = 10
+  )
     -> ASSRenderer.Cue
   {
     ASSRenderer.Cue(ASSEvent(header: Self.header, line: "\(order),0,\(style),,0,0,0,,\(text)"), start: start, end: end)
