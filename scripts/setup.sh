@@ -9,7 +9,7 @@ PACKAGES=(
   libvulkan-dev mesa-vulkan-drivers vulkan-tools glslc
   libavcodec-dev libavformat-dev libavutil-dev libswresample-dev libswscale-dev
   libpipewire-0.3-dev pipewire pipewire-bin wireplumber
-  libuchardet-dev libass-dev
+  libuchardet-dev libass-dev fonts-dejavu-core
   ffmpeg dvdauthor
   xvfb xauth x11-utils xdotool dbus dbus-x11 libglib2.0-bin desktop-file-utils
   libgl1-mesa-dri

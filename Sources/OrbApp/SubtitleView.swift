@@ -27,6 +27,9 @@ final class SubtitleView {
   /// libass, made at the first cue of a script; nil when it could not start (the cues are then shown as text).
   private var scriptRenderer: ASSRenderer?
   private var scriptRendererTried = false
+  /// The player it was made for: another's media carries other fonts.
+  private var scriptPlayer: ObjectIdentifier?
+  private var fonts: [EmbeddedFont] = []
   /// Cues of a script are on screen, or were at the last frame: libass is asked at every frame.
   private var scriptsShown = false
   /// Where the picture libass drew lies in the video's area, in device pixels: x, y, width, height.
@@ -79,6 +82,10 @@ final class SubtitleView {
   /// `barHeight` logical pixels tall at the bottom (0 when hidden).
   func update(_ player: Player, video: UnsafeMutablePointer<GtkWidget>, barHeight: Int) {
     guard let subtitles = player.subtitles else { return }
+    if scriptPlayer != ObjectIdentifier(player) {
+      (scriptPlayer, scriptRenderer, scriptRendererTried) = (ObjectIdentifier(player), nil, false)
+      fonts = player.info?.attachedFonts ?? []
+    }
     let time = cueTime(player)
     let cues = subtitles.active(at: time)
     let key = (subtitles.generation, cues.flatMap { [$0.start, $0.end] })
@@ -168,7 +175,8 @@ final class SubtitleView {
     let scripted = cues.filter { $0.assEvent != nil }
     if !scripted.isEmpty && !scriptRendererTried {
       scriptRendererTried = true
-      scriptRenderer = ASSRenderer()
+      scriptRenderer = ASSRenderer(fonts: fonts)
+      fonts = []  // libass keeps its own copy
       if scriptRenderer == nil {
         FileHandle.standardError.write(Data("orb-player: libass could not start; ASS cues are shown as text\n".utf8))
       }

@@ -25,6 +25,9 @@ public struct MediaInfo: Sendable, Encodable {
   public var chapters: [ChapterInfo] = []
   /// A picture alone (a photo): shown for `MediaSource.stillSeconds`, and every time in it is that picture.
   public var isStill = false
+  /// The fonts the file carries for its ASS/SSA subtitles (Matroska attachments), which their styles name; kept only
+  /// when it has such subtitles. The probe lists their names and sizes.
+  public var attachedFonts: [EmbeddedFont] = []
 
   /// What to call it in a title bar: "Title — Artist", the title alone, or nil without a title tag.
   public var displayTitle: String? {
@@ -50,6 +53,36 @@ public struct MediaInfo: Sendable, Encodable {
     guard let data = try? encoder.encode(shown) else { return "{}" }
     return String(decoding: data, as: UTF8.self)
   }
+}
+
+/// A font file a container carries (a Matroska attachment of a font type).
+/// Thread-safety: a value type.
+public struct EmbeddedFont: Sendable, Encodable, Equatable {
+  /// The attachment's file name, "Marker Felt.ttf".
+  public var name: String
+  /// The font file's bytes (TrueType, OpenType, or a collection).
+  public var data: [UInt8]
+  public var size: Int { data.count }
+
+  public init(name: String, data: [UInt8]) {
+    self.name = name
+    self.data = data
+  }
+
+  enum CodingKeys: String, CodingKey { case name, size }
+  public func encode(to encoder: any Encoder) throws {
+    var container = encoder.container(keyedBy: CodingKeys.self)
+    try container.encode(name, forKey: .name)
+    try container.encode(size, forKey: .size)
+  }
+
+  /// The MIME types Matroska muxers write for fonts (mkvmerge's old and new names, FFmpeg's).
+  static let mimeTypes: Set<String> = [
+    "application/x-truetype-font", "application/x-font-ttf", "application/x-font-otf", "application/x-font",
+    "application/vnd.ms-opentype", "application/font-sfnt", "font/ttf", "font/otf", "font/sfnt", "font/collection",
+  ]
+  /// The most font data kept for one file: a release carries a few MB; a CJK font is 10-20.
+  static let mostBytes = 128 << 20
 }
 
 /// One video stream. Sizes in pixels; `rotation` in degrees clockwise that the picture is turned for display.

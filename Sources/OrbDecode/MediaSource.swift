@@ -656,6 +656,7 @@ public final class MediaSource: @unchecked Sendable {
     // Video streams probing found no picture size in: none of their pictures can be decoded (a recording whose
     // start, with the parameters, is damaged), or they carry none (a broadcast's idle stream).
     var sizeless: [String] = []
+    var fonts: [(name: String, bytes: UnsafeBufferPointer<UInt8>)] = []
     for i in 0..<Int(ctx.nb_streams) {
       let st = ctx.streams[i]!
       let par = st.pointee.codecpar.pointee
@@ -690,9 +691,25 @@ public final class MediaSource: @unchecked Sendable {
           SubtitleStreamInfo(
             index: i, codec: codec, language: tag(st, "language"), title: tag(st, "title"), isDefault: isDefault,
             isForced: (st.pointee.disposition & AV_DISPOSITION_FORCED) != 0, isText: isText))
+      case AVMEDIA_TYPE_ATTACHMENT:
+        let mime = tag(st, "mimetype")?.lowercased()
+        guard
+          par.codec_id == AV_CODEC_ID_TTF || par.codec_id == AV_CODEC_ID_OTF
+            || mime.map(EmbeddedFont.mimeTypes.contains) == true,
+          let bytes = par.extradata, par.extradata_size > 0
+        else { continue }
+        fonts.append(
+          (tag(st, "filename") ?? "font \(i)", UnsafeBufferPointer(start: bytes, count: Int(par.extradata_size))))
       default:
         continue
       }
+    }
+    // Fonts are copied only for subtitles that name fonts: ASS and SSA.
+    let scripted = result.subtitles.contains { ["ass", "ssa"].contains($0.codec.lowercased()) }
+    var left = EmbeddedFont.mostBytes
+    for (name, bytes) in fonts where scripted && bytes.count <= left {
+      result.attachedFonts.append(EmbeddedFont(name: name, data: Array(bytes)))
+      left -= bytes.count
     }
     // A picture alone (a photo, a screenshot: FFmpeg's image demuxers, one file, one picture) lasts
     // `stillSeconds` instead of one 25th of a second, so its window is not gone as soon as it is shown.

@@ -59,8 +59,10 @@ public final class ASSRenderer {
   /// The last answer was a picture (not nil, not `.unchanged`).
   private var showing = false
 
+  /// - Parameter fonts: the fonts the media carries for its scripts, found before the machine's by the names in
+  ///   them (their family names).
   /// nil when libass cannot start (no FreeType); the cues are then shown as plain text.
-  public init?() {
+  public init?(fonts: [EmbeddedFont] = []) {
     guard let library = ass_library_init() else { return nil }
     orb_ass_set_messages(library, 1)  // errors only: its warnings are about fonts a script names and we lack
     guard let renderer = ass_renderer_init(library) else {
@@ -69,8 +71,13 @@ public final class ASSRenderer {
     }
     self.library = library
     self.renderer = renderer
-    // Fonts through fontconfig, as the rest of the desktop finds them; a font the script names and the machine lacks
-    // falls back to the default sans-serif.
+    for font in fonts {
+      font.data.withUnsafeBytes { raw in
+        ass_add_font(library, font.name, raw.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(raw.count))
+      }
+    }
+    // Fonts through fontconfig, as the rest of the desktop finds them, after those the media carries; a font the
+    // script names and neither has falls back to the default sans-serif.
     ass_set_fonts(renderer, nil, "sans-serif", Int32(ASS_FONTPROVIDER_AUTODETECT.rawValue), nil, 1)
   }
 

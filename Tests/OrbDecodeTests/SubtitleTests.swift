@@ -183,6 +183,23 @@ final class SubtitleTests: XCTestCase {
     }
   }
 
+  /// The fonts a Matroska file carries for its ASS subtitles are read with it (libass is given them), and listed by
+  /// the probe by name and size; a file whose subtitles name no fonts keeps none.
+  func testFontsAttachedForASSSubtitlesAreReadWithTheFile() throws {
+    let font = "/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf"
+    let fontBytes = try XCTUnwrap(FileManager.default.contents(atPath: font), "fonts-dejavu-core is installed")
+    let ass = try TestMedia.file(
+      named: "fonts.ass",
+      contents: Self.assHeader(playRes: true) + "Dialogue: 0,0:00:01.00,0:00:02.00,Default,,0,0,0,,Serif\n")
+    let mkv = try SubtitleMedia.muxed("subs-ass-font.mkv", subtitles: [ass], codecs: ["ass"], fonts: [font])
+    let info = try MediaSource(mkv).info
+    XCTAssertEqual(info.attachedFonts, [EmbeddedFont(name: "DejaVuSerif.ttf", data: [UInt8](fontBytes))])
+    XCTAssertTrue(info.json().contains("\"name\" : \"DejaVuSerif.ttf\""), info.json())
+    let srt = try TestMedia.file(named: "fonts.srt", contents: SubtitleMedia.srt([(1, 2, "Plain")]))
+    let plain = try SubtitleMedia.muxed("subs-srt-font.mkv", subtitles: [srt], codecs: ["srt"], fonts: [font])
+    XCTAssertEqual(try MediaSource(plain).info.attachedFonts, [], "SubRip names no fonts")
+  }
+
   func testMovTextInMP4() throws {
     let srt = try TestMedia.file(
       named: "movtext.srt", contents: SubtitleMedia.srt([(1, 2.5, "Hello <i>mp4</i>"), (3, 4, "Second")]))

@@ -1,3 +1,4 @@
+import Foundation
 import OrbDecode
 import OrbRender
 import XCTest
@@ -143,6 +144,24 @@ final class ASSRendererTests: XCTestCase {
     renderer.show([])
     XCTAssertEqual(renderer.render(at: 5.5, width: 640, height: 360), .picture(nil))
     XCTAssertEqual(renderer.render(at: 5.6, width: 640, height: 360), .unchanged)
+  }
+
+  /// A font the media carries is used: with fontconfig given no fonts at all, nothing can be drawn until the font
+  /// is given with the media.
+  func testTheFontsTheMediaCarriesAreUsed() throws {
+    let config = FileManager.default.temporaryDirectory.appendingPathComponent("orb-no-fonts-\(getpid()).conf")
+    try "<?xml version=\"1.0\"?>\n<fontconfig></fontconfig>\n".write(to: config, atomically: true, encoding: .utf8)
+    setenv("FONTCONFIG_FILE", config.path, 1)
+    defer { unsetenv("FONTCONFIG_FILE") }
+    let without = try XCTUnwrap(ASSRenderer())
+    without.show([cue("Hello")])
+    XCTAssertEqual(without.render(at: 1, width: 640, height: 360), .picture(nil), "no font: nothing drawn")
+    let path = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+    let bytes = try XCTUnwrap(FileManager.default.contents(atPath: path), "fonts-dejavu-core is installed")
+    let with = try XCTUnwrap(ASSRenderer(fonts: [EmbeddedFont(name: "DejaVuSans.ttf", data: [UInt8](bytes))]))
+    with.show([cue("Hello")])
+    let drawn = try XCTUnwrap(drawn(with))
+    XCTAssertGreaterThan(colours(drawn).red, 300)
   }
 
   func testLayersAndDrawingsAreDrawnAndAFadeFades() throws {

@@ -25,13 +25,19 @@ public enum SubtitleMedia {
   }
 
   /// A 2 s 320x240 H.264 clip with the given subtitle files as tracks, in order, each converted to `codecs[i]`.
-  public static func muxed(_ name: String, subtitles: [String], codecs: [String]) throws -> String {
+  public static func muxed(_ name: String, subtitles: [String], codecs: [String], fonts: [String] = []) throws
+    -> String
+  {
     var args = ["-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=6"]
     for file in subtitles { args += ["-i", file] }
     args += ["-map", "0:v"]
     for i in subtitles.indices { args += ["-map", "\(i + 1):s"] }
     args += ["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"]
     for (i, codec) in codecs.enumerated() { args += ["-c:s:\(i)", codec] }
+    // Matroska attachments, as mkvmerge writes a release's fonts.
+    for (i, font) in fonts.enumerated() {
+      args += ["-attach", font, "-metadata:s:t:\(i)", "mimetype=application/x-truetype-font"]
+    }
     return try TestMedia.path(name, args)
   }
 
