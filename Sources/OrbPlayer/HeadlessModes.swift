@@ -7,7 +7,8 @@ public enum FrameGrab {
   /// - Parameters:
   ///   - seconds: media time; the frame whose display interval covers it is drawn.
   ///   - size: target size in pixels; nil draws at the picture's natural display size.
-  ///   - subtitles, subtitleFiles: the subtitle track whose picture cues are drawn in, chosen as playback would.
+  ///   - subtitles, subtitleFiles: the subtitle track whose picture cues (and ASS/SSA scripts) are drawn in, chosen
+  ///     as playback would.
   /// - Returns: the size written.
   @discardableResult
   public static func write(
@@ -41,7 +42,9 @@ public enum FrameGrab {
     let cues = subtitleCues(
       media.info, credentials: credentials, at: seconds, request: subtitles, files: subtitleFiles)
     let geometry = VideoGeometry(displayAspect: frame.displayAspect, rotation: frame.rotation, width: w, height: h)
-    SubtitleBurnIn.draw(cues, into: &pixels, width: target.width, height: target.height, area: geometry.rect)
+    SubtitleBurnIn.draw(
+      cues, into: &pixels, width: target.width, height: target.height, area: geometry.rect, at: seconds,
+      fonts: media.info.attachedFonts)
     try pixels.withUnsafeBytes { bytes in
       try PNGWriter.write(rgba: bytes, width: target.width, height: target.height, to: output)
     }

@@ -2,18 +2,22 @@ import Foundation
 import OrbDecode
 import OrbRender
 
-/// Draws bitmap subtitle cues (PGS, DVD, DVB) into a rendered picture, as a screenshot of the window would show
-/// them: each bitmap's canvas mapped onto the picture's area of the target, scaled bilinearly, blended over it.
-/// (Text cues are the window's to draw, with its fonts; `--frame-at` leaves them out.)
+/// Draws subtitle cues into a rendered picture, as a screenshot of the window would show them: bitmap cues (PGS, DVD,
+/// DVB) with each bitmap's canvas mapped onto the picture's area of the target, scaled bilinearly, blended over it;
+/// the cues of an ASS/SSA script drawn by libass over that area. (Other text cues are the window's to draw, with its
+/// labels; `--frame-at` leaves them out.)
 /// Thread-safety: stateless.
 enum SubtitleBurnIn {
   /// - Parameters:
   ///   - pixels: RGBA rows, `width` * 4 bytes each, opaque.
   ///   - area: where the picture lies in the target (`VideoGeometry.rect`).
+  ///   - time: the media time the cues are drawn at (a script's cue may move or fade).
+  ///   - fonts: the fonts the media carries for its scripts.
   static func draw(
     _ cues: [SubtitleCue], into pixels: inout [UInt8], width: Int, height: Int,
-    area: (x0: Int, y0: Int, x1: Int, y1: Int)
+    area: (x0: Int, y0: Int, x1: Int, y1: Int), at time: Double = 0, fonts: [EmbeddedFont] = []
   ) {
+    drawScripts(cues, into: &pixels, width: width, area: area, at: time, fonts: fonts)
     let areaWidth = Double(area.x1 - area.x0)
     let areaHeight = Double(area.y1 - area.y0)
     for bitmap in cues.flatMap(\.bitmaps) where bitmap.canvasWidth > 0 && bitmap.canvasHeight > 0 {
@@ -37,6 +41,30 @@ enum SubtitleBurnIn {
             pixels[to + c] = UInt8(max(0, min(255, over.rounded())))
           }
         }
+      }
+    }
+  }
+
+  /// The script cues among `cues`, drawn by libass at the area's size and blended over it.
+  private static func drawScripts(
+    _ cues: [SubtitleCue], into pixels: inout [UInt8], width: Int, area: (x0: Int, y0: Int, x1: Int, y1: Int),
+    at time: Double, fonts: [EmbeddedFont]
+  ) {
+    let scripted = cues.compactMap { cue in cue.assEvent.map { ASSRenderer.Cue($0, start: cue.start, end: cue.end) } }
+    guard !scripted.isEmpty, let renderer = ASSRenderer(fonts: fonts) else { return }
+    renderer.show(scripted)
+    guard case .picture(let picture?) = renderer.render(at: time, width: area.x1 - area.x0, height: area.y1 - area.y0)
+    else { return }
+    for row in 0..<picture.height {
+      for column in 0..<picture.width {
+        let p = picture.pixel(column, row)
+        guard p.a > 0 else { continue }
+        let to = ((area.y0 + picture.y + row) * width + area.x0 + picture.x + column) * 4
+        let rest = 255 - Int(p.a)
+        // Premultiplied over opaque.
+        pixels[to] = UInt8((Int(p.r) * 255 + Int(pixels[to]) * rest + 127) / 255)
+        pixels[to + 1] = UInt8((Int(p.g) * 255 + Int(pixels[to + 1]) * rest + 127) / 255)
+        pixels[to + 2] = UInt8((Int(p.b) * 255 + Int(pixels[to + 2]) * rest + 127) / 255)
       }
     }
   }

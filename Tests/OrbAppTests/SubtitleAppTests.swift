@@ -477,6 +477,46 @@ final class SubtitleAppTests: XCTestCase {
     }
   }
 
+  /// `--frame-at` draws an ASS script's cues as the window does (libass): a drawn green square where `\\pos` puts
+  /// it, scaled with the picture, and nothing before the cue starts.
+  func testFrameAtDrawsAnASSScript() throws {
+    let script = try TestMedia.file(
+      named: "frame-at.ass",
+      contents: """
+        [Script Info]
+        ScriptType: v4.00+
+        PlayResX: 640
+        PlayResY: 360
+
+        [V4+ Styles]
+        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, \
+        Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, \
+        MarginR, MarginV, Encoding
+        Style: Default,DejaVu Sans,24,&H00FFFFFF,&H00FFFFFF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1
+
+        [Events]
+        Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+        Dialogue: 0,0:00:01.00,0:00:03.00,Default,,0,0,0,,{\\an7\\pos(290,150)\\bord0\\1c&H00FF00&\\p1}m 0 0 l 60 0 60 60 0 60{\\p0}
+
+        """)
+    let clip = try TestMedia.path(
+      "ass-frame-at.mkv",
+      [
+        "-f", "lavfi", "-i", "color=c=0x404040:size=640x360:rate=25:duration=4", "-i", script, "-map", "0:v", "-map",
+        "1:s", "-c:v", "libx264", "-preset", "ultrafast", "-g", "12", "-pix_fmt", "yuv420p", "-c:s", "ass",
+      ])
+    // 640x360 drawn at 1080x720 (letterboxed: 1080x607 from y 56): the square's centre at (320, 180) of the script.
+    let during = try frame(clip, at: 1.8, name: "ass-during")
+    let (sx, y0) = (1080.0 / 640, (720 - 1080.0 * 9 / 16) / 2)
+    let centre = during.pixel(x: Int(320 * sx), y: Int(y0 + 180 * sx))
+    XCTAssertLessThanOrEqual(centre.distance(to: RGB(r: 0, g: 255, b: 0)), 40, "the square: \(centre)")
+    let beside = during.pixel(x: Int(200 * sx), y: Int(y0 + 180 * sx))
+    XCTAssertLessThanOrEqual(beside.distance(to: RGB(r: 64, g: 64, b: 64)), 12, "beside it: \(beside)")
+    let before = try frame(clip, at: 0.5, name: "ass-before")
+    let none = before.pixel(x: Int(320 * sx), y: Int(y0 + 180 * sx))
+    XCTAssertLessThanOrEqual(none.distance(to: RGB(r: 64, g: 64, b: 64)), 12, "before the cue: \(none)")
+  }
+
   /// In the window the DVD subpicture is laid over the video at its place too.
   func testPictureSubtitlesShowInTheWindow() throws {
     let clip = try TestMedia.path(
