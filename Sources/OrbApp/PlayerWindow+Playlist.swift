@@ -58,11 +58,13 @@ extension PlayerWindow {
 
   /// Files or URLs dropped on the window, or chosen with Open: they play from the first, instead of what played.
   /// Subtitle files alone, while a video plays, are added to it instead and the last one shown (as mpv and VLC do):
-  /// they were played as media, and failed.
+  /// they were played as media, and failed. Subtitle files dropped with videos (a film and its subtitles chosen
+  /// together in a file manager) are added to the first video, not played as entries of their own.
   func play(_ entries: [String]) {
     guard !entries.isEmpty else { return }
     let paths = entries.map(MediaSource.filePath)
-    if paths.allSatisfy({ MediaSource.isLocal($0) && SubtitleChoice.isSubtitleFile($0) }), let player {
+    let isSubtitles = { (path: String) in MediaSource.isLocal(path) && SubtitleChoice.isSubtitleFile(path) }
+    if paths.allSatisfy(isSubtitles), let player {
       guard player.state != .loading else {
         // Still opening: added once it has (`.opened`), instead of replacing it.
         subtitlesToAdd += paths
@@ -70,8 +72,10 @@ extension PlayerWindow {
       }
       return addSubtitles(paths)
     }
+    let media = zip(entries, paths).filter { !isSubtitles($0.1) }.map(\.0)
+    subtitlesWithNext = media.isEmpty ? [] : paths.filter(isSubtitles)
     playingLaunch = false
-    playlist.replace(with: entries)
+    playlist.replace(with: media.isEmpty ? entries : media)
     playEntry()
   }
 

@@ -32,6 +32,8 @@ final class PlayerWindow {
   var welcome: WelcomePage?
   /// Subtitle files dropped while the entry was still opening: added once it has.
   var subtitlesToAdd: [String] = []
+  /// Subtitle files dropped with videos: the next entry to start takes them as `subtitlesToAdd`.
+  var subtitlesWithNext: [String] = []
   /// Where a person left off their own files (not read or written with `--resume no`).
   var memory = ResumeMemory()
   /// The entry playing was ended by skipping an intro or credits that run to its end: it is remembered as watched.
@@ -562,7 +564,8 @@ final class PlayerWindow {
       })
     self.player = player
     report.lastWord.follow(player)
-    subtitlesToAdd = []  // dropped on the last entry
+    // Those dropped on the last entry are gone with it; those dropped with this one wait for it to open.
+    (subtitlesToAdd, subtitlesWithNext) = (subtitlesWithNext, [])
     transport?.closeMenu()  // it lists the last entry's tracks
     madePlayer = true
     video.attach(player)

@@ -105,21 +105,51 @@ final class PlaylistAppTests: XCTestCase {
   /// A file dragged from another application (a GTK 4 window offering it as a file list, as Files does) and dropped
   /// on the player plays instead of what played, named by itself rather than by the host's title.
   func testAFileDroppedOnTheWindowPlaysInstead() throws {
+    let dropped = try Clips.moving(seconds: 3)
+    let (player, title) = try playerWithDrop(of: [dropped])
+    XCTAssertEqual(player.wait(timeout: 20), 0, player.stderr)
+    let entries = files(player)
+    XCTAssertEqual(
+      entries.compactMap { $0["title"] as? String }, [title, (dropped as NSString).lastPathComponent], player.stdout)
+    let ended = player.events.last { $0["event"] as? String == "ended" }
+    XCTAssertEqual(ended?["reason"] as? String, "eof", "the dropped clip played to its end: \(player.stdout)")
+    XCTAssertEqual(ended?["position_ms"] as? Int ?? 0, 3000, accuracy: 100)
+  }
+
+  /// A video and a subtitle file chosen together and dropped: the video plays with the subtitles shown. The
+  /// subtitle file was a second entry of the playlist, which failed as holding only subtitles.
+  func testAVideoDroppedWithASubtitleFilePlaysWithIt() throws {
+    let dropped = try Clips.moving(seconds: 3)
+    let srt = try TestMedia.file(named: "dropped-with.srt", contents: SubtitleMedia.srt([(0, 3, "Dropped together")]))
+    let (player, title) = try playerWithDrop(of: [dropped, srt])
+    XCTAssertEqual(player.wait(timeout: 20), 0, player.stderr)
+    XCTAssertEqual(
+      files(player).compactMap { $0["title"] as? String }, [title, (dropped as NSString).lastPathComponent],
+      player.stdout)
+    XCTAssertTrue(
+      player.events.contains { $0["event"] as? String == "cue" && $0["text"] as? String == "Dropped together" },
+      player.stdout)
+    XCTAssertFalse(player.events.contains { $0["event"] as? String == "error" }, player.stdout)
+    XCTAssertEqual(player.events.last { $0["event"] as? String == "ended" }?["reason"] as? String, "eof")
+  }
+
+  /// A player (20 s of a plain clip) onto which `paths` are dragged from another application and dropped, and its
+  /// title.
+  private func playerWithDrop(of paths: [String]) throws -> (BackgroundPlayer, String) {
     try Screen.requireDisplay()
     let python = "/usr/bin/python3"
     let hasGtk = Tool.run(python, ["-c", "import gi; gi.require_version('Gtk', '4.0')"]).succeeded
     try Requirement.require(hasGtk, "python3-gi's GTK 4 bindings are not installed")
-    let dropped = try Clips.moving(seconds: 3)
     let source = Child()
     source.executableURL = URL(fileURLWithPath: python)
-    source.arguments = ["-c", Self.dragSource, dropped]
+    source.arguments = ["-c", Self.dragSource] + paths
     source.standardError = FileHandle.nullDevice
     try source.run()
     defer { if source.isRunning { source.terminate() } }
     let title = "drop-\(UUID().uuidString.prefix(6))"
     let player = try BackgroundPlayer(
       ["--title", title, "--events-fd", "1", "--geometry", "640x360+800+400", try MarkerAppTests.clip(seconds: 20)])
-    defer { _ = player.wait(timeout: 1) }
+    addTeardownBlock { _ = player.wait(timeout: 1) }
     XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
     XCTAssertNotNil(Screen.waitForWindow(title: "orb-drag-source"), "the drag source's window did not show")
     // Press on the source (at the screen's corner, where an unmanaged window maps), move in steps onto the
@@ -132,16 +162,14 @@ final class PlaylistAppTests: XCTestCase {
     }
     usleep(400_000)
     _ = Tool.run("xdotool", ["mouseup", "1"])
-    XCTAssertEqual(player.wait(timeout: 20), 0, player.stderr)
-    let entries = files(player)
-    XCTAssertEqual(
-      entries.compactMap { $0["title"] as? String }, [title, (dropped as NSString).lastPathComponent], player.stdout)
-    let ended = player.events.last { $0["event"] as? String == "ended" }
-    XCTAssertEqual(ended?["reason"] as? String, "eof", "the dropped clip played to its end: \(player.stdout)")
-    XCTAssertEqual(ended?["position_ms"] as? Int ?? 0, 3000, accuracy: 100)
+    // The drop is taken before the source goes.
+    _ = player.waitForEvent {
+      $0["event"] as? String == "file" && $0["index"] as? Int == 0 && $0["title"] as? String != title
+    }
+    return (player, title)
   }
 
-  /// A small GTK 4 window that offers the file in argv[1] to whatever it is dragged onto.
+  /// A small GTK 4 window that offers the files in argv[1...] to whatever it is dragged onto.
   private static let dragSource = #"""
     import gi, sys
     gi.require_version('Gtk', '4.0'); gi.require_version('Gdk', '4.0')
@@ -152,7 +180,7 @@ final class PlaylistAppTests: XCTestCase {
         label = Gtk.Label(label='drag me')
         source = Gtk.DragSource(actions=Gdk.DragAction.COPY)
         def prepare(s, x, y):
-            files = Gdk.FileList.new_from_list([Gio.File.new_for_path(sys.argv[1])])
+            files = Gdk.FileList.new_from_list([Gio.File.new_for_path(p) for p in sys.argv[1:]])
             return Gdk.ContentProvider.new_for_value(files)
         source.connect('prepare', prepare)
         label.add_controller(source)
