@@ -24,14 +24,23 @@ final class SubtitleView {
   private let bitmap: UnsafeMutablePointer<GtkWidget>
   /// What libass drew, placed over its part of the video.
   private let scriptPicture: UnsafeMutablePointer<GtkWidget>
-  /// libass, made at the first cue of a script; nil when it could not start (the cues are then shown as text).
-  private var scriptRenderer: ASSRenderer?
-  private var scriptRendererTried = false
-  /// The player it was made for: another's media carries other fonts.
+  /// libass for the player shown: made on a thread of its own (the media's fonts read, fontconfig asked: tens of
+  /// ms, more with many fonts) as soon as a script track is chosen or a script's cue comes.
+  private enum ScriptRenderer {
+    case none
+    case making
+    case ready(ASSRenderer)
+    /// libass could not start: the cues are shown as text.
+    case failed
+  }
+  private var script = ScriptRenderer.none
+  /// The player it is for (another's media carries other fonts), and which of its tracks was looked at.
   private var scriptPlayer: ObjectIdentifier?
-  private var fonts: [EmbeddedFont] = []
-  /// Cues of a script are on screen, or were at the last frame: libass is asked at every frame.
-  private var scriptsShown = false
+  private var scriptTrackSeen: Int?
+  /// Bumped with each player, so a renderer made for the last one is not taken.
+  private var scriptSerial = 0
+  /// Cues of a script are on screen: libass is asked for a picture at every frame.
+  private var scriptCues = false
   /// Where the picture libass drew lies in the video's area, in device pixels: x, y, width, height.
   private var scriptPlace: [Int] = []
   /// What is shown: the store's generation and the cues' times, so a frame with the same cues changes nothing.
@@ -83,8 +92,14 @@ final class SubtitleView {
   func update(_ player: Player, video: UnsafeMutablePointer<GtkWidget>, barHeight: Int) {
     guard let subtitles = player.subtitles else { return }
     if scriptPlayer != ObjectIdentifier(player) {
-      (scriptPlayer, scriptRenderer, scriptRendererTried) = (ObjectIdentifier(player), nil, false)
-      fonts = player.info?.attachedFonts ?? []
+      dropScripts()
+      scriptPlayer = ObjectIdentifier(player)
+    }
+    if case .none = script, subtitles.current != scriptTrackSeen {
+      scriptTrackSeen = subtitles.current
+      if let current = scriptTrackSeen, ["ASS", "SSA"].contains(subtitles.tracks[current - 1].format) {
+        makeScriptRenderer(player)
+      }
     }
     let time = cueTime(player)
     let cues = subtitles.active(at: time)
@@ -92,10 +107,48 @@ final class SubtitleView {
     let area = videoArea(video, aspect: player.shownFrame?.displayAspect)
     if shownKey.map({ $0.0 != key.0 || $0.1 != key.1 }) ?? true {
       shownKey = key
-      show(cues, area: area)
+      show(cues, area: area, player: player)
     }
     layout(area, barHeight: barHeight)
-    if scriptsShown { drawScripts(at: time, area: area, video: video, storage: player.info?.video.first) }
+    if scriptCues || !scriptPlace.isEmpty {
+      // The picture's shape as shown (pixel aspect and rotation applied), which the area has: libass's text keeps
+      // its proportions only when the two agree.
+      let storage = player.shownFrame.map {
+        VideoGeometry.naturalSize(
+          width: $0.width, height: $0.height, sampleAspect: $0.sampleAspect, rotation: $0.rotation)
+      }
+      drawScripts(at: time, area: area, video: video, storage: storage)
+    }
+  }
+
+  /// Makes libass for `player` on a thread of its own; until it is there, the script's cues wait (not shown as text,
+  /// which they would be styled and placed otherwise than a moment later).
+  private func makeScriptRenderer(_ player: Player) {
+    script = .making
+    let fonts = player.info?.attachedFonts ?? []
+    let serial = scriptSerial
+    startThread(named: "orb-libass") {
+      let made = Handoff(ASSRenderer(fonts: fonts))
+      MainLoop.post { [weak self] in
+        guard let self, self.scriptSerial == serial, let renderer = made.take() else { return }
+        if let renderer {
+          self.script = .ready(renderer)
+        } else {
+          self.script = .failed
+          FileHandle.standardError.write(Data("orb-player: libass could not start; ASS cues are shown as text\n".utf8))
+        }
+        self.shownKey = nil  // the cues on screen are shown again, now by it
+      }
+    }
+  }
+
+  /// Lets go of libass and its picture (the player is gone, or another one came).
+  private func dropScripts() {
+    scriptSerial += 1
+    (script, scriptPlayer, scriptTrackSeen, scriptCues) = (.none, nil, nil, false)
+    scriptPlace = []
+    gtk_widget_set_visible(scriptPicture, 0)
+    gtk_picture_set_paintable(opaque(scriptPicture), nil)
   }
 
   /// The time the cues are looked up at: the position, held where it was while playing the clock steps back by less
@@ -121,9 +174,7 @@ final class SubtitleView {
     cueClock = nil
     for (label, _) in labels { gtk_widget_set_visible(label, 0) }
     gtk_widget_set_visible(bitmap, 0)
-    scriptRenderer?.show([])
-    scriptsShown = false
-    gtk_widget_set_visible(scriptPicture, 0)
+    dropScripts()
     if !shownText.isEmpty { onText?("", nil, nil) }
     shownText = ""
     shownKey = nil
@@ -149,12 +200,12 @@ final class SubtitleView {
     return Area(x: 0, y: (h - vh) / 2, width: w, height: vh)
   }
 
-  private func show(_ cues: [SubtitleCue], area: Area) {
-    let texts = cues.filter { $0.bitmaps.isEmpty && !$0.lines.isEmpty }
+  private func show(_ cues: [SubtitleCue], area: Area, player: Player) {
+    let texts = Self.distinct(cues.filter { $0.bitmaps.isEmpty && !$0.lines.isEmpty })
     let text = texts.map(\.plainText).joined(separator: "\n")
-    let scripted = showScripts(cues)
+    let scripted = showScripts(cues, player: player)
     for (label, row) in labels {
-      let these = texts.filter { $0.placement == row && !scripted.contains($0) }
+      let these = texts.filter { $0.placement == row && !(scripted && $0.assEvent != nil) }
       if these.isEmpty {
         gtk_widget_set_visible(label, 0)
       } else {
@@ -170,31 +221,38 @@ final class SubtitleView {
     showBitmaps(cues.flatMap(\.bitmaps))
   }
 
-  /// Gives libass the cues of a script; returns those it draws (none when it could not start: they are text then).
-  private func showScripts(_ cues: [SubtitleCue]) -> [SubtitleCue] {
+  /// Each text once, in order: a script draws a sign in layers (its outline, its fill), each a cue of the same text,
+  /// which is told and read out once.
+  private static func distinct(_ cues: [SubtitleCue]) -> [SubtitleCue] {
+    var seen = Set<String>()
+    return cues.filter { seen.insert($0.plainText).inserted }
+  }
+
+  /// Gives libass the cues of a script; whether it draws them (false when it could not start: they are text then).
+  private func showScripts(_ cues: [SubtitleCue], player: Player) -> Bool {
     let scripted = cues.filter { $0.assEvent != nil }
-    if !scripted.isEmpty && !scriptRendererTried {
-      scriptRendererTried = true
-      scriptRenderer = ASSRenderer(fonts: fonts)
-      fonts = []  // libass keeps its own copy
-      if scriptRenderer == nil {
-        FileHandle.standardError.write(Data("orb-player: libass could not start; ASS cues are shown as text\n".utf8))
-      }
+    scriptCues = !scripted.isEmpty
+    if scriptCues, case .none = script {
+      makeScriptRenderer(player)  // a script's cue on a track not known as one
     }
-    guard let renderer = scriptRenderer else { return [] }
-    renderer.show(
-      scripted.compactMap { cue in cue.assEvent.map { ASSRenderer.Cue($0, start: cue.start, end: cue.end) } })
-    scriptsShown = scriptsShown || !scripted.isEmpty
-    // Read out as the labels are.
-    orb_set_accessible_label(scriptPicture, scripted.map(\.plainText).filter { !$0.isEmpty }.joined(separator: "\n"))
-    return scripted
+    switch script {
+    case .none, .failed: return false
+    case .making: return true  // they wait for it
+    case .ready(let renderer):
+      renderer.show(
+        scripted.compactMap { cue in cue.assEvent.map { ASSRenderer.Cue($0, start: cue.start, end: cue.end) } })
+      // Read out as the labels are.
+      orb_set_accessible_label(
+        scriptPicture, Self.distinct(scripted).map(\.plainText).filter { !$0.isEmpty }.joined(separator: "\n"))
+      return true
+    }
   }
 
   /// The script's cues drawn at `time` for the video's area on screen, at its device pixels, shown where they lie.
   private func drawScripts(
-    at time: Double, area: Area, video: UnsafeMutablePointer<GtkWidget>, storage: VideoStreamInfo?
+    at time: Double, area: Area, video: UnsafeMutablePointer<GtkWidget>, storage: (width: Int, height: Int)?
   ) {
-    guard let renderer = scriptRenderer else { return }
+    guard case .ready(let renderer) = script else { return }
     let factor = Double(max(1, gtk_widget_get_scale_factor(video)))
     let frame = renderer.render(
       at: time, width: Int((area.width * factor).rounded()), height: Int((area.height * factor).rounded()),
@@ -206,8 +264,6 @@ final class SubtitleView {
       gtk_widget_set_visible(scriptPicture, 0)
       gtk_picture_set_paintable(opaque(scriptPicture), nil)
       scriptPlace = []
-      // Nothing drawn and no cue left: libass is not asked again until a cue comes.
-      if shownKey?.1.isEmpty ?? true { scriptsShown = false }
     case .picture(let picture?):
       let bytes = picture.rgba.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
       let texture = gdk_memory_texture_new(

@@ -260,10 +260,11 @@ public final class MediaSource: @unchecked Sendable {
   ///     answers (`--probe`, `--frame-at`).
   ///   - cancellation: `cancel()` makes a blocked open or read return at once.
   ///   - limit: pictures larger than this are not decoded, not even to probe them.
+  ///   - keepsFonts: the fonts it carries for ASS subtitles are copied into `info` (`MediaInfo.attachedFonts`).
   public init(
     _ source: String, credentials: Credentials = .none, reconnect: Bool = true,
     cancellation: Cancellation = Cancellation(),
-    limit: PictureLimit = .standard
+    limit: PictureLimit = .standard, keepsFonts: Bool = true
   ) throws {
     orb_av_log_quiet()
     // File managers and launchers may pass file:// URLs; FFmpeg wants the path, with escapes decoded.
@@ -489,7 +490,8 @@ public final class MediaSource: @unchecked Sendable {
       else { continue }
       copies[i] = copy
     }
-    var described = Self.describe(opened, source: source, parameters: copies, limit: limit)
+    var described = Self.describe(
+      opened, source: source, parameters: copies, limit: limit, keepsFonts: keepsFonts)
     if isURL {
       var elapsed: Int64 = 0
       let bytes = orb_origin_guard_bytes(opened, &elapsed)
@@ -642,7 +644,7 @@ public final class MediaSource: @unchecked Sendable {
 
   private static func describe(
     _ context: UnsafeMutablePointer<AVFormatContext>, source: String, parameters: [Int: StreamParameters],
-    limit: PictureLimit
+    limit: PictureLimit, keepsFonts: Bool
   ) -> MediaInfo {
     let ctx = context.pointee
     var result = MediaInfo(source: source, container: String(cString: ctx.iformat.pointee.name))
@@ -692,10 +694,12 @@ public final class MediaSource: @unchecked Sendable {
             index: i, codec: codec, language: tag(st, "language"), title: tag(st, "title"), isDefault: isDefault,
             isForced: (st.pointee.disposition & AV_DISPOSITION_FORCED) != 0, isText: isText))
       case AVMEDIA_TYPE_ATTACHMENT:
+        // By type, else by name (some muxers write application/octet-stream).
         let mime = tag(st, "mimetype")?.lowercased()
-        guard
+        let ext = tag(st, "filename").map { ($0 as NSString).pathExtension.lowercased() } ?? ""
+        guard keepsFonts,
           par.codec_id == AV_CODEC_ID_TTF || par.codec_id == AV_CODEC_ID_OTF
-            || mime.map(EmbeddedFont.mimeTypes.contains) == true,
+            || mime.map(EmbeddedFont.mimeTypes.contains) == true || ["ttf", "otf", "ttc"].contains(ext),
           let bytes = par.extradata, par.extradata_size > 0
         else { continue }
         fonts.append(

@@ -44,7 +44,9 @@ public enum FrameGrab {
     let geometry = VideoGeometry(displayAspect: frame.displayAspect, rotation: frame.rotation, width: w, height: h)
     SubtitleBurnIn.draw(
       cues, into: &pixels, width: target.width, height: target.height, area: geometry.rect, at: seconds,
-      fonts: media.info.attachedFonts)
+      fonts: media.info.attachedFonts,
+      storage: VideoGeometry.naturalSize(
+        width: frame.width, height: frame.height, sampleAspect: frame.sampleAspect, rotation: frame.rotation))
     try pixels.withUnsafeBytes { bytes in
       try PNGWriter.write(rgba: bytes, width: target.width, height: target.height, to: output)
     }

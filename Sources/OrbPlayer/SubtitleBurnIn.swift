@@ -13,11 +13,13 @@ enum SubtitleBurnIn {
   ///   - area: where the picture lies in the target (`VideoGeometry.rect`).
   ///   - time: the media time the cues are drawn at (a script's cue may move or fade).
   ///   - fonts: the fonts the media carries for its scripts.
+  ///   - storage: the picture's natural size (its pixel aspect and rotation applied), for libass's proportions.
   static func draw(
     _ cues: [SubtitleCue], into pixels: inout [UInt8], width: Int, height: Int,
-    area: (x0: Int, y0: Int, x1: Int, y1: Int), at time: Double = 0, fonts: [EmbeddedFont] = []
+    area: (x0: Int, y0: Int, x1: Int, y1: Int), at time: Double = 0, fonts: [EmbeddedFont] = [],
+    storage: (width: Int, height: Int) = (0, 0)
   ) {
-    drawScripts(cues, into: &pixels, width: width, area: area, at: time, fonts: fonts)
+    drawScripts(cues, into: &pixels, width: width, area: area, at: time, fonts: fonts, storage: storage)
     let areaWidth = Double(area.x1 - area.x0)
     let areaHeight = Double(area.y1 - area.y0)
     for bitmap in cues.flatMap(\.bitmaps) where bitmap.canvasWidth > 0 && bitmap.canvasHeight > 0 {
@@ -48,12 +50,15 @@ enum SubtitleBurnIn {
   /// The script cues among `cues`, drawn by libass at the area's size and blended over it.
   private static func drawScripts(
     _ cues: [SubtitleCue], into pixels: inout [UInt8], width: Int, area: (x0: Int, y0: Int, x1: Int, y1: Int),
-    at time: Double, fonts: [EmbeddedFont]
+    at time: Double, fonts: [EmbeddedFont], storage: (width: Int, height: Int)
   ) {
     let scripted = cues.compactMap { cue in cue.assEvent.map { ASSRenderer.Cue($0, start: cue.start, end: cue.end) } }
     guard !scripted.isEmpty, let renderer = ASSRenderer(fonts: fonts) else { return }
     renderer.show(scripted)
-    guard case .picture(let picture?) = renderer.render(at: time, width: area.x1 - area.x0, height: area.y1 - area.y0)
+    guard
+      case .picture(let picture?) = renderer.render(
+        at: time, width: area.x1 - area.x0, height: area.y1 - area.y0, storageWidth: storage.width,
+        storageHeight: storage.height)
     else { return }
     for row in 0..<picture.height {
       for column in 0..<picture.width {

@@ -71,6 +71,8 @@ public final class ASSRenderer {
     }
     self.library = library
     self.renderer = renderer
+    // A script's own [Fonts] section (fonts written into a sidecar .ass) is read too.
+    ass_set_extract_fonts(library, 1)
     for font in fonts {
       font.data.withUnsafeBytes { raw in
         ass_add_font(library, font.name, raw.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(raw.count))
@@ -79,6 +81,9 @@ public final class ASSRenderer {
     // Fonts through fontconfig, as the rest of the desktop finds them, after those the media carries; a font the
     // script names and neither has falls back to the default sans-serif.
     ass_set_fonts(renderer, nil, "sans-serif", Int32(ASS_FONTPROVIDER_AUTODETECT.rawValue), nil, 1)
+    // Its caches, bounded below libass's defaults (a 128 MB bitmap cache): glyphs at the default count, 32 MB of
+    // pictures, which hold a scene's signs at 4K.
+    ass_set_cache_limits(renderer, 0, 32)
   }
 
   deinit {

@@ -338,11 +338,17 @@ final class SubtitleAppTests: XCTestCase {
         [Events]
         Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
         Dialogue: 0,0:00:00.00,0:00:30.00,Red,,0,0,0,,{\\an7\\pos(20,20)}LEFT
+        Dialogue: 1,0:00:00.00,0:00:30.00,Red,,0,0,0,,{\\an7\\pos(20,20)\\bord0}LEFT
         Dialogue: 0,0:00:00.00,0:00:30.00,White,,0,0,0,,{\\an3}RIGHT
         Dialogue: 1,0:00:00.00,0:00:30.00,White,,0,0,0,,{\\an7\\pos(290,150)\\bord0\\1c&H00FF00&\\p1}m 0 0 l 60 0 60 60 0 60{\\p0}
 
         """)
-    let image = try pausedOn(script, "ass-script", showing: "LEFT")
+    var cues: [String] = []
+    let image = try pausedOn(script, "ass-script", showing: "LEFT") { events in
+      cues = events.filter { $0["event"] as? String == "cue" }.compactMap { $0["text"] as? String }
+    }
+    // The host hears the text once, though the sign is drawn in two layers.
+    XCTAssertEqual(cues.last, "LEFT\nRIGHT")
     func count(_ x: Range<Int>, _ y: Range<Int>, _ test: (RGB) -> Bool) -> Int {
       y.reduce(0) { n, row in n + x.filter { test(image.pixel(x: $0, y: row)) }.count }
     }
@@ -367,15 +373,18 @@ final class SubtitleAppTests: XCTestCase {
   }
 
   /// The same with the sidecar `file`.
-  private func pausedOn(_ file: String, _ name: String, showing: String) throws -> RGBImage {
+  private func pausedOn(
+    _ file: String, _ name: String, showing: String, clip: String? = nil, geometry: String = "640x360",
+    heard: (([[String: Any]]) -> Void)? = nil
+  ) throws -> RGBImage {
     try Screen.requireDisplay()
     let title = "subs-\(name)-\(UUID().uuidString.prefix(6))"
     _ = Tool.run("xdotool", ["mousemove", "1270", "710"])  // away: the controls stay hidden
     let srt = file
     let player = try BackgroundPlayer(
       [
-        "--events-fd", "1", "--title", title, "--paused", "--resume-ms", "1000", "--geometry", "640x360",
-        "--sub-file", srt, try MarkerAppTests.clip(),
+        "--events-fd", "1", "--title", title, "--paused", "--resume-ms", "1000", "--geometry", geometry,
+        "--sub-file", srt, try clip ?? MarkerAppTests.clip(),
       ])
     defer {
       Screen.press("q", title: title)
@@ -386,6 +395,7 @@ final class SubtitleAppTests: XCTestCase {
     usleep(700_000)
     let image = try Screen.grabSettled(title: title)
     Screen.keep(title: title, as: "subtitles-\(name)")
+    heard?(player.events)
     return image
   }
 
@@ -515,6 +525,61 @@ final class SubtitleAppTests: XCTestCase {
     let before = try frame(clip, at: 0.5, name: "ass-before")
     let none = before.pixel(x: Int(320 * sx), y: Int(y0 + 180 * sx))
     XCTAssertLessThanOrEqual(none.distance(to: RGB(r: 64, g: 64, b: 64)), 12, "before the cue: \(none)")
+  }
+
+  /// A video turned on its side (a phone's, shown 360x640): an ASS script written for the picture as shown keeps its
+  /// proportions in `--frame-at`'s PNG and in the window, its square drawn square at its place (libass is given the
+  /// picture's shape as shown, pixel aspect and rotation applied).
+  func testAnASSScriptOverATurnedVideoKeepsItsProportions() throws {
+    let script = try TestMedia.file(
+      named: "turned.ass",
+      contents: """
+        [Script Info]
+        ScriptType: v4.00+
+        PlayResX: 360
+        PlayResY: 640
+
+        [V4+ Styles]
+        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, \
+        Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, \
+        MarginR, MarginV, Encoding
+        Style: Default,DejaVu Sans,24,&H00FFFFFF,&H00FFFFFF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1
+
+        [Events]
+        Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
+        Dialogue: 0,0:00:00.00,0:00:03.00,Default,,0,0,0,,{\\an7\\pos(150,290)\\bord0\\1c&H00FF00&\\p1}m 0 0 l 60 0 60 60 0 60{\\p0}
+        Dialogue: 0,0:00:00.00,0:00:03.00,Default,,0,0,0,,Turned
+
+        """)
+    let stored = try TestMedia.path(
+      "unturned-640x360.mp4",
+      [
+        "-f", "lavfi", "-i", "color=c=0x404040:size=640x360:rate=25:duration=2", "-c:v", "libx264", "-preset",
+        "ultrafast", "-pix_fmt", "yuv420p",
+      ])
+    // The display matrix is written when the stream is copied, not encoded.
+    let clip = try TestMedia.path("turned-640x360.mp4", ["-i", stored, "-c", "copy", "-metadata:s:v:0", "rotate=90"])
+    XCTAssertEqual(FFprobe.rotation(clip).map { abs($0) }, 90, "ffmpeg wrote no display matrix")
+    let png = NSTemporaryDirectory() + "orb-turned-\(UUID().uuidString).png"
+    defer { try? FileManager.default.removeItem(atPath: png) }
+    let result = Orb.run(["--sub-file", script, "--frame-at", "1", "--size", "360x640", "--output", png, clip])
+    XCTAssertEqual(result.status, 0, result.stderr)
+    let image = try RGBImage(png: png)
+    XCTAssertEqual(image.width, 360)
+    let green = { (x: Int, y: Int) in image.pixel(x: x, y: y).g > 200 && image.pixel(x: x, y: y).r < 60 }
+    let columns = (0..<image.width).filter { green($0, 320) }
+    let rows = (0..<image.height).filter { green(180, $0) }
+    XCTAssertEqual(columns.count, 60, accuracy: 3, "the square's width: \(columns.first ?? -1)...\(columns.last ?? -1)")
+    XCTAssertEqual(rows.count, 60, accuracy: 3, "its height")
+    XCTAssertEqual(Double(columns.first ?? 0), 150, accuracy: 3)
+    let window = try pausedOn(script, "ass-turned", showing: "Turned", clip: clip, geometry: "360x640")
+    let (sx, sy) = (Double(window.width) / 360, Double(window.height) / 640)
+    let isGreen = { (x: Int, y: Int) in window.pixel(x: x, y: y).g > 200 && window.pixel(x: x, y: y).r < 60 }
+    let across = (0..<window.width).filter { isGreen($0, Int(320 * sy)) }.count
+    let down = (0..<window.height).filter { isGreen(Int(180 * sx), $0) }.count
+    XCTAssertEqual(
+      Double(across), 60 * sx, accuracy: 4, "the square's width in a \(window.width)x\(window.height) window")
+    XCTAssertEqual(Double(down), 60 * sy, accuracy: 4, "its height")
   }
 
   /// In the window the DVD subpicture is laid over the video at its place too.

@@ -165,7 +165,8 @@ private final class SubtitleInput {
   }
 
   init(source: String, credentials: Credentials, index: Int, cancellation: Cancellation) throws {
-    media = try MediaSource(source, credentials: credentials, cancellation: cancellation)
+    // The player's own opening keeps the fonts the file carries; this one has no use for another copy.
+    media = try MediaSource(source, credentials: credentials, cancellation: cancellation, keepsFonts: false)
     self.index = index
     guard let parameters = media.parameters[index], media.info.subtitles.contains(where: { $0.index == index }) else {
       throw MediaError(.unplayable, source: source, reason: "stream \(index) is not a subtitle stream")
