@@ -117,7 +117,7 @@ final class SubtitleView {
         VideoGeometry.naturalSize(
           width: $0.width, height: $0.height, sampleAspect: $0.sampleAspect, rotation: $0.rotation)
       }
-      drawScripts(at: time, area: area, video: video, storage: storage)
+      drawScripts(at: time, area: area, video: video, storage: storage, barHeight: barHeight)
     }
   }
 
@@ -250,13 +250,18 @@ final class SubtitleView {
 
   /// The script's cues drawn at `time` for the video's area on screen, at its device pixels, shown where they lie.
   private func drawScripts(
-    at time: Double, area: Area, video: UnsafeMutablePointer<GtkWidget>, storage: (width: Int, height: Int)?
+    at time: Double, area: Area, video: UnsafeMutablePointer<GtkWidget>, storage: (width: Int, height: Int)?,
+    barHeight: Int
   ) {
     guard case .ready(let renderer) = script else { return }
     let factor = Double(max(1, gtk_widget_get_scale_factor(video)))
+    // The part of the picture the transport bar covers, with the gap the labels keep: dialogue goes above it.
+    let below = Double(gtk_widget_get_height(video)) - area.y - area.height
+    let covered = barHeight > 0 ? max(0, Double(barHeight + Self.barGap) - below) : 0
     let frame = renderer.render(
       at: time, width: Int((area.width * factor).rounded()), height: Int((area.height * factor).rounded()),
-      storageWidth: storage?.width ?? 0, storageHeight: storage?.height ?? 0, fontScale: scale)
+      storageWidth: storage?.width ?? 0, storageHeight: storage?.height ?? 0, fontScale: scale,
+      hiddenBelow: Int((covered * factor).rounded()))
     switch frame {
     case .unchanged:
       break
@@ -348,6 +353,9 @@ final class SubtitleView {
     }
   }
 
+  /// What the text keeps clear above the transport bar's top edge: the bar's own bottom margin (12) and a gap (8).
+  static let barGap = 12 + 8
+
   /// The smallest text a cue is made to fit at, in pixels.
   static let smallestText = 8.0
 
@@ -357,7 +365,7 @@ final class SubtitleView {
     let inset = area.height * 0.04
     let side = Int(area.x + area.width * 0.05)
     let widgetHeight = area.height + 2 * area.y
-    let bottom = max(Int(area.y + inset), barHeight > 0 ? barHeight + 12 + 8 : 0)
+    let bottom = max(Int(area.y + inset), barHeight > 0 ? barHeight + Self.barGap : 0)
     let key = [Int(textPx), side, bottom, Int(area.y + inset), Int(area.x), Int(area.y)]
     guard key != layoutKey, widgetHeight > 0 else { return }
     layoutKey = key

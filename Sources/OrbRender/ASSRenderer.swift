@@ -131,15 +131,20 @@ public final class ASSRenderer {
 
   /// The cues at `time` (seconds) drawn for a frame `width` by `height` device pixels, a video of `storageWidth`
   /// by `storageHeight` (for scripts whose shape differs from the video's; 0 for the frame's), the text scaled by
-  /// `fontScale`.
+  /// `fontScale`. The bottom `hiddenBelow` pixels are covered (the controls): dialogue is laid out above them, as the
+  /// text labels are; a cue the script places itself stays where it is.
   public func render(
-    at time: Double, width: Int, height: Int, storageWidth: Int = 0, storageHeight: Int = 0, fontScale: Double = 1
+    at time: Double, width: Int, height: Int, storageWidth: Int = 0, storageHeight: Int = 0, fontScale: Double = 1,
+    hiddenBelow: Int = 0
   ) -> Frame {
     guard let track, width > 0, height > 0 else { return nothing() }
     let storage = storageWidth > 0 && storageHeight > 0 ? (storageWidth, storageHeight) : (width, height)
-    let wanted = [width, height, storage.0, storage.1, Int((fontScale * 1000).rounded())]
+    let hidden = min(max(0, hiddenBelow), height / 2)
+    let wanted = [width, height, storage.0, storage.1, Int((fontScale * 1000).rounded()), hidden]
     if wanted != settings {
       ass_set_frame_size(renderer, Int32(width), Int32(height))
+      // Dialogue at the bottom raised by the covered share of the height (a sign the script places stays).
+      ass_set_line_position(renderer, Double(hidden) * 100 / Double(height))
       ass_set_storage_size(renderer, Int32(storage.0), Int32(storage.1))
       ass_set_font_scale(renderer, fontScale)
       settings = wanted

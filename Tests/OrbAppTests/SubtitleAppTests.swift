@@ -11,14 +11,15 @@ final class SubtitleAppTests: XCTestCase {
     (0.5, 3.0, "First cue, <i>two</i>\nlines"), (3.5, 5.0, "Second cue"), (5.5, 7.0, "Third"),
   ]
 
-  /// An 8 s 640x360 clip with the cues as an SRT track marked default (`disposition`), so it shows unasked.
-  static func subtitledClip() throws -> String {
+  /// 8 s of a plain 640x360 picture with the `cues` as its English subtitle track marked default (so it
+  /// shows unasked), SubRip or (`codec`) ASS.
+  static func subtitledClip(codec: String = "srt") throws -> String {
     let srt = try TestMedia.file(named: "app-cues.srt", contents: SubtitleMedia.srt(cues))
     return try TestMedia.path(
-      "subtitled.mkv",
+      codec == "srt" ? "subtitled.mkv" : "subtitled-\(codec).mkv",
       [
         "-f", "lavfi", "-i", "color=c=0x203040:size=640x360:rate=25:duration=8", "-i", srt, "-map", "0:v", "-map",
-        "1:s", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:s", "srt",
+        "1:s", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:s", codec,
         "-metadata:s:s:0", "language=eng", "-disposition:s:0", "default",
       ])
   }
@@ -402,36 +403,50 @@ final class SubtitleAppTests: XCTestCase {
   /// The label sits near the bottom of the picture with the controls hidden, and moves up above them when they
   /// show, never hidden by them.
   func testTheCueShowsAboveTheTransportBar() throws {
+    try cueShowsAboveTheTransportBar(try Self.subtitledClip(), role: "label", name: "bar")
+  }
+
+  /// The same for an ASS script's dialogue, which libass draws: raised above the bar while it shows.
+  func testAScriptsDialogueShowsAboveTheTransportBar() throws {
+    try cueShowsAboveTheTransportBar(try Self.subtitledClip(codec: "ass"), role: "image", name: "bar-ass")
+  }
+
+  /// The cue of `clip` near the bottom with the controls hidden, above them when they show, and found by a screen
+  /// reader in a widget of `role`.
+  private func cueShowsAboveTheTransportBar(_ clip: String, role: String, name: String) throws {
     try Screen.requireDisplay()
-    let title = "subs-bar-\(UUID().uuidString.prefix(6))"
+    let title = "subs-\(name)-\(UUID().uuidString.prefix(6))"
     // The pointer well away from where the window opens, so the controls start hidden.
     _ = Tool.run("xdotool", ["mousemove", "1270", "710"])
     let player = try BackgroundPlayer(
-      ["--events-fd", "1", "--title", title, "--paused", "--resume-ms", "1000", try Self.subtitledClip()])
+      ["--events-fd", "1", "--title", title, "--paused", "--resume-ms", "1000", clip])
     defer { _ = player.wait(timeout: 1) }
     let window = try XCTUnwrap(Screen.waitForWindow(title: title), player.stderr)
     usleep(1_500_000)
     let hidden = try Screen.grabSettled(title: title)
-    Screen.keep(title: title, as: "subtitles-bar-hidden")
+    Screen.keep(title: title, as: "subtitles-\(name)-hidden")
     let rowsHidden = textRows(hidden)
     XCTAssertFalse(rowsHidden.isEmpty, "no subtitle text on screen: \(player.stdout)")
     let bottomHidden = rowsHidden.max() ?? 0
     XCTAssertGreaterThan(bottomHidden, hidden.height * 3 / 4, "the cue belongs near the bottom of the picture")
     XCTAssertLessThan(bottomHidden, hidden.height - 4)
-    // Two lines of text, sized to the picture: together more than a fourteenth of its height.
-    XCTAssertGreaterThan(rowsHidden.count, hidden.height / 14, "rows \(rowsHidden)")
+    // Two lines of text, sized to the picture: together more than a fourteenth of its height (a script's text has
+    // the size its style gives).
+    if role == "label" { XCTAssertGreaterThan(rowsHidden.count, hidden.height / 14, "rows \(rowsHidden)") }
     // A screen reader finds the same text, markup gone and the line break kept, in a label of the window.
     try Accessibility.require()
     let cue = "First cue, two\nlines"
     let pid = player.process.processIdentifier
-    let labels = { (tree: Accessibility.Node) in tree.all.filter { $0.role == "label" }.map(\.text) }
+    let labels = { (tree: Accessibility.Node) in
+      tree.all.filter { $0.role == role }.map { $0.text.isEmpty ? $0.name : $0.text }
+    }
     let before = try Accessibility.wait(pid) { labels($0).contains(cue) }
     XCTAssertTrue(labels(before).contains(cue), "the cue is not in the accessible tree: \(labels(before))")
     _ = Tool.run("xdotool", ["mousemove", "\(window.x + window.width / 2)", "\(window.y + window.height / 3)"])
     _ = Tool.run("xdotool", ["mousemove", "\(window.x + window.width / 2 + 5)", "\(window.y + window.height / 3)"])
     usleep(700_000)
     let shown = try Screen.grabSettled(title: title)
-    Screen.keep(title: title, as: "subtitles-bar-shown")
+    Screen.keep(title: title, as: "subtitles-\(name)-shown")
     // The bar: rows at its left end darker than the clip's 0x203040 (its background is 60% black).
     let barRows = (shown.height / 2..<shown.height).filter { shown.pixel(x: 30, y: $0).b < 0x30 }
     let barTop = try XCTUnwrap(barRows.min(), "the transport bar did not show")

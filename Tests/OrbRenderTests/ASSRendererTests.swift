@@ -53,10 +53,11 @@ final class ASSRendererTests: XCTestCase {
     var height: Int { y1 - y0 }
     var centre: Double { Double(x0 + x1) / 2 }
   }
-  private func ink(_ picture: ASSRenderer.Picture) -> Ink {
+  private func ink(_ picture: ASSRenderer.Picture, columns: Range<Int>? = nil) -> Ink {
     var box = Ink()
     for row in 0..<picture.height {
       for column in 0..<picture.width where picture.pixel(column, row).a > 128 {
+        if let columns, !columns.contains(picture.x + column) { continue }
         box.x0 = min(box.x0, picture.x + column)
         box.x1 = max(box.x1, picture.x + column + 1)
         box.y0 = min(box.y0, picture.y + row)
@@ -130,6 +131,23 @@ final class ASSRendererTests: XCTestCase {
     XCTAssertEqual(renderer.render(at: 2.08, width: 640, height: 360), .unchanged)
     // A new size is drawn again.
     XCTAssertNotEqual(renderer.render(at: 2.12, width: 320, height: 180), .unchanged)
+  }
+
+  /// With the controls over the bottom of the picture, dialogue goes above them; a cue placed by the script stays.
+  func testDialogueMovesAboveWhatCoversTheBottom() throws {
+    let renderer = try XCTUnwrap(ASSRenderer())
+    renderer.show([cue("Hello"), cue("{\\an7\\pos(100,300)}Placed", order: 1)])
+    let open = try XCTUnwrap(drawn(renderer))
+    guard case .picture(let covered?) = renderer.render(at: 1, width: 640, height: 360, hiddenBelow: 80) else {
+      return XCTFail("nothing drawn with the bottom covered: \(renderer.render(at: 1.5, width: 640, height: 360, hiddenBelow: 80))")
+    }
+    // Hello: centred, its bottom above the covered 80 pixels; before, at 340.
+    XCTAssertEqual(Double(ink(open).y1), 340, accuracy: 8)
+    let hello = ink(covered, columns: 250..<390)
+    XCTAssertLessThanOrEqual(hello.y1, 280, "above the controls")
+    XCTAssertGreaterThan(hello.y1, 240, "just above them")
+    // Placed: where its \\pos says, under the controls.
+    XCTAssertEqual(Double(ink(covered, columns: 90..<250).y0), Double(ink(open, columns: 90..<250).y0), accuracy: 1)
   }
 
   func testCuesShowOnlyInTheirTimeAndClearWhenTakenAway() throws {
