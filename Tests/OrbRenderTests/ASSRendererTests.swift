@@ -139,7 +139,7 @@ final class ASSRendererTests: XCTestCase {
     renderer.show([cue("Hello"), cue("{\\an7\\pos(100,300)}Placed", order: 1)])
     let open = try XCTUnwrap(drawn(renderer))
     guard case .picture(let covered?) = renderer.render(at: 1, width: 640, height: 360, hiddenBelow: 80) else {
-      return XCTFail("nothing drawn with the bottom covered: \(renderer.render(at: 1.5, width: 640, height: 360, hiddenBelow: 80))")
+      return XCTFail("nothing drawn with the bottom covered")
     }
     // Hello: centred, its bottom above the covered 80 pixels; before, at 340.
     XCTAssertEqual(Double(ink(open).y1), 340, accuracy: 8)
