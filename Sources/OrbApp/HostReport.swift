@@ -89,7 +89,7 @@ final class HostReport {
 
   /// What the viewer chose, once for each entry and again whenever it changes, by key, button, slider or MPRIS:
   /// `{"event":"settings","volume":…,"muted":…,"speed":…,"audio_track":…|null,"subtitle_track":…|null,
-  /// "fullscreen":…}` (tracks 1-based, as `--aid`/`--sid` take them), so the host can keep a viewer's language and
+  /// "fullscreen":…,"audio_delay_ms":…}` (tracks 1-based, as `--aid`/`--sid` take them), so the host can keep a viewer's language and
   /// volume for the next episode.
   func settings(_ now: ViewerSettings) {
     guard now != lastSettings else { return }
@@ -97,7 +97,7 @@ final class HostReport {
     events?.write([
       "event": "settings", "volume": now.volumePercent, "muted": now.isMuted, "speed": now.speed,
       "audio_track": now.audioTrack ?? NSNull(), "subtitle_track": now.subtitleTrack ?? NSNull(),
-      "fullscreen": now.isFullscreen,
+      "fullscreen": now.isFullscreen, "audio_delay_ms": now.audioDelayMs,
     ])
   }
 
@@ -176,6 +176,8 @@ struct ViewerSettings: Equatable {
   /// 1-based; nil when subtitles are off.
   var subtitleTrack: Int?
   var isFullscreen: Bool
+  /// Milliseconds the sound is heard after its picture (Ctrl+plus/minus).
+  var audioDelayMs: Int
 }
 
 /// Whether the run's last word (its `ended`, or the error that ends it) has gone to the host, and where playback was

@@ -29,6 +29,8 @@ enum KeyCommand: Equatable {
   case nextSubtitleTrack
   /// `z` / `x`: show subtitles this many seconds later (negative: earlier).
   case subtitleDelay(Double)
+  /// Ctrl+minus, Ctrl+plus: the sound 100 ms earlier, later (mpv's keys).
+  case audioDelay(Double)
   /// `L`: play the file again from its start when it ends, or not.
   case toggleLoop
   /// Page Down / Page Up: the next chapter, or back to this one's start or the one before (`ChapterStep`).
@@ -36,9 +38,15 @@ enum KeyCommand: Equatable {
   /// `d`: deinterlace pictures marked interlaced, then every picture, then none.
   case cycleDeinterlace
 
-  /// - Parameter shift: whether Shift is held (Shift+Left/Right seek one second).
-  init?(keyval: guint, shift: Bool = false) {
+  /// - Parameter shift: whether Shift is held (Shift+Left/Right seek one second); `control`, Ctrl.
+  init?(keyval: guint, shift: Bool = false, control: Bool = false) {
     switch Int32(keyval) {
+    case GDK_KEY_plus, GDK_KEY_equal,
+      GDK_KEY_KP_Add where control:
+      self = .audioDelay(0.1)
+    case GDK_KEY_minus,
+      GDK_KEY_KP_Subtract where control:
+      self = .audioDelay(-0.1)
     case GDK_KEY_Left where shift: self = .seek(-1)
     case GDK_KEY_Right where shift: self = .seek(1)
     case GDK_KEY_space, GDK_KEY_p, GDK_KEY_k: self = .togglePause

@@ -26,7 +26,8 @@ extension PlayerWindow {
       return true
     }
     let shift = (state.rawValue & GDK_SHIFT_MASK.rawValue) != 0
-    guard let command = KeyCommand(keyval: keyval, shift: shift) else { return false }
+    let control = (state.rawValue & GDK_CONTROL_MASK.rawValue) != 0
+    guard let command = KeyCommand(keyval: keyval, shift: shift, control: control) else { return false }
     perform(command)
     return true
   }
@@ -54,7 +55,7 @@ extension PlayerWindow {
       overlays.showMessage(message)
       log(message)
     case .nextAudioTrack, .frameStep, .slower, .faster, .normalSpeed, .toggleMute, .volume, .seek, .nextSubtitleTrack,
-      .subtitleDelay, .chapter:
+      .subtitleDelay, .audioDelay, .chapter:
       guard let player else { return }
       performOnPlayer(command, player)
     }
@@ -103,6 +104,11 @@ extension PlayerWindow {
       guard let subtitles = player.subtitles else { return }
       subtitles.delay = ((subtitles.delay + step) * 1000).rounded() / 1000
       overlays.showMessage(String(format: "Subtitle delay %+.0f ms", subtitles.delay * 1000))
+    case .audioDelay(let step):
+      guard player.audioTracks.current != nil else { return overlays.showMessage("No sound") }
+      player.setAudioDelay(((player.audioDelay + step) * 1000).rounded() / 1000)
+      overlays.showMessage(String(format: "Audio delay %+.0f ms", player.audioDelay * 1000))
+      report.settings(viewerSettings(player))
     case .chapter(let forward):
       let chapters = player.info?.chapters ?? []
       guard !chapters.isEmpty else { return overlays.showMessage("No chapters") }
@@ -272,7 +278,8 @@ extension PlayerWindow {
     let audio = player.dsp.settings
     return ViewerSettings(
       volumePercent: Int(audio.volumePercent.rounded()), isMuted: audio.isMuted, speed: player.speed,
-      audioTrack: player.audioTracks.current, subtitleTrack: player.subtitles?.current, isFullscreen: isFullscreen)
+      audioTrack: player.audioTracks.current, subtitleTrack: player.subtitles?.current, isFullscreen: isFullscreen,
+      audioDelayMs: Int((player.audioDelay * 1000).rounded()))
   }
 
   var isFullscreen: Bool { gtk_window_is_fullscreen(cast(raw(window))) != 0 }

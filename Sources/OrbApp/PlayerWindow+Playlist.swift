@@ -19,7 +19,7 @@ extension PlayerWindow {
     let old = player
     // The viewer's volume, mute, speed and sound settings go on to the next entry, as in mpv, VLC and Celluloid (the
     // next file was loud again after a mute).
-    if let old { carried = (old.speed, old.dsp.settings) }
+    if let old { carried = (old.speed, old.dsp.settings, old.audioDelay) }
     stopping = old ?? stopping
     player = nil
     entrySerial += 1

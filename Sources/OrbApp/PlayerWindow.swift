@@ -58,8 +58,9 @@ final class PlayerWindow {
   var cover: UnsafeMutablePointer<GtkWidget>?
   /// The cover as a picture file, for MPRIS, once written; removed with the cover.
   var coverFile: String?
-  /// The speed and sound settings the last entry was left with, for the next (nil for the first: the options').
-  var carried: (speed: Double, sound: DSPSettings)?
+  /// The speed, sound settings and audio delay the last entry was left with, for the next (nil for the first: the
+  /// options').
+  var carried: (speed: Double, sound: DSPSettings, audioDelay: Double)?
   /// `--loop`, or `L`: an entry that ends plays again from its start.
   lazy var looping = options.loop
   /// `--deinterlace`, or `d`: which pictures are deinterlaced, for every entry.
@@ -563,6 +564,8 @@ final class PlayerWindow {
         MainLoop.post { [unowned self] in if self.entrySerial == entry { self.handle(event) } }
       })
     self.player = player
+    // A delay set for the last entry's sound holds for this one's (its first placement waits for the seek it asks).
+    if let delay = carried?.audioDelay, delay != 0 { player.setAudioDelay(delay) }
     report.lastWord.follow(player)
     // Those dropped on the last entry are gone with it; those dropped with this one wait for it to open.
     (subtitlesToAdd, subtitlesWithNext) = (subtitlesWithNext, [])

@@ -22,6 +22,7 @@ enum ShortcutsWindow {
       [
         ("Mute", "m"), ("Volume down, up", "9 0"), ("Next audio track", "numbersign"),
         ("Next subtitle track, then off", "j"), ("Subtitles 100 ms earlier, later", "z x"),
+        ("Sound 100 ms earlier, later", "<Control>minus <Control>plus"),
       ]
     ),
     (

@@ -13,6 +13,11 @@ struct AudioDecoding {
     let audioRate = core.audioRate
     var current = core.state.withLock { $0.generation }
     var timeline = AudioTimeline(sampleRate: audioRate)
+    // Sound heard later than its picture by this much is sound placed this much later on the timeline: the timeline
+    // then starts it after as much silence (or, earlier, trims what falls before a seek's target), and the clock,
+    // which is the sound heard, runs that far behind its pictures. Taken at the start and at each flush only, so one
+    // generation's sound is placed one way.
+    var delay = core.state.withLock { $0.audioDelay }
     guard let first = core.state.withLock({ $0.currentAudio }), var timeBase = media.parameters[first.index]?.timeBase
     else { return }
     let converter = AudioConverter(outputRate: audioRate)
@@ -20,6 +25,7 @@ struct AudioDecoding {
       decoder,
       flushed: { g, t in
         current = g
+        delay = core.state.withLock { $0.audioDelay }
         timeline.restart(at: t)
         converter.reset()
         // A track switch lands here, with the seek that refills from the current position.
@@ -37,7 +43,7 @@ struct AudioDecoding {
         return replacement
       },
       receive: { frame in
-        let stamped = core.seconds(frame, timeBase)
+        let stamped = core.seconds(frame, timeBase).map { $0 + delay }
         guard var samples = converter.convert(frame) else { return }
         let channels = converter.outputChannels
         guard let place = timeline.place(frames: samples.count / channels, stamped: stamped) else { return }

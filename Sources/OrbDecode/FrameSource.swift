@@ -93,6 +93,8 @@ public protocol SoundSource: AnyObject, Sendable {
   /// Switches to audio track `track` (1-based) continuing from `position` seconds.
   /// - Throws: `MediaError` for a track that does not exist; nothing changes then.
   func switchAudio(track: Int, at position: Double) throws
+  /// Plays the sound `seconds` after its pictures (negative: before), continuing from `position` seconds.
+  func setAudioDelay(_ seconds: Double, at position: Double)
   /// Stops decoding sound for good (no output to play it on).
   func stopAudio()
 }

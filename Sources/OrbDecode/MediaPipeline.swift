@@ -282,6 +282,13 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
     seek(to: position)
   }
 
+  /// Plays the sound `seconds` after its pictures (negative: before), from `position`: a seek there refills both
+  /// decoders with the sound placed anew, as a track switch does.
+  public func setAudioDelay(_ seconds: Double, at position: Double) {
+    state.withLock { $0.audioDelay = seconds }
+    seek(to: position)
+  }
+
   /// Stops decoding audio for good (no output to play it on): its packets are dropped, video goes on.
   public func stopAudio() {
     state.withLock { $0.audioStopped = true }

@@ -82,6 +82,8 @@ struct PipelineState {
   var currentAudio: AudioStreamInfo?
   /// Set by `switchAudio`; the audio thread opens its decoder at the next flush.
   var switchedAudio: AudioStreamInfo?
+  /// Seconds the sound is heard after its picture (`setAudioDelay`); the audio thread takes it at each flush.
+  var audioDelay = 0.0
 
   /// A seek: nothing is read or taken of the new generation yet.
   mutating func restartReading() {

@@ -321,6 +321,31 @@ public final class Player: Sendable {
     }
   }
 
+  /// Seconds the sound is heard after its picture (negative: before); 0 unless set (`setAudioDelay`).
+  public var audioDelay: Double { shared.withLock { $0.audioDelay } }
+
+  /// The most the sound is set apart from its picture either way (`setAudioDelay`): a wireless headset's delay is a
+  /// few tenths of a second; to play the sound earlier the demuxer reads the pictures that far ahead.
+  public static let mostAudioDelay = 5.0
+
+  /// Plays the sound `seconds` after its picture (negative: before; within `mostAudioDelay`), as mpv's
+  /// `audio-delay` does, from where playback is: a seek there (as for a track switch) places the sound anew, so the
+  /// clock (the sound heard) runs that far behind its pictures. After a seek the sound starts with the picture, or
+  /// after silence where the sound that belongs there was not read (it lies before the key frame the seek read from).
+  public func setAudioDelay(_ seconds: Double) {
+    let delay = min(max(seconds, -Self.mostAudioDelay), Self.mostAudioDelay)
+    let here = seekBase
+    shared.change { s in
+      guard s.audioDelay != delay else { return }
+      s.audioDelay = delay
+      s.pendingAudioDelay = delay
+      if s.pendingSeek == nil {
+        s.pendingSeek = here
+        s.pendingSeekExact = true
+      }
+    }
+  }
+
   /// Switches sound to audio track `track` (1-based) where playback is now: picture and sound stay in step.
   public func switchAudioTrack(_ track: Int) {
     let here = clock.time()

@@ -20,6 +20,10 @@ struct PlayerState {
   var pendingSeekExact = true
   /// With a pending seek: the audio track (1-based) to switch to there.
   var pendingAudioTrack: Int?
+  /// Seconds the sound is heard after its picture (`Player.setAudioDelay`), and, with a pending seek, the delay the
+  /// source is to place its sound with from there.
+  var audioDelay = 0.0
+  var pendingAudioDelay: Double?
   /// Which pictures the source deinterlaces (it is told of a change at once, and opened with it).
   var deinterlace = DeinterlaceMode.auto
   var info: MediaInfo?

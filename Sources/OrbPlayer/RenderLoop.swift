@@ -136,7 +136,7 @@ struct RenderLoop {
   /// What the render thread does next, decided under the player's lock.
   private enum Step {
     case stop
-    case seek(target: Double, exact: Bool, track: Int?, resumeSound: Bool)
+    case seek(target: Double, exact: Bool, track: Int?, delay: Double?, resumeSound: Bool)
     case rebuild(redraw: [VideoFrame], width: Int, height: Int)
     /// A source without pictures broke off and its sound ran out: try it again.
     case soundBrokeOff
@@ -173,15 +173,16 @@ struct RenderLoop {
         then: { s, _ -> Step in
           if s.stopped { return .stop }
           if let target = s.pendingSeek {
-            let track = s.pendingAudioTrack
+            let (track, delay) = (s.pendingAudioTrack, s.pendingAudioDelay)
             s.pendingSeek = nil
             s.seekingTo = target
             s.pendingAudioTrack = nil
+            s.pendingAudioDelay = nil
             s.firstPictureHold = .none
             s.ring.freeReady()
             // Without a picture to wait for, sound restarts the clock by itself.
             return .seek(
-              target: target, exact: s.pendingSeekExact, track: track,
+              target: target, exact: s.pendingSeekExact, track: track, delay: delay,
               resumeSound: s.schedule.seeked(hasVideo: s.hasVideo))
           }
           if s.soundBrokeOff {
@@ -204,10 +205,10 @@ struct RenderLoop {
       switch step {
       case .stop:
         return
-      case .seek(let target, let exact, let track, let resumeSound):
+      case .seek(let target, let exact, let track, let delay, let resumeSound):
         pending = nil
         firstPictureWait = 0  // each seek waits for its own first picture
-        seek(opened, to: target, exact: exact, track: track, resumeSound: resumeSound)
+        seek(opened, to: target, exact: exact, track: track, delay: delay, resumeSound: resumeSound)
       case .soundBrokeOff:
         let position = player.clock.time()
         if let last = soundBrokeAt, position > last + 1 { reconnects = RetrySchedule(budget: player.retryFor) }
@@ -300,7 +301,11 @@ struct RenderLoop {
     return true
   }
 
-  private func seek(_ opened: FrameSource, to target: Double, exact: Bool, track: Int?, resumeSound: Bool) {
+  private func seek(
+    _ opened: FrameSource, to target: Double, exact: Bool, track: Int?, delay: Double?, resumeSound: Bool
+  ) {
+    // A new audio delay is set with a seek there (exact), as a track switch is; with both, the switch seeks again.
+    let delaySet = delay.flatMap { delay in opened.sound.map { $0.setAudioDelay(delay, at: target) } } != nil
     if let track, let sound = opened.sound {
       do {
         try sound.switchAudio(track: track, at: target)
@@ -308,7 +313,7 @@ struct RenderLoop {
         player.onEvent?(.warning("\(error)"))
         opened.seek(to: target)
       }
-    } else {
+    } else if !delaySet {
       opened.seek(to: target, exact: exact)
     }
     let (audio, subtitles) = shared.withLock { ($0.audio, $0.subtitles) }

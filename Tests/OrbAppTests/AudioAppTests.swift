@@ -32,6 +32,43 @@ final class AudioAppTests: XCTestCase {
     XCTAssertTrue(r.stdout.contains("\"reason\":\"eof\""), r.stdout)
   }
 
+  /// Ctrl+plus and Ctrl+minus set the sound 100 ms later or earlier than the picture, as in mpv: the window says
+  /// so, the host hears it in `settings`, and playback goes on to the end.
+  func testControlPlusAndMinusSetTheAudioDelay() throws {
+    try Screen.requireDisplay()
+    let title = "audio-delay-\(UUID().uuidString.prefix(6))"
+    let clip = try TestMedia.path(
+      "av-8s.mp4",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30:duration=8", "-f", "lavfi", "-i",
+        "sine=frequency=440:sample_rate=48000:duration=8", "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt",
+        "yuv420p", "-c:a", "aac", "-ac", "2",
+      ])
+    let player = try BackgroundPlayer(["--events-fd", "1", "--title", title, clip])
+    defer { _ = player.wait(timeout: 1) }
+    XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
+    XCTAssertNotNil(player.waitForEvent { $0["event"] as? String == "settings" }, player.stdout)
+    let delays = {
+      player.events.compactMap { $0["event"] as? String == "settings" ? $0["audio_delay_ms"] as? Int : nil }
+    }
+    XCTAssertEqual(delays().last, 0, player.stdout)
+    Screen.press("ctrl+plus", times: 3, gapMs: 150, title: title)
+    XCTAssertNotNil(player.waitForEvent { $0["audio_delay_ms"] as? Int == 300 }, player.stdout)
+    try Accessibility.require()
+    let said = try Accessibility.wait(player.process.processIdentifier) { tree in
+      tree.all.contains { $0.role == "label" && $0.text == "Audio delay +300 ms" }
+    }
+    XCTAssertTrue(said.all.contains { $0.text == "Audio delay +300 ms" }, "\(said.all.map(\.text))")
+    Screen.press("ctrl+minus", times: 5, gapMs: 150, title: title)
+    XCTAssertNotNil(player.waitForEvent { $0["audio_delay_ms"] as? Int == -200 }, player.stdout)
+    XCTAssertEqual(player.wait(timeout: 20), 0, player.stderr)
+    XCTAssertEqual(Array(delays().suffix(8)), [0, 100, 200, 300, 200, 100, 0, -100, -200].suffix(8), player.stdout)
+    let ended = player.events.last { $0["event"] as? String == "ended" }
+    XCTAssertEqual(ended?["reason"] as? String, "eof", player.stdout)
+    XCTAssertEqual(Double(ended?["position_ms"] as? Int ?? 0), 8000, accuracy: 150, player.stdout)
+    XCTAssertFalse(player.events.contains { $0["event"] as? String == "error" }, player.stdout)
+  }
+
   func testWithPipeWireTheSoundDrivesPlayback() throws {
     try Screen.requireDisplay()
     let clip = try Self.clipWithSound()

@@ -43,8 +43,8 @@ final class PlaylistAppTests: XCTestCase {
     XCTAssertEqual(files(player).compactMap { $0["index"] as? Int }, [0, 1, 2], "the fourth never started")
   }
 
-  /// What the viewer set while watching (volume, mute, speed) goes on to the next entry, as in mpv, VLC and
-  /// Celluloid: the next file was loud again after a mute.
+  /// What the viewer set while watching (volume, mute, speed, audio delay) goes on to the next entry, as in mpv, VLC
+  /// and Celluloid: the next file was loud again after a mute.
   func testTheViewersSoundAndSpeedGoOnToTheNextEntry() throws {
     try Screen.requireDisplay()
     let title = "carry-\(UUID().uuidString.prefix(6))"
@@ -53,7 +53,7 @@ final class PlaylistAppTests: XCTestCase {
     defer { _ = player.wait(timeout: 1) }
     XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
     usleep(500_000)
-    for key in ["9", "9", "m", "bracketright"] {
+    for key in ["9", "9", "m", "bracketright", "ctrl+plus"] {
       Screen.press(key, title: title)
       usleep(150_000)
     }
@@ -67,6 +67,7 @@ final class PlaylistAppTests: XCTestCase {
     XCTAssertEqual(settings["volume"] as? Int, 90, player.stdout)
     XCTAssertEqual(settings["muted"] as? Bool, true, player.stdout)
     XCTAssertEqual(settings["speed"] as? Double, 1.25, player.stdout)
+    XCTAssertEqual(settings["audio_delay_ms"] as? Int, 100, player.stdout)
     Screen.press("q", title: title)
     XCTAssertEqual(player.wait(timeout: 10), 0, player.stderr)
   }

@@ -1,0 +1,47 @@
+import Foundation
+import OrbDecode
+import OrbTestSupport
+import XCTest
+
+/// The sound placed later or earlier than its pictures (`setAudioDelay`, Ctrl+plus/minus): where a sound of the file
+/// lands on the timeline the clock follows.
+final class AudioDelayTests: XCTestCase {
+  /// 4 s of a grey picture, and sound silent until 2 s, a tone from there (10 ms audio frames, so it starts at 2 s).
+  private func clip() throws -> String {
+    try TestMedia.path(
+      "tone-from-2s.mkv",
+      [
+        "-f", "lavfi", "-i", "color=c=gray:size=160x90:rate=25:duration=4", "-f", "lavfi", "-i",
+        "sine=frequency=440:sample_rate=48000:duration=4:samples_per_frame=480,volume='if(lt(t,2),0,1)':eval=frame",
+        "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "pcm_s16le",
+      ])
+  }
+
+  /// The media time of the first sound louder than silence the pipeline gives from here on.
+  private func toneStart(_ pipeline: MediaPipeline) -> Double? {
+    let deadline = Date(timeIntervalSinceNow: 10)
+    while Date() < deadline, let chunk = pipeline.nextAudio(timeout: 5) {
+      for frame in 0..<chunk.frames where abs(chunk.samples[frame * chunk.channels]) > 0.05 {
+        return chunk.time + Double(frame) / Double(chunk.sampleRate)
+      }
+    }
+    return nil
+  }
+
+  func testTheSoundIsPlacedLaterOrEarlierByTheDelay() throws {
+    let pipeline = try MediaPipeline(source: try clip(), audio: MediaPipeline.AudioRequest())
+    defer { pipeline.close() }
+    for delay in [0.0, 0.3, -0.3, 0.0] {
+      pipeline.setAudioDelay(delay, at: 1.0)
+      let heard = try XCTUnwrap(toneStart(pipeline), "no tone with a delay of \(delay) s")
+      XCTAssertEqual(heard, 2 + delay, accuracy: 0.011, "delay \(delay) s")
+    }
+    // After a seek the sound starts where the picture does, with the file's sound from half a second before the
+    // target (the demuxer reads from the key frame before it): the tone of 2 s is heard at 2.5 s, not cut.
+    pipeline.setAudioDelay(0.5, at: 2.2)
+    let first = try XCTUnwrap(pipeline.nextAudio(timeout: 5))
+    XCTAssertEqual(first.time, 2.2, accuracy: 0.001)
+    XCTAssertEqual(first.samples.map(abs).max() ?? 1, 0, "the file's silence of 1.7 s first")
+    XCTAssertEqual(try XCTUnwrap(toneStart(pipeline)), 2.5, accuracy: 0.011)
+  }
+}
