@@ -67,7 +67,11 @@ GRAB_H=32
 GRAB_FPS=60.37
 SINK=orb-null-sink
 # The players measured, in order (names of the recordings and of the rows; `play` below has their commands).
-PLAYERS=(orb-player mpv mpv-pulse)
+# ORB_AVSYNC_PLAYERS: which rows to play (a subset of these, in this order); ORB_AVSYNC_ORB_ARGS: options added to
+# orb-player's command (`--audio-delay 0.1`: its picture should then come 100 ms before its sound).
+PLAYERS=(${ORB_AVSYNC_PLAYERS:-orb-player mpv mpv-pulse})
+ORB_ARGS=(${ORB_AVSYNC_ORB_ARGS:-})
+want() { [[ " ${PLAYERS[*]} " == *" $1 "* ]]; }
 TIMEOUT="${ORB_AVSYNC_TIMEOUT:-40}"
 STEP="checking settings"
 REPORTED=0
@@ -197,10 +201,10 @@ if [ "${1:-}" = "--measure" ]; then
       { sed "s/^/  ffmpeg: /" "$WORK/$name.ffmpeg.log" >&2; die "ffmpeg recorded nothing for $name"; }
   }
 
-  play orb-player "orb-avsync-$$" "$BIN" --events-fd 1 --title "orb-avsync-$$" "$CLIP"
-  play mpv "mpv-avsync-$$" mpv --no-config --vo=gpu-next --gpu-api=vulkan --vulkan-device="$VKDEV" \
+  ! want orb-player || play orb-player "orb-avsync-$$" "$BIN" --events-fd 1 --title "orb-avsync-$$" "${ORB_ARGS[@]}" "$CLIP"
+  ! want mpv || play mpv "mpv-avsync-$$" mpv --no-config --vo=gpu-next --gpu-api=vulkan --vulkan-device="$VKDEV" \
     --geometry="${W}x$H" --autofit="${W}x$H" --title="mpv-avsync-$$" "$CLIP"
-  play mpv-pulse "mpvp-avsync-$$" mpv --no-config --ao=pulse --vo=gpu-next --gpu-api=vulkan \
+  ! want mpv-pulse || play mpv-pulse "mpvp-avsync-$$" mpv --no-config --ao=pulse --vo=gpu-next --gpu-api=vulkan \
     --vulkan-device="$VKDEV" --geometry="${W}x$H" --autofit="${W}x$H" --title="mpvp-avsync-$$" "$CLIP"
   STEP="done"
   exit 0
@@ -389,7 +393,7 @@ for p in "${PLAYERS[@]}"; do
     ODD+=("$p: the recording ffmpeg exited with status $(sed -n 's/^ffmpeg_rc=//p' "$WORK/$p.grab")")
 done
 [ ${#INSTALLED[@]} -eq 0 ] || ODD+=("installed with apt-get in this run: ${INSTALLED[*]}")
-ORB_CMD="orb-player --events-fd 1 --title T CLIP"
+ORB_CMD="orb-player --events-fd 1 --title T ${ORB_ARGS[*]+${ORB_ARGS[*]} }CLIP"
 MPV_CMD="mpv --no-config --vo=gpu-next --gpu-api=vulkan --vulkan-device='$VKDEV' --geometry=${W}x$H --autofit=${W}x$H --title=T CLIP"
 MPVP_CMD="mpv --no-config --ao=pulse --vo=gpu-next --gpu-api=vulkan --vulkan-device='$VKDEV' --geometry=${W}x$H --autofit=${W}x$H --title=T CLIP"
 REC_CMD="ffmpeg -thread_queue_size 4096 -f x11grab -framerate $GRAB_FPS -draw_mouse 0 -video_size ${GRAB_W}x$GRAB_H -use_wallclock_as_timestamps 1 -i \$DISPLAY+X,Y -thread_queue_size 4096 -f pulse -sample_rate 48000 -channels 2 -use_wallclock_as_timestamps 1 -i $SINK.monitor -copyts -map 0:v -c:v rawvideo -pix_fmt gray -fps_mode passthrough -enc_time_base:v 1:1000000 -f nut video.nut -map 1:a -c:a pcm_s16le -f nut audio.nut"
@@ -409,6 +413,7 @@ REC_CMD="ffmpeg -thread_queue_size 4096 -f x11grab -framerate $GRAB_FPS -draw_mo
   echo "input), sample n at T0 + n / 48 kHz, T0 the earliest the packets' read times allow (the least read delay moved by"
   echo "$(for p in "${PLAYERS[@]}"; do read_json "d['$p']['sound_recording']['read_delay_floor_spread_ms']"; done | paste -sd/ | sed 's|/| / |g') ms over the recordings). max = the largest |offset|, with its sign."
   for p in mpv mpv-pulse; do
+    want orb-player && want "$p" || continue
     echo "orb-player's mean - $p's: $(read_json "round(d['orb-player']['mean_ms'] - d['$p']['mean_ms'], 1)") ms."
   done
   for o in "${ODD[@]+"${ODD[@]}"}"; do echo "- note: $o"; done

@@ -68,6 +68,8 @@ struct Options {
   var tracksChosen = (audio: false, subtitles: false)
   /// `--sub-delay`: seconds subtitles are shown later (negative: earlier).
   var subtitleDelay = 0.0
+  /// `--audio-delay`: seconds the sound is heard after its picture (negative: before).
+  var audioDelay = 0.0
   /// `--sub-scale`: text size relative to the default.
   var subtitleScale = 1.0
   var fullscreen = false
@@ -241,6 +243,9 @@ private final class OptionTable {
     Spec(name: "speed", kind: .double, help: "Playback speed, 0.25 to 4", argHelp: "X"),
     Spec(name: "volume", kind: .int, help: "Volume in percent, 0 to 150", argHelp: "PERCENT"),
     Spec(name: "mute", kind: .flag, help: "Start muted", argHelp: nil),
+    Spec(
+      name: "audio-delay", kind: .double, help: "Play the sound this much later than the picture (negative: earlier)",
+      argHelp: "SECONDS"),
     Spec(name: "aid", kind: .int, help: "Audio track (1-based)", argHelp: "N"),
     Spec(name: "no-audio", kind: .flag, help: "Play without sound", argHelp: nil),
     Spec(
@@ -447,6 +452,13 @@ private final class OptionTable {
       switch Marker.parse(text, kind: Marker.Kind(rawValue: name)!, endOptional: endOptional) {
       case .success(let marker): if name == "intro" { o.intro = marker } else { o.credits = marker }
       case .failure(let error): return fail(error.message)
+      }
+    }
+    if given("audio-delay") {
+      o.audioDelay = double("audio-delay")
+      let most = Player.mostAudioDelay
+      if !(-most...most).contains(o.audioDelay) {
+        return fail("--audio-delay must be -\(Int(most)) to \(Int(most)) seconds")
       }
     }
     if given("speed") {

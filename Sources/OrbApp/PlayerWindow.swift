@@ -564,8 +564,9 @@ final class PlayerWindow {
         MainLoop.post { [unowned self] in if self.entrySerial == entry { self.handle(event) } }
       })
     self.player = player
-    // A delay set for the last entry's sound holds for this one's (its first placement waits for the seek it asks).
-    if let delay = carried?.audioDelay, delay != 0 { player.setAudioDelay(delay) }
+    // `--audio-delay`, or the delay the last entry's sound was left with (placed with a seek it asks, once open).
+    let delay = carried?.audioDelay ?? options.audioDelay
+    if delay != 0 { player.setAudioDelay(delay) }
     report.lastWord.follow(player)
     // Those dropped on the last entry are gone with it; those dropped with this one wait for it to open.
     (subtitlesToAdd, subtitlesWithNext) = (subtitlesWithNext, [])
