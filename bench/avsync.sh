@@ -421,9 +421,9 @@ REC_CMD="ffmpeg -thread_queue_size 4096 -f x11grab -framerate $GRAB_FPS -draw_mo
 echo
 cat "$WORK/avsync.md"
 echo
-echo "orb:    $ORB_CMD"
-echo "mpv:    $MPV_CMD"
-echo "mpv-pulse: $MPVP_CMD"
+! want orb-player || echo "orb:    $ORB_CMD"
+! want mpv || echo "mpv:    $MPV_CMD"
+! want mpv-pulse || echo "mpv-pulse: $MPVP_CMD"
 echo "record: $REC_CMD"
 RESULTS="$ROOT/bench/results"
 mkdir -p "$RESULTS"
