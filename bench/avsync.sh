@@ -72,6 +72,9 @@ SINK=orb-null-sink
 PLAYERS=(${ORB_AVSYNC_PLAYERS:-orb-player mpv mpv-pulse})
 ORB_ARGS=(${ORB_AVSYNC_ORB_ARGS:-})
 want() { [[ " ${PLAYERS[*]} " == *" $1 "* ]]; }
+for p in "${PLAYERS[@]}"; do
+  case "$p" in orb-player | mpv | mpv-pulse) ;; *) echo "avsync: ORB_AVSYNC_PLAYERS: no row '$p' (orb-player, mpv, mpv-pulse)" >&2; exit 2 ;; esac
+done
 TIMEOUT="${ORB_AVSYNC_TIMEOUT:-40}"
 STEP="checking settings"
 REPORTED=0

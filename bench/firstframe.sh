@@ -28,6 +28,7 @@ die() {
 log() { echo "firstframe: $*" >&2; }
 . "$ROOT/bench/common.sh"
 LAUNCHES="${ORB_FIRSTFRAME_LAUNCHES:-15}"
+[[ "$LAUNCHES" =~ ^[1-9][0-9]*$ ]] || die "ORB_FIRSTFRAME_LAUNCHES must be a positive whole number, got '$LAUNCHES'"
 
 # Inner part, inside scripts/with-test-env.sh: `--measure BIN OUT CLIP...` writes one line per launch to OUT:
 # "CLIP FIRST_FRAME_MS".
@@ -37,9 +38,9 @@ if [ "${1:-}" = "--measure" ]; then
   : >"$OUT"
   for clip in "$@"; do
     STEP="launching on $(basename "$clip")"
-    timeout -s TERM 3 "$BIN" --geometry 1280x720 --events-fd 1 "$clip" >/dev/null 2>&1 || true
+    timeout -k 5 -s TERM 3 "$BIN" --geometry 1280x720 --events-fd 1 "$clip" >/dev/null 2>&1 || true
     for ((i = 0; i < LAUNCHES; i++)); do
-      ended="$(timeout -s TERM 2.5 "$BIN" --geometry 1280x720 --events-fd 1 "$clip" 2>/dev/null | grep '"ended"')" ||
+      ended="$(timeout -k 5 -s TERM 2.5 "$BIN" --geometry 1280x720 --events-fd 1 "$clip" 2>/dev/null | grep '"ended"')" ||
         true
       ms="$(num first_frame_ms "$ended")"
       [ -n "$ms" ] || die "no first_frame_ms in the ended event of launch $((i + 1)): '$ended'"
@@ -58,6 +59,7 @@ bench_playback_clips
 STEP="launching inside scripts/with-test-env.sh"
 LOAD="$(cut -d' ' -f1 /proc/loadavg)"
 raw="$(mktemp)"
+trap 'rm -f "$raw"' EXIT
 ORB_FIRSTFRAME_LAUNCHES="$LAUNCHES" scripts/with-test-env.sh "$SELF" --measure "$BIN" "$raw" "$SDRA" "$SDR60" "$HDR" ||
   die "a launch failed (above)"
 

@@ -50,9 +50,9 @@ void orb_ass_compose(const ASS_Image *images, uint8_t *canvas, int x0, int y0, i
         // k: this pixel's coverage times the colour's opacity, 0-255; premultiplied "over".
         uint32_t k = (mask[column] * opacity + 127) / 255, rest = 255 - k;
         uint8_t *p = out + x * 4;
-        p[0] = (uint8_t)((r * k + p[0] * rest + 127) / 255);
+        p[0] = (uint8_t)((b * k + p[0] * rest + 127) / 255);
         p[1] = (uint8_t)((g * k + p[1] * rest + 127) / 255);
-        p[2] = (uint8_t)((b * k + p[2] * rest + 127) / 255);
+        p[2] = (uint8_t)((r * k + p[2] * rest + 127) / 255);
         p[3] = (uint8_t)((255 * k + p[3] * rest + 127) / 255);
       }
     }

@@ -41,11 +41,10 @@ enum KeyCommand: Equatable {
   /// - Parameter shift: whether Shift is held (Shift+Left/Right seek one second); `control`, Ctrl.
   init?(keyval: guint, shift: Bool = false, control: Bool = false) {
     switch Int32(keyval) {
-    case GDK_KEY_plus, GDK_KEY_equal,
-      GDK_KEY_KP_Add where control:
+    // (A `where` holds for the one pattern before it: each is given its own.)
+    case GDK_KEY_plus where control, GDK_KEY_equal where control, GDK_KEY_KP_Add where control:
       self = .audioDelay(0.1)
-    case GDK_KEY_minus,
-      GDK_KEY_KP_Subtract where control:
+    case GDK_KEY_minus where control, GDK_KEY_KP_Subtract where control:
       self = .audioDelay(-0.1)
     case GDK_KEY_Left where shift: self = .seek(-1)
     case GDK_KEY_Right where shift: self = .seek(1)

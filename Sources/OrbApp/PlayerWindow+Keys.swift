@@ -105,7 +105,11 @@ extension PlayerWindow {
       subtitles.delay = ((subtitles.delay + step) * 1000).rounded() / 1000
       overlays.showMessage(String(format: "Subtitle delay %+.0f ms", subtitles.delay * 1000))
     case .audioDelay(let step):
-      guard player.audioTracks.current != nil else { return overlays.showMessage("No sound") }
+      // Before the media has opened the delay waits for it; a live stream cannot seek to place its sound anew.
+      if player.info != nil && player.audioTracks.current == nil { return overlays.showMessage("No sound") }
+      guard player.info == nil || player.duration != nil else {
+        return overlays.showMessage("No audio delay for a live stream")
+      }
       player.setAudioDelay(((player.audioDelay + step) * 1000).rounded() / 1000)
       overlays.showMessage(String(format: "Audio delay %+.0f ms", player.audioDelay * 1000))
       report.settings(viewerSettings(player))

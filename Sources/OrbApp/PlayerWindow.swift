@@ -110,7 +110,9 @@ final class PlayerWindow {
   func openRequest(variant screen: VariantChoice) -> EarlyOpen.Request {
     EarlyOpen.Request(
       source: source, start: startPosition(),
-      audio: options.noAudio ? nil : MediaPipeline.AudioRequest(track: options.audioTrack),
+      // `--audio-delay`, or the delay the last entry's sound was left with.
+      audio: options.noAudio
+        ? nil : MediaPipeline.AudioRequest(track: options.audioTrack, delay: carried?.audioDelay ?? options.audioDelay),
       variant: options.variant ?? screen, deinterlace: deinterlacing)
   }
 
@@ -564,9 +566,6 @@ final class PlayerWindow {
         MainLoop.post { [unowned self] in if self.entrySerial == entry { self.handle(event) } }
       })
     self.player = player
-    // `--audio-delay`, or the delay the last entry's sound was left with (placed with a seek it asks, once open).
-    let delay = carried?.audioDelay ?? options.audioDelay
-    if delay != 0 { player.setAudioDelay(delay) }
     report.lastWord.follow(player)
     // Those dropped on the last entry are gone with it; those dropped with this one wait for it to open.
     (subtitlesToAdd, subtitlesWithNext) = (subtitlesWithNext, [])

@@ -270,9 +270,9 @@ final class SubtitleView {
       gtk_picture_set_paintable(opaque(scriptPicture), nil)
       scriptPlace = []
     case .picture(let picture?):
-      let bytes = picture.rgba.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
+      let bytes = picture.bgra.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
       let texture = gdk_memory_texture_new(
-        Int32(picture.width), Int32(picture.height), GDK_MEMORY_R8G8B8A8_PREMULTIPLIED, bytes, gsize(picture.width * 4))
+        Int32(picture.width), Int32(picture.height), GDK_MEMORY_B8G8R8A8_PREMULTIPLIED, bytes, gsize(picture.width * 4))
       g_bytes_unref(bytes)
       gtk_picture_set_paintable(opaque(scriptPicture), texture)
       if let texture { g_object_unref(UnsafeMutableRawPointer(texture)) }

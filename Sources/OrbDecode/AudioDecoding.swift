@@ -18,6 +18,10 @@ struct AudioDecoding {
     // which is the sound heard, runs that far behind its pictures. Taken at the start and at each flush only, so one
     // generation's sound is placed one way.
     var delay = core.state.withLock { $0.audioDelay }
+    // After a quick seek (to the key frame before the target, `restart(at: -inf)`: nothing trimmed), the sound is placed
+    // from where its first stamp falls, less the delay, so that it starts with the key frame's picture, not the delay
+    // away from it.
+    var placeFromFirstStamp = false
     guard let first = core.state.withLock({ $0.currentAudio }), var timeBase = media.parameters[first.index]?.timeBase
     else { return }
     let converter = AudioConverter(outputRate: audioRate)
@@ -27,6 +31,7 @@ struct AudioDecoding {
         current = g
         delay = core.state.withLock { $0.audioDelay }
         timeline.restart(at: t)
+        placeFromFirstStamp = t == -.infinity && delay != 0
         converter.reset()
         // A track switch lands here, with the seek that refills from the current position.
         guard
@@ -43,7 +48,13 @@ struct AudioDecoding {
         return replacement
       },
       receive: { frame in
-        let stamped = core.seconds(frame, timeBase).map { $0 + delay }
+        let own = core.seconds(frame, timeBase)
+        if placeFromFirstStamp, let own {
+          timeline.restart(at: own)
+          placeFromFirstStamp = false
+        }
+        // A piece with no stamp first after a flush goes where the target's sound goes: the delay after it.
+        let stamped = own.map { $0 + delay } ?? (timeline.nextTime == nil ? timeline.target + delay : nil)
         guard var samples = converter.convert(frame) else { return }
         let channels = converter.outputChannels
         guard let place = timeline.place(frames: samples.count / channels, stamped: stamped) else { return }

@@ -14,9 +14,12 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
     public var track: Int?
     /// Output sample rate, Hz.
     public var sampleRate: Int
-    public init(track: Int? = nil, sampleRate: Int = 48000) {
+    /// Seconds the sound is heard after its picture from the start (`setAudioDelay`).
+    public var delay: Double
+    public init(track: Int? = nil, sampleRate: Int = 48000, delay: Double = 0) {
       self.track = track
       self.sampleRate = sampleRate
+      self.delay = delay
     }
   }
 
@@ -60,8 +63,8 @@ public final class MediaPipeline: FrameSource, SoundSource, Sendable {
     let video = choice.video
     notices = choice.notices
     core = PipelineCore(
-      media: media, video: video, audio: choice.audio, audioRate: audio?.sampleRate ?? 48000, start: start,
-      deinterlace: deinterlace)
+      media: media, video: video, audio: choice.audio, audioRate: audio?.sampleRate ?? 48000,
+      audioDelay: audio?.delay ?? 0, start: start, deinterlace: deinterlace)
     headerDuration = media.info.durationMs.map { Double($0) / 1000 }
     // Discard what we never decode, so the demuxer skips it cheaply.
     for i in 0..<Int(media.context.pointee.nb_streams) where i != video?.index && i != choice.audio?.index {

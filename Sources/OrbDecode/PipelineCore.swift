@@ -139,7 +139,8 @@ final class PipelineCore: Sendable {
   let state: Locked<PipelineState>
 
   init(
-    media: MediaSource, video: VideoStreamInfo?, audio: AudioStreamInfo?, audioRate: Int, start: Double,
+    media: MediaSource, video: VideoStreamInfo?, audio: AudioStreamInfo?, audioRate: Int, audioDelay: Double = 0,
+    start: Double,
     deinterlace: DeinterlaceMode = .auto
   ) {
     self.media = media
@@ -163,6 +164,7 @@ final class PipelineCore: Sendable {
     videoTimeBase = video.flatMap { media.parameters[$0.index]?.timeBase } ?? AVRational(num: 1, den: 1)
     var initial = PipelineState()
     initial.currentAudio = audio
+    initial.audioDelay = audioDelay
     initial.deinterlace = deinterlace
     if start > 0 {
       initial.pendingSeek = start

@@ -129,6 +129,7 @@ public final class Player: Sendable {
       presentation: presentation, ring: SlotRing(width: width, height: height),
       schedule: PresentationState(paused: paused), startsAt: start)
     initial.deinterlace = deinterlace
+    initial.audioDelay = audio?.delay ?? 0
     if !timedFromLaunch { initial.openingFrom = HostTime.now() }
     shared = Locked(initial)
     self.clock = clock
@@ -325,13 +326,16 @@ public final class Player: Sendable {
   public var audioDelay: Double { shared.withLock { $0.audioDelay } }
 
   /// The most the sound is set apart from its picture either way (`setAudioDelay`): a wireless headset's delay is a
-  /// few tenths of a second; to play the sound earlier the demuxer reads the pictures that far ahead.
-  public static let mostAudioDelay = 5.0
+  /// few tenths of a second. To play the sound earlier the demuxer reads the pictures that far ahead, which its video
+  /// packet queue (512 packets, 64 MB) holds for 2 s of a 120 fps or 250 Mb/s stream.
+  public static let mostAudioDelay = 2.0
 
   /// Plays the sound `seconds` after its picture (negative: before; within `mostAudioDelay`), as mpv's
-  /// `audio-delay` does, from where playback is: a seek there (as for a track switch) places the sound anew, so the
-  /// clock (the sound heard) runs that far behind its pictures. After a seek the sound starts with the picture, or
+  /// `audio-delay` does, from where playback is: a seek there (as for a track switch) places the sound anew, that
+  /// much later on the timeline the clock and the pictures follow, so each moment's sound is heard that long after
+  /// its picture (in media time: at twice the speed, half as long). After a seek the sound starts with the picture, or
   /// after silence where the sound that belongs there was not read (it lies before the key frame the seek read from).
+  /// A delay from the start is the audio request's (`MediaPipeline.AudioRequest.delay`), with no seek.
   public func setAudioDelay(_ seconds: Double) {
     let delay = min(max(seconds, -Self.mostAudioDelay), Self.mostAudioDelay)
     let here = seekBase

@@ -3,26 +3,26 @@ import OrbDecode
 
 /// Draws the cues of an ASS/SSA script as the script says, with libass: each at its place (`\an`, `\pos`, margins),
 /// in its style's font, size, outline and shadow, moving (`\move`), fading (`\fad`), turned, blurred, karaoke and
-/// drawings included, into one premultiplied RGBA picture of the part of the frame they cover.
+/// drawings included, into one premultiplied BGRA picture of the part of the frame they cover.
 ///
 /// Give it the cues on screen (`show`) whenever they change, and ask for the picture at every frame (`render`): it
 /// answers `.unchanged` when libass drew the same as last time, so a cue that stands still costs one call a frame
 /// and no copy. Sizes are in device pixels of the picture's area on screen.
 /// Thread-safety: not `Sendable`; made and used by one thread (the window's).
 public final class ASSRenderer {
-  /// What the cues look like: at (`x`, `y`) of the frame, `width` by `height` pixels of premultiplied RGBA, rows of
+  /// What the cues look like: at (`x`, `y`) of the frame, `width` by `height` pixels of premultiplied BGRA (cairo's order), rows of
   /// `width * 4` bytes, top row first.
   public struct Picture: Equatable {
     public var x: Int
     public var y: Int
     public var width: Int
     public var height: Int
-    public var rgba: [UInt8]
+    public var bgra: [UInt8]
 
     /// The premultiplied components of the pixel at (`column`, `row`) of the picture.
     public func pixel(_ column: Int, _ row: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
       let i = (row * width + column) * 4
-      return (rgba[i], rgba[i + 1], rgba[i + 2], rgba[i + 3])
+      return (bgra[i + 2], bgra[i + 1], bgra[i], bgra[i + 3])
     }
   }
 
@@ -160,11 +160,11 @@ public final class ASSRenderer {
     guard x1 > x0, y1 > y0 else { return nothing() }
     (redraw, showing) = (false, true)
     let (w, h) = (x1 - x0, y1 - y0)
-    var rgba = [UInt8](repeating: 0, count: w * h * 4)
-    rgba.withUnsafeMutableBufferPointer {
+    var bgra = [UInt8](repeating: 0, count: w * h * 4)
+    bgra.withUnsafeMutableBufferPointer {
       orb_ass_compose(images, $0.baseAddress, Int32(x0), Int32(y0), Int32(w), Int32(h))
     }
-    return .picture(Picture(x: x0, y: y0, width: w, height: h, rgba: rgba))
+    return .picture(Picture(x: x0, y: y0, width: w, height: h, bgra: bgra))
   }
 
   /// Nothing to be seen: said once.

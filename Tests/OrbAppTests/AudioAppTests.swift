@@ -47,7 +47,10 @@ final class AudioAppTests: XCTestCase {
     let player = try BackgroundPlayer(["--events-fd", "1", "--title", title, clip])
     defer { _ = player.wait(timeout: 1) }
     XCTAssertNotNil(Screen.waitForWindow(title: title), player.stderr)
+    XCTAssertNotNil(player.waitForEvent { $0["event"] as? String == "state" }, player.stdout)
     XCTAssertNotNil(player.waitForEvent { $0["event"] as? String == "settings" }, player.stdout)
+    // Without Ctrl, plus and minus do nothing to it.
+    for key in ["plus", "minus", "equal", "KP_Subtract"] { Screen.press(key, title: title) }
     let delays = {
       player.events.compactMap { $0["event"] as? String == "settings" ? $0["audio_delay_ms"] as? Int : nil }
     }

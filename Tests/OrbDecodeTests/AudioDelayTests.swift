@@ -43,5 +43,18 @@ final class AudioDelayTests: XCTestCase {
     XCTAssertEqual(first.time, 2.2, accuracy: 0.001)
     XCTAssertEqual(first.samples.map(abs).max() ?? 1, 0, "the file's silence of 1.7 s first")
     XCTAssertEqual(try XCTUnwrap(toneStart(pipeline)), 2.5, accuracy: 0.011)
+    // A quick seek (the slider dragged) shows the key frame before the target (0 s, this clip's only one): the sound
+    // starts there too, the delay after its own place, not the delay away from the picture.
+    pipeline.seek(to: 1.0, exact: false)
+    XCTAssertEqual(try XCTUnwrap(pipeline.nextAudio(timeout: 5)).time, 0, accuracy: 0.011)
+    XCTAssertEqual(try XCTUnwrap(toneStart(pipeline)), 2.5, accuracy: 0.011)
+  }
+
+  /// A delay asked for from the start (`--audio-delay`, or the last entry's) places the sound so from the first.
+  func testADelayFromTheStart() throws {
+    let pipeline = try MediaPipeline(source: try clip(), audio: MediaPipeline.AudioRequest(delay: -0.4))
+    defer { pipeline.close() }
+    XCTAssertEqual(try XCTUnwrap(pipeline.nextAudio(timeout: 5)).time, 0, accuracy: 0.001)
+    XCTAssertEqual(try XCTUnwrap(toneStart(pipeline)), 1.6, accuracy: 0.011)
   }
 }
