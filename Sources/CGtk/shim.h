@@ -153,6 +153,12 @@ static inline cairo_surface_t *orb_x11_keep_upload_pool(GtkWidget *window) {
 #endif
 }
 
+// A drawing area that assistive technology knows as a picture (its accessible role is set only as it is made, through
+// the variadic g_object_new, which Swift cannot call).
+static inline GtkWidget *orb_drawing_area_new_image(void) {
+  return GTK_WIDGET(g_object_new(GTK_TYPE_DRAWING_AREA, "accessible-role", GTK_ACCESSIBLE_ROLE_IMG, NULL));
+}
+
 // gtk_accessible_update_property is variadic, which Swift cannot call.
 static inline void orb_set_accessible_label(GtkWidget *widget, const char *label) {
   gtk_accessible_update_property(GTK_ACCESSIBLE(widget), GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);

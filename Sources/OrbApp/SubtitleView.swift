@@ -23,7 +23,7 @@ final class SubtitleView {
   }
   private let bitmap: UnsafeMutablePointer<GtkWidget>
   /// What libass drew, placed over its part of the video.
-  private let scriptPicture: UnsafeMutablePointer<GtkWidget>
+  private let scriptLayer = ScriptLayer()
   /// libass for the player shown: made on a thread of its own (the media's fonts read, fontconfig asked: tens of
   /// ms, more with many fonts) as soon as a script track is chosen or a script's cue comes.
   private enum ScriptRenderer {
@@ -41,8 +41,6 @@ final class SubtitleView {
   private var scriptSerial = 0
   /// Cues of a script are on screen: libass is asked for a picture at every frame.
   private var scriptCues = false
-  /// Where the picture libass drew lies in the video's area, in device pixels: x, y, width, height.
-  private var scriptPlace: [Int] = []
   /// What is shown: the store's generation and the cues' times, so a frame with the same cues changes nothing.
   private var shownKey: (UInt64, [Double])?
   private var shownText = ""
@@ -75,13 +73,8 @@ final class SubtitleView {
     gtk_picture_set_can_shrink(opaque(bitmap), 1)
     gtk_widget_set_can_target(bitmap, 0)
     gtk_widget_set_visible(bitmap, 0)
-    scriptPicture = gtk_picture_new()
-    gtk_picture_set_content_fit(opaque(scriptPicture), GTK_CONTENT_FIT_FILL)
-    gtk_picture_set_can_shrink(opaque(scriptPicture), 1)
-    gtk_widget_set_can_target(scriptPicture, 0)
-    gtk_widget_set_visible(scriptPicture, 0)
     gtk_overlay_add_overlay(opaque(overlay), bitmap)
-    gtk_overlay_add_overlay(opaque(overlay), scriptPicture)
+    gtk_overlay_add_overlay(opaque(overlay), scriptLayer.widget)
     gtk_overlay_add_overlay(opaque(overlay), topLabel)
     gtk_overlay_add_overlay(opaque(overlay), middleLabel)
     gtk_overlay_add_overlay(opaque(overlay), bottomLabel)
@@ -110,7 +103,7 @@ final class SubtitleView {
       show(cues, area: area, player: player)
     }
     layout(area, barHeight: barHeight)
-    if scriptCues || !scriptPlace.isEmpty {
+    if scriptCues || !scriptLayer.place.isEmpty {
       // The picture's shape as shown (pixel aspect and rotation applied), which the area has: libass's text keeps
       // its proportions only when the two agree.
       let storage = player.shownFrame.map {
@@ -146,9 +139,7 @@ final class SubtitleView {
   private func dropScripts() {
     scriptSerial += 1
     (script, scriptPlayer, scriptTrackSeen, scriptCues) = (.none, nil, nil, false)
-    scriptPlace = []
-    gtk_widget_set_visible(scriptPicture, 0)
-    gtk_picture_set_paintable(opaque(scriptPicture), nil)
+    scriptLayer.hide()
   }
 
   /// The time the cues are looked up at: the position, held where it was while playing the clock steps back by less
@@ -243,7 +234,7 @@ final class SubtitleView {
         scripted.compactMap { cue in cue.assEvent.map { ASSRenderer.Cue($0, start: cue.start, end: cue.end) } })
       // Read out as the labels are.
       orb_set_accessible_label(
-        scriptPicture, Self.distinct(scripted).map(\.plainText).filter { !$0.isEmpty }.joined(separator: "\n"))
+        scriptLayer.widget, Self.distinct(scripted).map(\.plainText).filter { !$0.isEmpty }.joined(separator: "\n"))
       return true
     }
   }
@@ -261,34 +252,16 @@ final class SubtitleView {
     let frame = renderer.render(
       at: time, width: Int((area.width * factor).rounded()), height: Int((area.height * factor).rounded()),
       storageWidth: storage?.width ?? 0, storageHeight: storage?.height ?? 0, fontScale: scale,
-      hiddenBelow: Int((covered * factor).rounded()))
+      hiddenBelow: Int((covered * factor).rounded()), masks: scriptLayer.takesMasks)
     switch frame {
-    case .unchanged:
-      break
-    case .picture(nil):
-      gtk_widget_set_visible(scriptPicture, 0)
-      gtk_picture_set_paintable(opaque(scriptPicture), nil)
-      scriptPlace = []
-    case .picture(let picture?):
-      let bytes = picture.bgra.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
-      let texture = gdk_memory_texture_new(
-        Int32(picture.width), Int32(picture.height), GDK_MEMORY_B8G8R8A8_PREMULTIPLIED, bytes, gsize(picture.width * 4))
-      g_bytes_unref(bytes)
-      gtk_picture_set_paintable(opaque(scriptPicture), texture)
-      if let texture { g_object_unref(UnsafeMutableRawPointer(texture)) }
-      scriptPlace = [picture.x, picture.y, picture.width, picture.height]
-      gtk_widget_set_visible(scriptPicture, 1)
+    case .unchanged: break
+    case .picture(nil): scriptLayer.hide()
+    case .picture(let picture?): scriptLayer.show(picture)
     }
-    guard scriptPlace.count == 4 else { return }
-    // The picture's place in the widget, as margins around it (the widget may have moved the area since it was drawn).
-    let (x, y) = (area.x + Double(scriptPlace[0]) / factor, area.y + Double(scriptPlace[1]) / factor)
-    let (w, h) = (Double(scriptPlace[2]) / factor, Double(scriptPlace[3]) / factor)
-    let width = Double(gtk_widget_get_width(video))
-    let height = Double(gtk_widget_get_height(video))
-    gtk_widget_set_margin_start(scriptPicture, Int32(max(0, x.rounded())))
-    gtk_widget_set_margin_top(scriptPicture, Int32(max(0, y.rounded())))
-    gtk_widget_set_margin_end(scriptPicture, Int32(max(0, (width - x - w).rounded())))
-    gtk_widget_set_margin_bottom(scriptPicture, Int32(max(0, (height - y - h).rounded())))
+    // Placed again at each frame: the area may have moved since the picture was drawn.
+    scriptLayer.layout(
+      x: area.x, y: area.y, factor: factor, width: Double(gtk_widget_get_width(video)),
+      height: Double(gtk_widget_get_height(video)))
   }
 
   /// The bitmaps composed on their canvas, as one picture laid over the video.

@@ -18,12 +18,29 @@ public final class ASSRenderer {
     public var width: Int
     public var height: Int
     public var bgra: [UInt8]
+    /// Asked for as masks (`render(…, masks: true)`): each of libass's pictures, in drawing order, and no `bgra`.
+    public var masks: [Mask] = []
 
     /// The premultiplied components of the pixel at (`column`, `row`) of the picture.
     public func pixel(_ column: Int, _ row: Int) -> (r: UInt8, g: UInt8, b: UInt8, a: UInt8) {
       let i = (row * width + column) * 4
       return (bgra[i + 2], bgra[i + 1], bgra[i], bgra[i + 3])
     }
+  }
+
+  /// One of libass's pictures: a coverage mask painted in one colour, at (`x`, `y`) of the frame, `width` by
+  /// `height`, one byte a pixel, rows of `width` bytes.
+  public struct Mask: Equatable {
+    public var x: Int
+    public var y: Int
+    public var width: Int
+    public var height: Int
+    /// The colour, and its opacity (255: opaque).
+    public var red: UInt8
+    public var green: UInt8
+    public var blue: UInt8
+    public var opacity: UInt8
+    public var coverage: [UInt8]
   }
 
   /// The answer of `render`.
@@ -132,10 +149,11 @@ public final class ASSRenderer {
   /// The cues at `time` (seconds) drawn for a frame `width` by `height` device pixels, a video of `storageWidth`
   /// by `storageHeight` (for scripts whose shape differs from the video's; 0 for the frame's), the text scaled by
   /// `fontScale`. The bottom `hiddenBelow` pixels are covered (the controls): dialogue is laid out above them, as the
-  /// text labels are; a cue the script places itself stays where it is.
+  /// text labels are; a cue the script places itself stays where it is. With `masks`, the picture is libass's masks
+  /// as they are, for a painter that blends them itself (cairo: no picture of the whole box is composed and copied).
   public func render(
     at time: Double, width: Int, height: Int, storageWidth: Int = 0, storageHeight: Int = 0, fontScale: Double = 1,
-    hiddenBelow: Int = 0
+    hiddenBelow: Int = 0, masks: Bool = false
   ) -> Frame {
     guard let track, width > 0, height > 0 else { return nothing() }
     let storage = storageWidth > 0 && storageHeight > 0 ? (storageWidth, storageHeight) : (width, height)
@@ -160,11 +178,41 @@ public final class ASSRenderer {
     guard x1 > x0, y1 > y0 else { return nothing() }
     (redraw, showing) = (false, true)
     let (w, h) = (x1 - x0, y1 - y0)
+    if masks {
+      return .picture(
+        Picture(x: x0, y: y0, width: w, height: h, bgra: [], masks: Self.masks(images, width: width, height: height)))
+    }
     var bgra = [UInt8](repeating: 0, count: w * h * 4)
     bgra.withUnsafeMutableBufferPointer {
       orb_ass_compose(images, $0.baseAddress, Int32(x0), Int32(y0), Int32(w), Int32(h))
     }
     return .picture(Picture(x: x0, y: y0, width: w, height: h, bgra: bgra))
+  }
+
+  /// Copies of the masks of `images`, each clipped to the frame.
+  private static func masks(_ images: UnsafeMutablePointer<ASS_Image>?, width: Int, height: Int) -> [Mask] {
+    var masks: [Mask] = []
+    var next = images
+    while let image = next?.pointee {
+      next = image.next
+      let opacity = UInt8(255 - (image.color & 0xFF))
+      let (x0, y0) = (max(0, Int(image.dst_x)), max(0, Int(image.dst_y)))
+      let (x1, y1) = (min(width, Int(image.dst_x + image.w)), min(height, Int(image.dst_y + image.h)))
+      guard opacity > 0, x1 > x0, y1 > y0, let bitmap = image.bitmap else { continue }
+      let (w, h, stride) = (x1 - x0, y1 - y0, Int(image.stride))
+      let (skipX, skipY) = (x0 - Int(image.dst_x), y0 - Int(image.dst_y))
+      var coverage = [UInt8](repeating: 0, count: w * h)
+      coverage.withUnsafeMutableBufferPointer { out in
+        for row in 0..<h {
+          (out.baseAddress! + row * w).update(from: bitmap + (row + skipY) * stride + skipX, count: w)
+        }
+      }
+      masks.append(
+        Mask(
+          x: x0, y: y0, width: w, height: h, red: UInt8(image.color >> 24), green: UInt8((image.color >> 16) & 0xFF),
+          blue: UInt8((image.color >> 8) & 0xFF), opacity: opacity, coverage: coverage))
+    }
+    return masks
   }
 
   /// Nothing to be seen: said once.
