@@ -18,13 +18,14 @@ final class ScriptLayer {
   private var masks: [(surface: OpaquePointer, color: [Double], x: Double, y: Double)] = []
   /// Where the picture lies in the video's area, in device pixels: x, y, width, height; empty when there is none.
   private(set) var place: [Int] = []
-  /// Where it was painted in the widget (cairo mode): its top left in logical pixels, and the device scale.
+  /// Where the video's area was when painted (cairo mode): its top left in logical pixels, on a device pixel, and the
+  /// device scale.
   private var origin: [Double] = []
 
   init() {
     if cairo {
       widget = orb_drawing_area_new_image()  // read out as the picture widget is
-      let box = Unmanaged.passRetained(SignalBox<Paint> { [unowned self] cr in self.paint(cr) })
+      let box = Unmanaged.passRetained(SignalBox<Paint> { [weak self] cr in self?.paint(cr) })
       let fn: GtkDrawingAreaDrawFunc = { _, cr, _, _, data in
         guard let cr else { return }
         let box = Unmanaged<SignalBox<Paint>>.fromOpaque(data!).takeUnretainedValue()
@@ -108,14 +109,16 @@ final class ScriptLayer {
   /// pixels) and which is drawn at `factor` device pixels a logical one, in a widget `width` by `height`.
   func layout(x areaX: Double, y areaY: Double, factor: Double, width: Double, height: Double) {
     guard place.count == 4 else { return }
-    let (x, y) = (areaX + Double(place[0]) / factor, areaY + Double(place[1]) / factor)
     if cairo {
-      let wanted = [x, y, factor]
+      // On a whole device pixel: a letterboxed area starts between two (a 16:9 picture in a 1366x768 window at
+      // x = 0.33), and a mask moved by a fraction is filtered, its text blurred.
+      let wanted = [(areaX * factor).rounded() / factor, (areaY * factor).rounded() / factor, factor]
       guard wanted != origin else { return }
       origin = wanted
       gtk_widget_queue_draw(widget)
       return
     }
+    let (x, y) = (areaX + Double(place[0]) / factor, areaY + Double(place[1]) / factor)
     let (w, h) = (Double(place[2]) / factor, Double(place[3]) / factor)
     gtk_widget_set_margin_start(widget, Int32(max(0, x.rounded())))
     gtk_widget_set_margin_top(widget, Int32(max(0, y.rounded())))
@@ -125,10 +128,10 @@ final class ScriptLayer {
 
   /// Paints each mask in its colour at its place (cairo mode), in libass's order.
   private func paint(_ cr: OpaquePointer) {
-    guard origin.count == 3, place.count == 4 else { return }
+    guard origin.count == 3 else { return }
     cairo_save(cr)
-    // The area's top left: the picture's place less its offset in the area.
-    cairo_translate(cr, origin[0] - Double(place[0]) / origin[2], origin[1] - Double(place[1]) / origin[2])
+    // From the area's top left, in device pixels: the masks' own frame.
+    cairo_translate(cr, origin[0], origin[1])
     cairo_scale(cr, 1 / origin[2], 1 / origin[2])
     for mask in masks {
       cairo_set_source_rgba(cr, mask.color[0], mask.color[1], mask.color[2], mask.color[3])

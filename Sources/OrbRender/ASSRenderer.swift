@@ -18,7 +18,8 @@ public final class ASSRenderer {
     public var width: Int
     public var height: Int
     public var bgra: [UInt8]
-    /// Asked for as masks (`render(…, masks: true)`): each of libass's pictures, in drawing order, and no `bgra`.
+    /// Asked for as masks (`render(…, masks: true)`): each of libass's pictures, in drawing order, and no `bgra`
+    /// (`pixel` is then not to be asked).
     public var masks: [Mask] = []
 
     /// The premultiplied components of the pixel at (`column`, `row`) of the picture.
@@ -158,7 +159,7 @@ public final class ASSRenderer {
     guard let track, width > 0, height > 0 else { return nothing() }
     let storage = storageWidth > 0 && storageHeight > 0 ? (storageWidth, storageHeight) : (width, height)
     let hidden = min(max(0, hiddenBelow), height / 2)
-    let wanted = [width, height, storage.0, storage.1, Int((fontScale * 1000).rounded()), hidden]
+    let wanted = [width, height, storage.0, storage.1, Int((fontScale * 1000).rounded()), hidden, masks ? 1 : 0]
     if wanted != settings {
       ass_set_frame_size(renderer, Int32(width), Int32(height))
       // Dialogue at the bottom raised by the covered share of the height (a sign the script places stays).

@@ -150,6 +150,38 @@ final class ASSRendererTests: XCTestCase {
     XCTAssertEqual(Double(ink(covered, columns: 90..<250).y0), Double(ink(open, columns: 90..<250).y0), accuracy: 1)
   }
 
+  /// The masks (what cairo paints in the window) blend to the same picture as the one composed (`--frame-at`, GL),
+  /// a cue reaching past the frame's top left clipped alike.
+  func testMasksBlendToTheComposedPicture() throws {
+    let renderer = try XCTUnwrap(ASSRenderer())
+    renderer.show([cue("{\\an7\\pos(-10,-10)\\1a&H40&}Cut off"), cue("{\\an3\\blur2}Shadowed", order: 1)])
+    let composed = try XCTUnwrap(drawn(renderer))
+    guard case .picture(let masked?) = renderer.render(at: 1, width: 640, height: 360, masks: true) else {
+      return XCTFail("no masks")
+    }
+    XCTAssertEqual(
+      [masked.x, masked.y, masked.width, masked.height], [composed.x, composed.y, composed.width, composed.height])
+    XCTAssertTrue(masked.bgra.isEmpty)
+    XCTAssertFalse(masked.masks.isEmpty)
+    // Premultiplied "over", in float, mask after mask, as cairo does it.
+    var canvas = [Double](repeating: 0, count: composed.width * composed.height * 4)
+    for mask in masked.masks {
+      XCTAssertGreaterThanOrEqual(mask.x, 0)
+      XCTAssertGreaterThanOrEqual(mask.y, 0)
+      let colour = [mask.blue, mask.green, mask.red].map { Double($0) / 255 }
+      for row in 0..<mask.height {
+        for column in 0..<mask.width {
+          let k = Double(mask.coverage[row * mask.width + column]) / 255 * Double(mask.opacity) / 255
+          let i = ((mask.y - composed.y + row) * composed.width + mask.x - composed.x + column) * 4
+          for c in 0..<3 { canvas[i + c] = colour[c] * k + canvas[i + c] * (1 - k) }
+          canvas[i + 3] = k + canvas[i + 3] * (1 - k)
+        }
+      }
+    }
+    let worst = zip(canvas, composed.bgra).map { abs($0 * 255 - Double($1)) }.max() ?? 0
+    XCTAssertLessThanOrEqual(worst, 1.5, "the masks and the composed picture differ by up to \(worst) codes")
+  }
+
   func testCuesShowOnlyInTheirTimeAndClearWhenTakenAway() throws {
     let renderer = try XCTUnwrap(ASSRenderer())
     XCTAssertEqual(renderer.render(at: 1, width: 640, height: 360), .picture(nil), "nothing given, nothing drawn")
