@@ -323,27 +323,18 @@ final class SubtitleAppTests: XCTestCase {
   func testAnASSScriptIsDrawnWhereAndAsItSays() throws {
     let script = try TestMedia.file(
       named: "placed.ass",
-      contents: """
-        [Script Info]
-        ScriptType: v4.00+
-        PlayResX: 640
-        PlayResY: 360
-
-        [V4+ Styles]
-        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, \
-        Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, \
-        MarginR, MarginV, Encoding
-        Style: Red,DejaVu Sans,48,&H000000FF,&H000000FF,&H00000000,&H00000000,1,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1
-        Style: White,DejaVu Sans,24,&H00FFFFFF,&H00FFFFFF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1
-
-        [Events]
-        Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
-        Dialogue: 0,0:00:00.00,0:00:30.00,Red,,0,0,0,,{\\an7\\pos(20,20)}LEFT
-        Dialogue: 1,0:00:00.00,0:00:30.00,Red,,0,0,0,,{\\an7\\pos(20,20)\\bord0}LEFT
-        Dialogue: 0,0:00:00.00,0:00:30.00,White,,0,0,0,,{\\an3}RIGHT
-        Dialogue: 1,0:00:00.00,0:00:30.00,White,,0,0,0,,{\\an7\\pos(290,150)\\bord0\\1c&H00FF00&\\p1}m 0 0 l 60 0 60 60 0 60{\\p0}
-
-        """)
+      contents: SubtitleMedia.assScript(
+        width: 640, height: 360,
+        styles: [
+          "Red,DejaVu Sans,48,&H000000FF,&H000000FF,&H00000000,&H00000000,1,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1",
+          "White,DejaVu Sans,24,&H00FFFFFF,&H00FFFFFF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1",
+        ],
+        events: [
+          #"0,0:00:00.00,0:00:30.00,Red,,0,0,0,,{\an7\pos(20,20)}LEFT"#,
+          #"1,0:00:00.00,0:00:30.00,Red,,0,0,0,,{\an7\pos(20,20)\bord0}LEFT"#,
+          #"0,0:00:00.00,0:00:30.00,White,,0,0,0,,{\an3}RIGHT"#,
+          #"1,0:00:00.00,0:00:30.00,White,,0,0,0,,{\an7\pos(290,150)\bord0\1c&H00FF00&\p1}m 0 0 l 60 0 60 60 0 60{\p0}"#,
+        ]))
     var cues: [String] = []
     let image = try pausedOn(script, "ass-script", showing: "LEFT") { events in
       cues = events.filter { $0["event"] as? String == "cue" }.compactMap { $0["text"] as? String }
@@ -507,23 +498,14 @@ final class SubtitleAppTests: XCTestCase {
   func testFrameAtDrawsAnASSScript() throws {
     let script = try TestMedia.file(
       named: "frame-at.ass",
-      contents: """
-        [Script Info]
-        ScriptType: v4.00+
-        PlayResX: 640
-        PlayResY: 360
-
-        [V4+ Styles]
-        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, \
-        Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, \
-        MarginR, MarginV, Encoding
-        Style: Default,DejaVu Sans,24,&H00FFFFFF,&H00FFFFFF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1
-
-        [Events]
-        Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
-        Dialogue: 0,0:00:01.00,0:00:03.00,Default,,0,0,0,,{\\an7\\pos(290,150)\\bord0\\1c&H00FF00&\\p1}m 0 0 l 60 0 60 60 0 60{\\p0}
-
-        """)
+      contents: SubtitleMedia.assScript(
+        width: 640, height: 360,
+        styles: [
+          "Default,DejaVu Sans,24,&H00FFFFFF,&H00FFFFFF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1"
+        ],
+        events: [
+          #"0,0:00:01.00,0:00:03.00,Default,,0,0,0,,{\an7\pos(290,150)\bord0\1c&H00FF00&\p1}m 0 0 l 60 0 60 60 0 60{\p0}"#
+        ]))
     let clip = try TestMedia.path(
       "ass-frame-at.mkv",
       [
@@ -548,24 +530,15 @@ final class SubtitleAppTests: XCTestCase {
   func testAnASSScriptOverATurnedVideoKeepsItsProportions() throws {
     let script = try TestMedia.file(
       named: "turned.ass",
-      contents: """
-        [Script Info]
-        ScriptType: v4.00+
-        PlayResX: 360
-        PlayResY: 640
-
-        [V4+ Styles]
-        Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, \
-        Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, \
-        MarginR, MarginV, Encoding
-        Style: Default,DejaVu Sans,24,&H00FFFFFF,&H00FFFFFF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1
-
-        [Events]
-        Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
-        Dialogue: 0,0:00:00.00,0:00:03.00,Default,,0,0,0,,{\\an7\\pos(150,290)\\bord0\\1c&H00FF00&\\p1}m 0 0 l 60 0 60 60 0 60{\\p0}
-        Dialogue: 0,0:00:00.00,0:00:03.00,Default,,0,0,0,,Turned
-
-        """)
+      contents: SubtitleMedia.assScript(
+        width: 360, height: 640,
+        styles: [
+          "Default,DejaVu Sans,24,&H00FFFFFF,&H00FFFFFF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1"
+        ],
+        events: [
+          #"0,0:00:00.00,0:00:03.00,Default,,0,0,0,,{\an7\pos(150,290)\bord0\1c&H00FF00&\p1}m 0 0 l 60 0 60 60 0 60{\p0}"#,
+          "0,0:00:00.00,0:00:03.00,Default,,0,0,0,,Turned",
+        ]))
     let stored = try TestMedia.path(
       "unturned-640x360.mp4",
       [

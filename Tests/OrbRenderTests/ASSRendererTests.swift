@@ -1,29 +1,19 @@
 import Foundation
 import OrbDecode
 import OrbRender
+import OrbTestSupport
 import XCTest
 
 /// ASS cues drawn by libass as their script places and styles them: the pixels of the picture it gives.
 final class ASSRendererTests: XCTestCase {
   /// A 640x360 script whose Default style is red 40-pixel text with a 2-pixel black outline, bottom centre, and
   /// whose Big style is the same at 80.
-  static let header = """
-    [Script Info]
-    ScriptType: v4.00+
-    PlayResX: 640
-    PlayResY: 360
-
-    [V4+ Styles]
-    Format: Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, \
-    Underline, StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, \
-    MarginR, MarginV, Encoding
-    Style: Default,DejaVu Sans,40,&H000000FF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1
-    Style: Big,DejaVu Sans,80,&H000000FF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1
-
-    [Events]
-    Format: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text
-
-    """
+  static let header = SubtitleMedia.assScript(
+    width: 640, height: 360,
+    styles: [
+      "Default,DejaVu Sans,40,&H000000FF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1",
+      "Big,DejaVu Sans,80,&H000000FF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1",
+    ])
 
   private func cue(
     _ text: String, style: String = "Default", order: Int = 0, from start: Double = 0, to end: Double = 10

@@ -24,6 +24,21 @@ public enum SubtitleMedia {
     return try TestMedia.file(named: name, contents: Data(bom) + result.stdoutData)
   }
 
+  /// An ASS script for a picture `width` by `height` (PlayResX, PlayResY): `styles` (each a Style line's fields,
+  /// in the standard V4+ order), then `events` (each a Dialogue line's fields, "Layer,Start,End,Style,…,Text").
+  public static func assScript(width: Int, height: Int, styles: [String], events: [String] = []) -> String {
+    let styleFormat =
+      "Name, Fontname, Fontsize, PrimaryColour, SecondaryColour, OutlineColour, BackColour, Bold, Italic, Underline, "
+      + "StrikeOut, ScaleX, ScaleY, Spacing, Angle, BorderStyle, Outline, Shadow, Alignment, MarginL, MarginR, "
+      + "MarginV, Encoding"
+    let eventFormat = "Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text"
+    let lines =
+      ["[Script Info]", "ScriptType: v4.00+", "PlayResX: \(width)", "PlayResY: \(height)", "", "[V4+ Styles]"]
+      + ["Format: \(styleFormat)"] + styles.map { "Style: \($0)" } + ["", "[Events]", "Format: \(eventFormat)"]
+      + events.map { "Dialogue: \($0)" }
+    return lines.joined(separator: "\n") + "\n"
+  }
+
   /// A 2 s 320x240 H.264 clip with the given subtitle files as tracks, in order, each converted to `codecs[i]`.
   public static func muxed(_ name: String, subtitles: [String], codecs: [String], fonts: [String] = []) throws
     -> String
