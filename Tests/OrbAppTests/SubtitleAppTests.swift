@@ -320,7 +320,15 @@ final class SubtitleAppTests: XCTestCase {
   /// red, at its style's size; one it aligns bottom right (`\\an3`) is there; a vector drawing (a sign's green
   /// square) is drawn. The labels centred the first at the top, left the second at the bottom centre and drew no
   /// drawing.
-  func testAnASSScriptIsDrawnWhereAndAsItSays() throws {
+  func testAnASSScriptIsDrawnWhereAndAsItSays() throws { try assScriptIsDrawnWhereAndAsItSays() }
+
+  /// The same drawn by GTK's GL renderer (Mesa's llvmpipe here; a GPU's elsewhere), where the picture is a texture
+  /// placed by its margins rather than masks cairo paints.
+  func testAnASSScriptIsDrawnWhereAndAsItSaysWithGL() throws {
+    try assScriptIsDrawnWhereAndAsItSays(options: ["--video-output", "memory"], name: "ass-script-gl")
+  }
+
+  private func assScriptIsDrawnWhereAndAsItSays(options: [String] = [], name: String = "ass-script") throws {
     let script = try TestMedia.file(
       named: "placed.ass",
       contents: SubtitleMedia.assScript(
@@ -336,7 +344,7 @@ final class SubtitleAppTests: XCTestCase {
           #"1,0:00:00.00,0:00:30.00,White,,0,0,0,,{\an7\pos(290,150)\bord0\1c&H00FF00&\p1}m 0 0 l 60 0 60 60 0 60{\p0}"#,
         ]))
     var cues: [String] = []
-    let image = try pausedOn(script, "ass-script", showing: "LEFT") { events in
+    let image = try pausedOn(script, name, showing: "LEFT", options: options) { events in
       cues = events.filter { $0["event"] as? String == "cue" }.compactMap { $0["text"] as? String }
     }
     // The host hears the text once, though the sign is drawn in two layers.
@@ -367,7 +375,7 @@ final class SubtitleAppTests: XCTestCase {
   /// The same with the sidecar `file`.
   private func pausedOn(
     _ file: String, _ name: String, showing: String, clip: String? = nil, geometry: String = "640x360",
-    heard: (([[String: Any]]) -> Void)? = nil
+    options: [String] = [], heard: (([[String: Any]]) -> Void)? = nil
   ) throws -> RGBImage {
     try Screen.requireDisplay()
     let title = "subs-\(name)-\(UUID().uuidString.prefix(6))"
@@ -376,7 +384,9 @@ final class SubtitleAppTests: XCTestCase {
     let player = try BackgroundPlayer(
       [
         "--events-fd", "1", "--title", title, "--paused", "--resume-ms", "1000", "--geometry", geometry,
-        "--sub-file", srt, try clip ?? MarkerAppTests.clip(),
+        "--sub-file", srt,
+      ] + options + [
+        try clip ?? MarkerAppTests.clip()
       ])
     defer {
       Screen.press("q", title: title)
