@@ -14,13 +14,13 @@ struct AudioDecoding {
     var current = core.state.withLock { $0.generation }
     var timeline = AudioTimeline(sampleRate: audioRate)
     // Sound heard later than its picture by this much is sound placed this much later on the timeline: the timeline
-    // then starts it after as much silence (or, earlier, trims what falls before a seek's target), and the clock,
-    // which is the sound heard, runs that far behind its pictures. Taken at the start and at each flush only, so one
-    // generation's sound is placed one way.
+    // then starts it after as much silence (or, earlier, trims what falls before a seek's target), and each moment's
+    // sound is heard that long after its picture. Taken at the start and at each flush only, so one generation's
+    // sound is placed one way.
     var delay = core.state.withLock { $0.audioDelay }
-    // After a quick seek (to the key frame before the target, `restart(at: -inf)`: nothing trimmed), the sound is placed
-    // from where its first stamp falls, less the delay, so that it starts with the key frame's picture, not the delay
-    // away from it.
+    // After a quick seek (to the key frame before the target, `restart(at: -inf)`: nothing trimmed), the timeline
+    // starts at the first piece's own stamp, so that the sound, padded or trimmed there, starts with the key frame's
+    // picture rather than the delay away from it.
     var placeFromFirstStamp = false
     guard let first = core.state.withLock({ $0.currentAudio }), var timeBase = media.parameters[first.index]?.timeBase
     else { return }
