@@ -135,10 +135,10 @@ fi
 # --- Run CMD. It runs in the background so that `wait` (unlike a foreground child) is interrupted by our
 # INT/TERM traps; env restores SIGINT/SIGQUIT, which bash ignores in background jobs and which children
 # (e.g. a player a test means to Ctrl-C) would otherwise inherit as ignored.
-# The player's own config file and what it remembers (and any other user setting) are not the real home's: empty
-# folders.
-mkdir -p "$tmp/config-home" "$tmp/state-home"
-export XDG_CONFIG_HOME=$tmp/config-home XDG_STATE_HOME=$tmp/state-home
+# The player's own config file, what it remembers and what it keeps to go faster (HDR tables), and any other user
+# setting, are not the real home's: empty folders.
+mkdir -p "$tmp/config-home" "$tmp/state-home" "$tmp/cache-home"
+export XDG_CONFIG_HOME=$tmp/config-home XDG_STATE_HOME=$tmp/state-home XDG_CACHE_HOME=$tmp/cache-home
 export DISPLAY=$display GDK_BACKEND=x11 LIBGL_ALWAYS_SOFTWARE=1
 dflt=()
 env --default-signal=INT true 2>/dev/null && dflt=(env --default-signal=INT,QUIT)

@@ -129,7 +129,8 @@ public final class EarlyOpen: Sendable {
       unwanted?.close()
       guard let drawAhead, let pipeline, let video else { return }
       if let first = pipeline.nextPicture(timeout: Self.firstPictureWait),
-        let drawer = try? FrameDrawer(device: .whenNeeded, cpuConversion: true, memoryPixelOrder: drawAhead.pixelOrder)
+        let drawer = try? FrameDrawer(
+          device: .whenNeeded, cpuConversion: true, memoryPixelOrder: drawAhead.pixelOrder, keepsTables: true)
       {
         drawer.drawAhead(first, size: drawAhead.size(video), toneMapping: drawAhead.toneMapping)
         state.change { $0.drawer = Unshared(drawer) }

@@ -100,7 +100,8 @@ public enum Benchmark {
     let context = try VulkanContext()
     let cpuDevice = context.deviceType == "cpu"
     let drawer = try FrameDrawer(
-      device: cpuDevice ? .whenNeeded : .now(context), cpuConversion: cpuDevice, memoryPixelOrder: .rgba)
+      device: cpuDevice ? .whenNeeded : .now(context), cpuConversion: cpuDevice, memoryPixelOrder: .rgba,
+      keepsTables: true)
     let target = try drawer.makeTarget(width: size.0, height: size.1, exportable: false, readable: cpuDevice)
     let started = HostTime.now()
     let cpuStart = ProcessStats.cpuSeconds()

@@ -31,7 +31,8 @@ struct RenderLoop {
       renderer =
         try early
         ?? FrameDrawer(
-          device: player.device, cpuConversion: player.cpuConversion, memoryPixelOrder: player.memoryPixelOrder)
+          device: player.device, cpuConversion: player.cpuConversion, memoryPixelOrder: player.memoryPixelOrder,
+          keepsTables: true)
     } catch {
       player.fail(MediaError(.unplayable, source: source, reason: "no usable Vulkan device (\(error))"))
       return

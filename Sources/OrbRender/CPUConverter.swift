@@ -18,7 +18,10 @@ final class CPUConverter {
   private var bandKey: Key?
   /// Slice threads: the machine's cores, at most 4 (more buys nothing at 1080p and costs start-up).
   private let threads = Int32(max(1, min(4, ProcessInfo.processInfo.activeProcessorCount)))
-  private lazy var toneMapper = CPUToneMapper()
+  private let toneMapper: CPUToneMapper
+
+  /// - Parameter tables: where full HDR tables are kept between runs (`HDRTableStore`); nil: made every time.
+  init(tables: HDRTableStore? = nil) { toneMapper = CPUToneMapper(tables: tables) }
 
   private struct Key: Equatable {
     var format: Int32
@@ -38,6 +41,9 @@ final class CPUConverter {
 
   /// Waits (up to `timeout` seconds) for the full HDR table a worker is making (`CPUToneMapper.finishTable`).
   func finishTable(timeout: Double) { toneMapper.finishTable(timeout: timeout) }
+
+  /// Whether HDR pictures are drawn with the full table, none being made (for tests).
+  var hasFullTable: Bool { toneMapper.hasFullTable }
 
   /// Makes now the HDR table a picture tone-mapped with `params` is drawn with (`CPUToneMapper.prepareTable`).
   func prepareTable(params: ToneMapParams, variant: PipelineVariant) {

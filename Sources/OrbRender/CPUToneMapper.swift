@@ -12,7 +12,8 @@ import Synchronization
 /// The table is made again only when the stream kind, curve or peaks change beyond what `HDRTableKey.serves`
 /// absorbs. Making it (64³ points of `HDRToSDR`) takes a few hundred ms on one thread, so it is never made while a
 /// picture waits: when only the peak moved, the table in use stays until a worker thread (below playback's
-/// priority) has made the new one; for a stream's first picture (or a new kind or curve) a 25³ table is made at
+/// priority) has made the new one; for a stream's first picture (or a new kind or curve) the full table an earlier
+/// run kept is taken (`HDRTableStore`), else a 25³ table is made at
 /// once (about 13 ms; 33³ took 30 ms, which the first picture waited for, and came no closer to the full table's
 /// pictures) and the full one behind it; for a local file that table is made, and the first picture drawn with it,
 /// while the window starts (`EarlyOpen`, `FrameDrawer.drawAhead`).
@@ -32,8 +33,9 @@ final class CPUToneMapper {
   /// A grid's memory, mapped for it alone and unmapped with it. Each full table is made on a thread of its own, and
   /// from malloc it came from that thread's arena, which kept its pages when the table was replaced: every change
   /// of the detected peak left 2 MB more resident for the rest of the run (HDR10 1080p clip: 147 -> 150 MB by its end).
-  /// Thread-safety: the points are written once, by `makeGrid`, before the grid is shared, then only read.
-  private final class Points: @unchecked Sendable {
+  /// Thread-safety: the points are written once, by `makeGrid` or `HDRTableStore.load`, before the grid is shared,
+  /// then only read.
+  final class Points: @unchecked Sendable {
     let base: UnsafeMutablePointer<UInt32>
     /// The mapping's length, or 0 where mapping failed and the points came from malloc instead.
     private let mapped: Int
@@ -65,6 +67,8 @@ final class CPUToneMapper {
   private final class Slot: Sendable { let grid = Mutex<Grid?>(nil) }
   private let made = Slot()
   private var building: HDRTableKey?
+  /// Where full tables are kept between runs; nil: made every time.
+  private let tables: HDRTableStore?
   /// Each band thread's Y', Cb and Cr rows as swscale writes them (16-bit codes, full scale): `bandRows` rows of the
   /// picture's width, so a band is tone-mapped while it is still in the core's cache, and the whole picture is never
   /// held as planes (5.3 MB at 1280x720).
@@ -73,7 +77,12 @@ final class CPUToneMapper {
   /// Rows swscale makes at a time for one band thread: 240 KB of planes at 1280 wide.
   static let bandRows = 32
 
+  init(tables: HDRTableStore? = nil) { self.tables = tables }
+
   deinit { bands?.deallocate() }
+
+  /// Whether the table in use is the full one, and none is being made (for tests).
+  var hasFullTable: Bool { grid?.size == Self.fullSize && building == nil }
 
   /// Whether the tone mapper draws pictures of this kind: PQ and HLG (not wide-gamut SDR, which the GPU keeps).
   static func accepts(_ variant: PipelineVariant) -> Bool { variant.mode == 1 || variant.mode == 2 }
@@ -174,9 +183,16 @@ final class CPUToneMapper {
       build(key, params: params)
       return grid
     }
+    // A new stream, kind or curve: the full table kept from an earlier run, else a quick one now and the full one
+    // made behind it, and kept.
+    if let kept = tables?.load(key, params: params, size: Self.fullSize) {
+      let full = Grid(size: Self.fullSize, points: kept.points, key: kept.key)
+      grid = full
+      return full
+    }
     let quick = Self.makeGrid(size: Self.quickSize, params: params, key: key)
     grid = quick
-    build(key, params: params)
+    build(key, params: params, keep: true)
     return quick
   }
 
@@ -190,12 +206,15 @@ final class CPUToneMapper {
   /// it (`FrameDrawer.drawAhead`, where no picture is drawn ahead).
   func prepareTable(params: ToneMapParams, variant: PipelineVariant) { _ = table(params: params, variant: variant) }
 
-  /// Has the worker make the full table for `key`, unless it is making one already (the next picture asks again).
-  private func build(_ key: HDRTableKey, params: ToneMapParams) {
+  /// Has the worker make the full table for `key`, unless it is making one already (the next picture asks again);
+  /// with `keep`, the worker then keeps it in `tables`. (Tables made as the detected peak moves are not kept: a
+  /// stream's first picture is what waits for a table.)
+  private func build(_ key: HDRTableKey, params: ToneMapParams, keep: Bool = false) {
     guard building == nil else { return }
     building = key
-    // The worker shares only the slot, through its lock.
+    // The worker shares only the slot, through its lock, and the store, which is Sendable.
     let made = self.made
+    let store = keep ? tables : nil
     let (size, nice) = (Self.fullSize, Self.tableNice)
     startThread(named: "orb-hdr-table") {
       // On one thread below playback's: made on every core at once, a table held the decoder back for about 200 ms
@@ -204,6 +223,7 @@ final class CPUToneMapper {
       setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice)
       let grid = CPUToneMapper.makeGrid(size: size, params: params, key: key, parallel: false)
       made.grid.withLock { $0 = grid }
+      store?.save(key, params: params, size: size, points: grid.points.base)
     }
   }
 
@@ -224,6 +244,21 @@ final class CPUToneMapper {
   /// The nice value of the thread that makes the full table (Linux: a thread's own; 0 is playback's).
   static let tableNice: Int32 = 10
 
+  /// The grid point of a table with `size` points a side at (r, g, b), as `makeGrid` makes it.
+  static func point(_ r: Int, _ g: Int, _ b: Int, size: Int, params: ToneMapParams) -> UInt32 {
+    func light(_ i: Int) -> Double {
+      HDRToSDR.channelLight(SIMD3(repeating: Double(i) / Double(size - 1)), params: params).x
+    }
+    return point(light: SIMD3(light(r), light(g), light(b)), params: params)
+  }
+
+  /// The grid point of the channels' light `light`.
+  private static func point(light: SIMD3<Double>, params: ToneMapParams) -> UInt32 {
+    let nits = HDRToSDR.combine(light, params: params)
+    let codes = HDRToSDR.map(rgbLinearNits: nits, params: params) * 255
+    return orb_table_point(codes.x, codes.y, codes.z)
+  }
+
   /// `HDRToSDR` on a `size`³ grid; with `parallel`, each slice of it on a thread of its own.
   private static func makeGrid(size: Int, params: ToneMapParams, key: HDRTableKey, parallel: Bool = true) -> Grid {
     let points = Points(count: size * size * size)
@@ -237,9 +272,7 @@ final class CPUToneMapper {
     @Sendable func slice(_ b: Int) {
       for g in 0..<size {
         for r in 0..<size {
-          let nits = HDRToSDR.combine(SIMD3(light[r], light[g], light[b]), params: params)
-          let codes = HDRToSDR.map(rgbLinearNits: nits, params: params) * 255
-          grid[(b * size + g) * size + r] = orb_table_point(codes.x, codes.y, codes.z)
+          grid[(b * size + g) * size + r] = point(light: SIMD3(light[r], light[g], light[b]), params: params)
         }
       }
     }

@@ -22,7 +22,7 @@ public final class FrameDrawer {
 
   private var renderer: Renderer?
   private let onDemand: Bool
-  private let cpu = CPUConverter()
+  private let cpu: CPUConverter
   private var peaks = PeakTracking()
   /// What the renderer draws into for a target of plain memory, at that target's size.
   private var scratch: RenderTarget?
@@ -46,9 +46,21 @@ public final class FrameDrawer {
   ///   - cpuConversion: with a device made now, draw SDR with swscale where the device is the CPU
   ///     (`Renderer.convertsOnCPU`); with none, SDR is always drawn with swscale.
   ///   - memoryPixelOrder: the byte order of pictures in memory (`Renderer.memoryPixelOrder`).
+  ///   - keepsTables: full HDR tables made for tone mapping on the CPU are kept in the user's cache folder, and
+  ///     taken from there (`HDRTableStore.standard`).
   /// - Throws: `VulkanError` when a device made now cannot be.
-  public init(device: Device, cpuConversion: Bool, memoryPixelOrder: PixelOrder) throws {
+  public convenience init(
+    device: Device, cpuConversion: Bool, memoryPixelOrder: PixelOrder, keepsTables: Bool = false
+  ) throws {
+    try self.init(
+      device: device, cpuConversion: cpuConversion, memoryPixelOrder: memoryPixelOrder,
+      tables: keepsTables ? .standard : nil)
+  }
+
+  /// The same, keeping full HDR tables in `tables`.
+  init(device: Device, cpuConversion: Bool, memoryPixelOrder: PixelOrder, tables: HDRTableStore?) throws {
     self.memoryPixelOrder = memoryPixelOrder
+    cpu = CPUConverter(tables: tables)
     switch device {
     case .now(let context):
       let renderer = try Renderer(context: context)
@@ -176,6 +188,9 @@ public final class FrameDrawer {
   /// Waits up to `timeout` seconds for the full HDR table being made behind the quick one a stream's first pictures
   /// are tone-mapped with on the CPU (`CPUToneMapper`), so the next picture is drawn exactly as the shader would.
   public func finishTable(timeout: Double = 5) { cpu.finishTable(timeout: timeout) }
+
+  /// Whether HDR pictures are tone-mapped on the CPU with the full table, none being made (for tests).
+  var hasFullTable: Bool { cpu.hasFullTable }
 
   /// The renderer, made for the first picture swscale cannot draw. It never converts on the CPU itself: what comes
   /// to it is what swscale did not take.
