@@ -73,6 +73,24 @@ nonisolated private func releaseSignalBox(_ data: gpointer?, _ closure: UnsafeMu
 }
 
 enum Signals {
+  /// A drawing area's draw function: cairo's context for this one draw, and the area's width and height.
+  typealias Draw = @MainActor (_ cairo: OpaquePointer, _ width: Int32, _ height: Int32) -> Void
+
+  /// Sets `area`'s draw function (`gtk_drawing_area_set_draw_func`) to `handler`, held until the area lets it go.
+  static func draw(_ area: UnsafeMutablePointer<GtkWidget>, _ handler: @escaping Draw) {
+    let box = Unmanaged.passRetained(SignalBox<Draw>(handler))
+    let fn: GtkDrawingAreaDrawFunc = { _, cr, width, height, data in
+      guard let cr else { return }
+      let box = Unmanaged<SignalBox<Draw>>.fromOpaque(data!).takeUnretainedValue()
+      // cairo's context for this one draw: GTK made it on this (the main) thread and keeps no other user of it.
+      nonisolated(unsafe) let context = cr
+      onMain { box.handler(context, width, height) }
+    }
+    gtk_drawing_area_set_draw_func(cast(raw(area)), fn, box.toOpaque()) { data in
+      Unmanaged<SignalBox<Draw>>.fromOpaque(data!).release()
+    }
+  }
+
   typealias Plain = @MainActor () -> Void
   typealias Bool0 = @MainActor () -> Bool
   typealias Key = @MainActor (_ keyval: guint, _ state: GdkModifierType) -> Bool

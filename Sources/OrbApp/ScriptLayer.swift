@@ -25,17 +25,7 @@ final class ScriptLayer {
   init() {
     if cairo {
       widget = orb_drawing_area_new_image()  // read out as the picture widget is
-      let box = Unmanaged.passRetained(SignalBox<Paint> { [weak self] cr in self?.paint(cr) })
-      let fn: GtkDrawingAreaDrawFunc = { _, cr, _, _, data in
-        guard let cr else { return }
-        let box = Unmanaged<SignalBox<Paint>>.fromOpaque(data!).takeUnretainedValue()
-        // cairo's context for this one draw: GTK made it on this (the main) thread and keeps no other user of it.
-        nonisolated(unsafe) let context = cr
-        onMain { box.handler(context) }
-      }
-      gtk_drawing_area_set_draw_func(cast(raw(widget)), fn, box.toOpaque()) { data in
-        Unmanaged<SignalBox<Paint>>.fromOpaque(data!).release()
-      }
+      Signals.draw(widget) { [weak self] cr, _, _ in self?.paint(cr) }
     } else {
       widget = gtk_picture_new()
       gtk_picture_set_content_fit(opaque(widget), GTK_CONTENT_FIT_FILL)
@@ -51,8 +41,6 @@ final class ScriptLayer {
     for mask in masks { cairo_surface_destroy(mask.surface) }
     masks = []
   }
-
-  typealias Paint = @MainActor (OpaquePointer) -> Void
 
   /// Whether it wants libass's masks (`ASSRenderer.render(…, masks: true)`) rather than a composed picture.
   var takesMasks: Bool { cairo }

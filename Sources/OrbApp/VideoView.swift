@@ -62,17 +62,7 @@ final class VideoView {
   init() {
     if drawsWithCairo {
       picture = gtk_drawing_area_new()
-      let box = Unmanaged.passRetained(SignalBox<Paint> { [unowned self] cr, w, h in self.paint(cr, w, h) })
-      let fn: GtkDrawingAreaDrawFunc = { _, cr, w, h, data in
-        guard let cr else { return }
-        let box = Unmanaged<SignalBox<Paint>>.fromOpaque(data!).takeUnretainedValue()
-        // cairo's context for this one draw: GTK made it on this (the main) thread and keeps no other user of it.
-        nonisolated(unsafe) let context = cr
-        onMain { box.handler(context, w, h) }
-      }
-      gtk_drawing_area_set_draw_func(cast(raw(picture)), fn, box.toOpaque()) { data in
-        Unmanaged<SignalBox<Paint>>.fromOpaque(data!).release()
-      }
+      Signals.draw(picture) { [unowned self] cr, w, h in self.paint(cr, w, h) }
     } else {
       picture = gtk_picture_new()
       gtk_picture_set_can_shrink(opaque(picture), 1)
@@ -81,8 +71,6 @@ final class VideoView {
     gtk_widget_set_hexpand(picture, 1)
     gtk_widget_set_vexpand(picture, 1)
   }
-
-  typealias Paint = @MainActor (OpaquePointer, Int32, Int32) -> Void
 
   /// Paints the picture held (cairo mode) over the whole area, black before there is one. The window paints no
   /// background of its own under this view (`PlayerWindow.installCSS`), so the area is still clear when GTK's cairo

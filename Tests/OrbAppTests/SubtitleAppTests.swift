@@ -334,14 +334,13 @@ final class SubtitleAppTests: XCTestCase {
       contents: SubtitleMedia.assScript(
         width: 640, height: 360,
         styles: [
-          "Red,DejaVu Sans,48,&H000000FF,&H000000FF,&H00000000,&H00000000,1,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1",
-          "White,DejaVu Sans,24,&H00FFFFFF,&H00FFFFFF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1",
+          SubtitleMedia.assStyle("Red", size: 48, colour: "&H000000FF", bold: true), SubtitleMedia.assStyle("White"),
         ],
         events: [
           #"0,0:00:00.00,0:00:30.00,Red,,0,0,0,,{\an7\pos(20,20)}LEFT"#,
           #"1,0:00:00.00,0:00:30.00,Red,,0,0,0,,{\an7\pos(20,20)\bord0}LEFT"#,
           #"0,0:00:00.00,0:00:30.00,White,,0,0,0,,{\an3}RIGHT"#,
-          #"1,0:00:00.00,0:00:30.00,White,,0,0,0,,{\an7\pos(290,150)\bord0\1c&H00FF00&\p1}m 0 0 l 60 0 60 60 0 60{\p0}"#,
+          SubtitleMedia.assGreenSquare(layer: 1, "0:00:00.00", "0:00:30.00", style: "White", x: 290, y: 150),
         ]))
     var cues: [String] = []
     let image = try pausedOn(script, name, showing: "LEFT", options: options) { events in
@@ -510,12 +509,8 @@ final class SubtitleAppTests: XCTestCase {
       named: "frame-at.ass",
       contents: SubtitleMedia.assScript(
         width: 640, height: 360,
-        styles: [
-          "Default,DejaVu Sans,24,&H00FFFFFF,&H00FFFFFF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1"
-        ],
-        events: [
-          #"0,0:00:01.00,0:00:03.00,Default,,0,0,0,,{\an7\pos(290,150)\bord0\1c&H00FF00&\p1}m 0 0 l 60 0 60 60 0 60{\p0}"#
-        ]))
+        styles: [SubtitleMedia.assStyle("Default")],
+        events: [SubtitleMedia.assGreenSquare("0:00:01.00", "0:00:03.00", style: "Default", x: 290, y: 150)]))
     let clip = try TestMedia.path(
       "ass-frame-at.mkv",
       [
@@ -542,11 +537,9 @@ final class SubtitleAppTests: XCTestCase {
       named: "turned.ass",
       contents: SubtitleMedia.assScript(
         width: 360, height: 640,
-        styles: [
-          "Default,DejaVu Sans,24,&H00FFFFFF,&H00FFFFFF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1"
-        ],
+        styles: [SubtitleMedia.assStyle("Default")],
         events: [
-          #"0,0:00:00.00,0:00:03.00,Default,,0,0,0,,{\an7\pos(150,290)\bord0\1c&H00FF00&\p1}m 0 0 l 60 0 60 60 0 60{\p0}"#,
+          SubtitleMedia.assGreenSquare("0:00:00.00", "0:00:03.00", style: "Default", x: 150, y: 290),
           "0,0:00:00.00,0:00:03.00,Default,,0,0,0,,Turned",
         ]))
     let stored = try TestMedia.path(

@@ -11,8 +11,8 @@ final class ASSRendererTests: XCTestCase {
   static let header = SubtitleMedia.assScript(
     width: 640, height: 360,
     styles: [
-      "Default,DejaVu Sans,40,&H000000FF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1",
-      "Big,DejaVu Sans,80,&H000000FF,&H000000FF,&H00000000,&H00000000,0,0,0,0,100,100,0,0,1,2,0,2,10,10,10,1",
+      SubtitleMedia.assStyle("Default", size: 40, colour: "&H000000FF"),
+      SubtitleMedia.assStyle("Big", size: 80, colour: "&H000000FF"),
     ])
 
   private func cue(

@@ -39,6 +39,23 @@ public enum SubtitleMedia {
     return lines.joined(separator: "\n") + "\n"
   }
 
+  /// An ASS style line's fields (after "Style: "): DejaVu Sans at `size`, in `colour` (&HAABBGGRR), bold or not, a
+  /// 2-pixel black outline, bottom centre, margins of 10.
+  public static func assStyle(
+    _ name: String, size: Int = 24, colour: String = "&H00FFFFFF", bold: Bool = false
+  ) -> String {
+    "\(name),DejaVu Sans,\(size),\(colour),\(colour),&H00000000,&H00000000,\(bold ? 1 : 0),0,0,0,100,100,0,0,1,2,0,2,"
+      + "10,10,10,1"
+  }
+
+  /// An ASS event's fields (after "Dialogue: ") drawing a 60x60 green square whose top left is at (`x`, `y`) of the
+  /// script, from `start` to `end` (H:MM:SS.cc).
+  public static func assGreenSquare(layer: Int = 0, _ start: String, _ end: String, style: String, x: Int, y: Int)
+    -> String
+  {
+    "\(layer),\(start),\(end),\(style),,0,0,0,,{\\an7\\pos(\(x),\(y))\\bord0\\1c&H00FF00&\\p1}m 0 0 l 60 0 60 60 0 60{\\p0}"
+  }
+
   /// A 2 s 320x240 H.264 clip with the given subtitle files as tracks, in order, each converted to `codecs[i]`.
   public static func muxed(_ name: String, subtitles: [String], codecs: [String], fonts: [String] = []) throws
     -> String
