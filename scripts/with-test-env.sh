@@ -137,7 +137,9 @@ fi
 # (e.g. a player a test means to Ctrl-C) would otherwise inherit as ignored.
 # The player's own config file, what it remembers and what it keeps to go faster (HDR tables), and any other user
 # setting, are not the real home's: empty folders.
+# Mesa's shader cache stays where it was (a cold one would slow every lavapipe and llvmpipe start).
 mkdir -p "$tmp/config-home" "$tmp/state-home" "$tmp/cache-home"
+export MESA_SHADER_CACHE_DIR="${MESA_SHADER_CACHE_DIR:-${XDG_CACHE_HOME:-${HOME:-/root}/.cache}}"
 export XDG_CONFIG_HOME=$tmp/config-home XDG_STATE_HOME=$tmp/state-home XDG_CACHE_HOME=$tmp/cache-home
 export DISPLAY=$display GDK_BACKEND=x11 LIBGL_ALWAYS_SOFTWARE=1
 dflt=()

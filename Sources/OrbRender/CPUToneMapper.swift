@@ -67,6 +67,8 @@ final class CPUToneMapper {
   private final class Slot: Sendable { let grid = Mutex<Grid?>(nil) }
   private let made = Slot()
   private var building: HDRTableKey?
+  /// The key the last picture asked for.
+  private var wanted: HDRTableKey?
   /// Where full tables are kept between runs; nil: made every time.
   private let tables: HDRTableStore?
   /// Each band thread's Y', Cb and Cr rows as swscale writes them (16-bit codes, full scale): `bandRows` rows of the
@@ -170,12 +172,10 @@ final class CPUToneMapper {
   /// worker once it is there, else the quick one made now.
   private func table(params: ToneMapParams, variant: PipelineVariant) -> Grid {
     let key = Self.key(params: params, variant: variant)
-    if let done = made.grid.withLock({ $0.take() }) {
-      grid = done
-      building = nil
-    }
+    wanted = key
+    if let done = made.grid.withLock({ $0.take() }) { take(done) }
     if let grid, grid.key.serves(key) {
-      if grid.size != Self.fullSize { build(key, params: params) }
+      if grid.size != Self.fullSize { build(key, params: params, keep: true) }
       return grid
     }
     // Only the peak moved: the table in use serves until the worker has made the one for the new peak.
@@ -223,8 +223,17 @@ final class CPUToneMapper {
       setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice)
       let grid = CPUToneMapper.makeGrid(size: size, params: params, key: key, parallel: false)
       made.grid.withLock { $0 = grid }
-      store?.save(key, params: params, size: size, points: grid.points.base)
+      // Its points stay mapped while they are written: the renderer may let the grid go meanwhile.
+      withExtendedLifetime(grid) { store?.save(key, params: params, size: size, points: grid.points.base) }
     }
+  }
+
+  /// The worker's table, in place of the one in use; unless that one is full and serves the last key asked for while
+  /// the worker's does not (made for an earlier stream, then a kept table was taken for this one).
+  private func take(_ done: Grid) {
+    building = nil
+    if let grid, grid.size == Self.fullSize, let wanted, grid.key.serves(wanted), !done.key.serves(wanted) { return }
+    grid = done
   }
 
   /// Waits up to `timeout` seconds for a table the worker is making, and takes it: pictures drawn after this use
@@ -233,8 +242,7 @@ final class CPUToneMapper {
     let deadline = Date(timeIntervalSinceNow: timeout)
     while building != nil && Date() < deadline {
       if let done = made.grid.withLock({ $0.take() }) {
-        grid = done
-        building = nil
+        take(done)
         return
       }
       usleep(2_000)

@@ -5,20 +5,23 @@ import Foundation
 /// the full table at once, rather than with a quick 25³ one made while it waits and the full one made behind it
 /// (about 13 ms, then 65 ms of a core while the window starts). A stream's first table depends only on its metadata
 /// and its first picture's light, so opening a file again, or another file with the same mastering and a dark or
-/// bright first picture, finds its table. HDR10 1080p, launch to first picture, 15 alternated launches, medians: 137
-/// -> 120 ms with no table made at all (the most a store can give).
+/// bright first picture, finds its table. HDR10 1080p, launch to first picture, 15 alternated launches, medians: 145
+/// -> 131 ms with the table kept (142 with none kept; 120 with no table made at all, a build for the measure alone).
 ///
-/// A table is taken only when everything it was made from, but the curve peak, is what is asked for now, and the
-/// peak is one `HDRTableKey.serves` accepts (as a table in memory is kept while the detected peak drifts); when its
-/// length, its checksum, and a handful of its points computed again all agree, so a damaged file, or one an older
-/// build's colour math made, is made again and replaced. At most `kept` tables are kept (16 MB), the least recently
-/// used ones removed first.
+/// A table is taken only when everything it was made from, but the curve peak, is what is asked for now (with
+/// `mathVersion`), and the peak is one `HDRTableKey.serves` accepts (as a table in memory is kept while the detected
+/// peak drifts); and when its length, its checksum, and two dozen of its points computed again all agree, so a
+/// damaged file is made again and replaced, as is one whose colour math moved those points. At most `kept` tables
+/// are kept (16 MB), the least recently used ones removed first.
 /// Thread-safety: Sendable; its methods touch only its folder, from any thread: a table is written whole under a
 /// name of its own, then renamed into place, so a reader sees a whole file or none, and another player's too.
 struct HDRTableStore: Sendable {
   let folder: String
   /// Tables kept, at most.
   static let kept = 16
+  /// Made one more whenever `HDRToSDR` gives other values (the points checked again catch only some changes): a
+  /// table an earlier build made is then not taken.
+  static let mathVersion = 1
   /// The format: a changed layout is a new name, and old files go as the least recently used.
   private static let magic = Array("ORBHDRT1".utf8)
 
@@ -27,9 +30,10 @@ struct HDRTableStore: Sendable {
   /// The user's cache folder's store; nil where there is no home to keep it in.
   static var standard: HDRTableStore? {
     let environment = ProcessInfo.processInfo.environment
+    // XDG: a relative path is no cache folder.
     guard
-      let base = environment["XDG_CACHE_HOME"].flatMap({ $0.isEmpty ? nil : $0 })
-        ?? environment["HOME"].flatMap({ $0.isEmpty ? nil : $0 + "/.cache" })
+      let base = environment["XDG_CACHE_HOME"].flatMap({ $0.hasPrefix("/") ? $0 : nil })
+        ?? environment["HOME"].flatMap({ $0.hasPrefix("/") ? $0 + "/.cache" : nil })
     else { return nil }
     return HDRTableStore(folder: base + "/orb-player/hdr-tables")
   }
@@ -40,7 +44,7 @@ struct HDRTableStore: Sendable {
     let v = key.variant
     let hdr = key.hdr.dropFirst().map { String($0.bitPattern, radix: 16) }.joined(separator: ",")
     return
-      "size=\(size) mode=\(v.mode) curve=\(v.curve) bt2020=\(v.fromBT2020) hdr=\(hdr) tone=\(params.curve) "
+      "math=\(mathVersion) size=\(size) mode=\(v.mode) curve=\(v.curve) bt2020=\(v.fromBT2020) hdr=\(hdr) tone=\(params.curve) "
       + "transfer=\(params.transfer) primaries=\(params.primaries) content=\(params.contentPeak.bitPattern) "
       + "black=\(params.sourceBlack.bitPattern) target=\(params.targetPeak.bitPattern)"
   }
@@ -62,14 +66,15 @@ struct HDRTableStore: Sendable {
     return hash
   }
 
-  /// The points a file's table is checked at, computed again: the grid's corners, its centre and some between.
+  /// The points a file's table is checked at, computed again (a few microseconds each): the grid's corners, its
+  /// centre and 18 between.
   private static func probes(size: Int) -> [(Int, Int, Int)] {
     let last = size - 1
     var picked = [
       (0, 0, 0), (last, last, last), (last, 0, 0), (0, last, 0), (0, 0, last), (last / 2, last / 2, last / 2),
     ]
     var state: UInt32 = 0x2545_f491
-    for _ in 0..<6 {
+    for _ in 0..<18 {
       var next = [Int]()
       for _ in 0..<3 {
         state = state &* 1_664_525 &+ 1_013_904_223
@@ -112,7 +117,9 @@ struct HDRTableStore: Sendable {
   private func read(_ path: String, identity: String, size: Int, params: ToneMapParams) -> CPUToneMapper.Points? {
     let header = Self.header(identity: identity, checksum: 0)
     let count = size * size * size
-    guard let data = FileManager.default.contents(atPath: path), data.count == header.count + count * 4,
+    var info = stat()
+    guard stat(path, &info) == 0, info.st_size == header.count + count * 4,
+      let data = FileManager.default.contents(atPath: path), data.count == header.count + count * 4,
       data.prefix(header.count - 8).elementsEqual(header.prefix(header.count - 8))
     else { return nil }
     let stored = data.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: header.count - 8, as: UInt64.self) }
@@ -147,8 +154,19 @@ struct HDRTableStore: Sendable {
     guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil
     else { return }
     let partial = folder + "/.\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
-    guard FileManager.default.createFile(atPath: partial, contents: Data(bytes)) else { return }
-    guard rename(partial, folder + "/" + name) == 0 else {
+    let file = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    guard file >= 0 else { return }
+    let written = bytes.withUnsafeBytes { raw -> Bool in
+      var done = 0
+      while done < raw.count {
+        let n = write(file, raw.baseAddress! + done, raw.count - done)
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { return false }
+        done += n
+      }
+      return true
+    }
+    guard close(file) == 0, written, rename(partial, folder + "/" + name) == 0 else {
       unlink(partial)
       return
     }

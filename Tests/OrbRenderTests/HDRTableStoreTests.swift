@@ -71,6 +71,13 @@ final class HDRTableStoreTests: XCTestCase {
     afterDamage.drawer.finishTable()
     eventually("the table is made again and kept") { FileManager.default.contents(atPath: path) == kept }
 
+    // A table cut short is not taken either.
+    try kept.prefix(kept.count - 4).write(to: URL(fileURLWithPath: path))
+    let afterCut = try draw()
+    XCTAssertFalse(afterCut.drawer.hasFullTable, "a table cut short is not taken")
+    afterCut.drawer.finishTable()
+    eventually("the table is made again and kept") { FileManager.default.contents(atPath: path) == kept }
+
     // A table whose checksum holds but whose points another build's colour math made (its first corner moved) is
     // not taken either.
     var other = kept
@@ -127,7 +134,7 @@ final class HDRTableStoreTests: XCTestCase {
     XCTAssertNil(store.load(key(1000), params: brighter, size: size), "another display peak")
     XCTAssertNil(store.load(key(1000), params: params(1000), size: 5), "another size")
 
-    // 1000 used last: it stays when 17 more come, and 1040, the least recently used, goes.
+    // 1000 used last: it stays when 15 more come (17 in all), and 1040, the least recently used, goes.
     usleep(10_000)
     XCTAssertNotNil(store.load(key(1000), params: params(1000), size: size))
     for i in 0..<HDRTableStore.kept - 1 {
