@@ -34,7 +34,7 @@ struct Demuxer {
     while true {
       enum Next {
         case stop
-        case seek(target: Double, exact: Bool, generation: Int, audio: Int?)
+        case seek(target: Double, exact: Bool, generation: Int, audio: Int?, delay: Double)
         case read(generation: Int)
       }
       let idle = atEnd
@@ -55,12 +55,12 @@ struct Demuxer {
           core.media.cancellation.resume()
           return .seek(
             target: target, exact: s.pendingSeekExact, generation: s.generation,
-            audio: (s.switchedAudio ?? s.currentAudio)?.index)
+            audio: (s.switchedAudio ?? s.currentAudio)?.index, delay: s.audioDelay)
         })
       switch next {
       case .stop:
         return
-      case .seek(let target, let exact, let generation, let wantedAudio):
+      case .seek(let target, let exact, let generation, let wantedAudio, let delay):
         if wantedAudio != routedAudio {
           // A track switch: read the new stream from here on, skip the old one cheaply.
           if let old = routedAudio { core.media.stream(old).pointee.discard = AVDISCARD_ALL }
@@ -71,10 +71,14 @@ struct Demuxer {
         joins?.restart()
         skips?.restart()
         let hangs = core.media.connectionHangs
+        // With the sound later than its pictures, the target's sound is the file's from the delay before it: the
+        // demuxer goes back that much further (as mpv's does), else the sound before the key frame was silence.
+        // The decoders still let out nothing before the target.
+        let landing = exact && wantedAudio != nil && delay > 0 ? max(0, target - delay) : target
         core.media.watching(seek: true, afresh: true) {
           let left = hangs ? core.media.leaveTheConnection() : nil
           // A demuxer that could not seek reads on from where it was, not from the byte the connection was left at.
-          if !seek(ctx, to: target), let left, let pb = ctx.pointee.pb { avio_seek(pb, left, SEEK_SET) }
+          if !seek(ctx, to: landing), let left, let pb = ctx.pointee.pb { avio_seek(pb, left, SEEK_SET) }
         }
         // Not exact: the decoders let out what comes first from the key frame the demuxer went back to.
         let from = exact ? target : -Double.infinity
@@ -84,9 +88,9 @@ struct Demuxer {
         if core.media.stalled {
           // Its new connection brought nothing (a read would wait as long again), or a file held nothing there.
           atEnd = ended(core.media.stallEnd(), generation: generation)
-        } else if let videoIndex, target > 0, !core.untimed {
+        } else if let videoIndex, landing > 0, !core.untimed {
           atEnd = settle(
-            ctx, target: target, generation: generation, videoIndex: videoIndex,
+            ctx, target: landing, generation: generation, videoIndex: videoIndex,
             audioIndex: routedAudio.map(Int32.init))
         }
       case .read(let generation):

@@ -37,7 +37,7 @@ final class AudioDelayTests: XCTestCase {
       XCTAssertEqual(heard, 2 + delay, accuracy: 0.011, "delay \(delay) s")
     }
     // After a seek the sound starts where the picture does, with the file's sound from half a second before the
-    // target (the demuxer reads from the key frame before it): the tone of 2 s is heard at 2.5 s, not cut.
+    // target (the demuxer goes back by the delay): the tone of 2 s is heard at 2.5 s, not cut.
     pipeline.setAudioDelay(0.5, at: 2.2)
     let first = try XCTUnwrap(pipeline.nextAudio(timeout: 5))
     XCTAssertEqual(first.time, 2.2, accuracy: 0.001)
@@ -48,6 +48,31 @@ final class AudioDelayTests: XCTestCase {
     pipeline.seek(to: 1.0, exact: false)
     XCTAssertEqual(try XCTUnwrap(pipeline.nextAudio(timeout: 5)).time, 0, accuracy: 0.011)
     XCTAssertEqual(try XCTUnwrap(toneStart(pipeline)), 2.5, accuracy: 0.011)
+  }
+
+  /// With the sound later than its pictures, a seek's first sound is the file's from the delay before the target,
+  /// though that lies before the key frame the seek's picture is decoded from (the demuxer goes back by the delay, as
+  /// mpv's does): a key frame every 0.2 s and a tone all along, the sound at the target is the tone, not silence.
+  func testAfterASeekTheSoundFromBeforeTheKeyFrameIsHeard() throws {
+    let clip = try TestMedia.path(
+      "tone-all-along-g5.mkv",
+      [
+        "-f", "lavfi", "-i", "color=c=gray:size=160x90:rate=25:duration=4", "-f", "lavfi", "-i",
+        "sine=frequency=440:sample_rate=48000:duration=4:samples_per_frame=480", "-c:v", "libx264", "-preset",
+        "ultrafast", "-g", "5", "-pix_fmt", "yuv420p", "-c:a", "pcm_s16le",
+      ])
+    let pipeline = try MediaPipeline(source: clip, audio: MediaPipeline.AudioRequest(delay: 0.5))
+    defer { pipeline.close() }
+    for target in [2.2, 1.0, 3.0] {
+      pipeline.seek(to: target)
+      let first = try XCTUnwrap(pipeline.nextAudio(timeout: 5))
+      XCTAssertEqual(first.time, target, accuracy: 0.001)
+      // The sine is 1/8 of full scale.
+      let start = first.samples.prefix(480 * first.channels).map(abs).max() ?? 0
+      XCTAssertGreaterThan(start, 0.1, "seek to \(target) s: the tone at once, not the silence of a missing 0.5 s")
+      let picture = try XCTUnwrap(pipeline.nextPicture(timeout: 5))
+      XCTAssertEqual(picture.time, target, accuracy: 0.001, "the picture of the target still")
+    }
   }
 
   /// A delay asked for from the start (`--audio-delay`, or the last entry's) places the sound so from the first.
