@@ -126,7 +126,8 @@ extension PlayerWindow {
       else {
         return overlays.showMessage(forward ? "This is the last chapter" : "This is the first chapter")
       }
-      player.seek(to: chapters[index].start)
+      player.seek(
+        to: ChapterStep.landing(chapters[index].start, shown: shown.map { ($0.time, $0.duration) }))
       overlays.showMessage(ChapterStep.name(chapters, index))
     default:
       break

@@ -23,6 +23,21 @@ public enum ChapterStep {
     return position - chapters[current].start > threshold || current == 0 ? current : current - 1
   }
 
+  /// Where to seek to show a chapter starting at `start`: its first picture, the first to start at or after it (as
+  /// mpv shows). An exact seek shows the picture that covers its target, and at 23.976 fps a chapter at 4 s starts
+  /// within the picture of 3.962 s, the last of the chapter before: paused there, the chapter began with the one
+  /// before's picture. From the picture shown (`time` and `duration`), the pictures are taken to go on at its rate:
+  /// a start within a millisecond of a picture's (chapters in milliseconds round them) goes a millisecond into that
+  /// picture, and one more than `slack` into a picture a millisecond into the next.
+  public static func landing(_ start: Double, shown: (time: Double, duration: Double)?) -> Double {
+    guard let shown, shown.duration > 0.002, shown.time.isFinite, start.isFinite else { return start }
+    let pictures = (start - shown.time) / shown.duration
+    let nearest = shown.time + pictures.rounded() * shown.duration
+    if abs(start - nearest) <= 0.001 { return nearest + 0.001 }
+    let covering = shown.time + pictures.rounded(.down) * shown.duration
+    return start - covering > slack ? covering + shown.duration + 0.001 : start
+  }
+
   /// The index of the chapter `position` lies in: the last to start at or before it; nil before the first.
   public static func playing(_ chapters: [ChapterInfo], at position: Double) -> Int? {
     chapters.lastIndex { $0.start <= position + slack }

@@ -74,9 +74,9 @@ final class KeyTests: XCTestCase {
     XCTAssertEqual(player.wait(timeout: 10), 0)
   }
 
-  /// At 23.976 fps a chapter's start falls between two pictures: Page Down shows the one before it (3.962 s for a
-  /// chapter at 4 s), and its time was taken for the chapter before, so that paused, Page Down went to the same
-  /// chapter again and again and never reached the third.
+  /// At 23.976 fps a chapter's start falls between two pictures: Page Down shows the first picture of the chapter
+  /// (4.004 s for a chapter at 4 s), where it showed the one before it (3.962 s, the chapter before's last), whose
+  /// time was then taken for the chapter before, so that paused, Page Down went to the same chapter again and again.
   func testPageDownReachesEveryChapterAt23976PicturesASecond() throws {
     var metadata = ";FFMETADATA1\n"
     for (start, title) in [(0, "Opening"), (4000, "Middle"), (8000, "End")] {
@@ -95,8 +95,8 @@ final class KeyTests: XCTestCase {
     usleep(800_000)
     let picture = 1001.0 / 24
     for (key, expected) in [
-      ("Page_Down", 95 * picture), ("Page_Down", 191 * picture), ("Page_Down", 191 * picture),
-      ("Page_Up", 95 * picture), ("Page_Up", 0),
+      ("Page_Down", 96 * picture), ("Page_Down", 192 * picture), ("Page_Down", 192 * picture),
+      ("Page_Up", 96 * picture), ("Page_Up", 0),
     ] {
       Screen.press(key, title: title)
       usleep(300_000)

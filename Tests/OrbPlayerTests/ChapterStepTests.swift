@@ -41,6 +41,21 @@ final class ChapterStepTests: XCTestCase {
       ChapterStep.target(chapters, from: 59.9, forward: true, picture: picture), 1, "two pictures before Two: Two")
   }
 
+  /// A chapter is shown from its first picture: a start within a picture goes to the next one, a start at a
+  /// picture's (or a rounding from it) to that one, a millisecond into it; a start only just within a picture, or
+  /// with no picture shown, stays.
+  func testAChapterLandsOnItsFirstPicture() {
+    let picture = 1001.0 / 24000
+    let shown = (time: 130 * picture, duration: picture)
+    XCTAssertEqual(ChapterStep.landing(4, shown: shown), 96 * picture + 0.001, accuracy: 1e-9, "4 s: within 3.962")
+    XCTAssertEqual(ChapterStep.landing(96 * picture, shown: shown), 96 * picture + 0.001, accuracy: 1e-9, "at one")
+    XCTAssertEqual(ChapterStep.landing(96 * picture + 0.005, shown: shown), 96 * picture + 0.005, "just within one")
+    XCTAssertEqual(ChapterStep.landing(4.004, shown: shown), 96 * picture + 0.001, accuracy: 1e-9, "in milliseconds")
+    XCTAssertEqual(ChapterStep.landing(0, shown: shown), 0.001, accuracy: 1e-9, "the first picture")
+    XCTAssertEqual(ChapterStep.landing(4, shown: nil), 4, "no picture shown")
+    XCTAssertEqual(ChapterStep.landing(4, shown: (3.9, 0)), 4, "a picture with no length")
+  }
+
   func testChaptersThatStartLaterAndNone() {
     let late = [ChapterInfo(startMs: 10_000, endMs: 20_000, title: nil)]
     XCTAssertNil(ChapterStep.target(late, from: 5, forward: false), "before the first chapter: none back")
