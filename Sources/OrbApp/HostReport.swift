@@ -229,17 +229,29 @@ nonisolated final class LastWord: Sendable {
   }
 
   /// Says `ended` (`terminated`) with where playback was, unless the last word went already; true when this said it.
+  /// The player is asked on a thread of its own, for at most `playerWait` seconds: this runs where the main thread
+  /// does not answer, and a thread hung holding the player's lock (or its clock's, which asks PipeWire) would have
+  /// held the watch too, and the process would never have exited. Without an answer, the position last told (else
+  /// the start) is said, with no stats.
   func speak() -> Bool {
     // Read before the state is held: the player's lock is never taken inside it.
     let (player, told) = state.withLock { ($0.player, $0.told) }
-    let position = player.map { player -> Int64 in
-      let now = Int64((player.position * 1000).rounded())
-      guard let told, told.seeks == player.seeksAsked.count else { return now }
-      return max(now, told.ms)
+    let read =
+      player.flatMap { player in
+        answer(within: Self.playerWait, named: "orb-last-word") { () -> (ms: Int64, stats: PlaybackStats) in
+          let now = Int64((player.position * 1000).rounded())
+          guard let told, told.seeks == player.seeksAsked.count else { return (now, player.stats) }
+          return (max(now, told.ms), player.stats)
+        }
+      }
+    let position = read?.ms ?? told?.ms ?? resumeMs
+    return tell {
+      events?.ended(positionMs: position, reason: "terminated", stats: read?.stats ?? PlaybackStats())
     }
-    let stats = player?.stats ?? PlaybackStats()
-    return tell { events?.ended(positionMs: position ?? resumeMs, reason: "terminated", stats: stats) }
   }
+
+  /// Seconds `speak` waits for the player's answer.
+  static let playerWait = 1.0
 
   /// Sends what the writer holds, waiting at most a second.
   func flush() { events?.flush(timeout: 1) }

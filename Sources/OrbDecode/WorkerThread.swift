@@ -16,6 +16,18 @@ public func startThread(named name: String, stackSize: Int? = nil, _ body: sendi
   thread.start()
 }
 
+/// `work`'s answer, run on a thread of its own (`name`), if it comes within `seconds`; else nil, and the thread is
+/// left to finish (or to wait for ever) alone. For what must not wait on a lock that may never be let go: the last
+/// word to the host at a signal, when a thread may hang holding the player's.
+public func answer<T: Sendable>(within seconds: Double, named name: String, _ work: @escaping @Sendable () -> T) -> T? {
+  let slot = Locked<T?>(nil)
+  startThread(named: name) {
+    let result = work()
+    slot.change { $0 = result }
+  }
+  return slot.wait(until: { $0 != nil }, deadline: Date(timeIntervalSinceNow: seconds), then: { s, _ in s.take() })
+}
+
 /// Gives the calling thread `name` where the system shows it (`top -H`, `perf`, a debugger: the thread's comm, 15
 /// bytes at most), which Foundation's `Thread.name` does not set on Linux: every thread showed as "orb-player".
 func nameForSystem(_ name: String) {

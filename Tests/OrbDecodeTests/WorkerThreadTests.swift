@@ -17,4 +17,23 @@ final class WorkerThreadTests: XCTestCase {
     wait(for: [done], timeout: 10)
     XCTAssertEqual(seen.withLock { $0 }, "orb-test-worker")
   }
+
+  /// `answer(within:)` gives what the work answers in time, and nil, once the time is up, for work that waits on a lock
+  /// held elsewhere (as the last word's read of a hung player's state): the caller goes on.
+  func testAnAnswerIsWaitedForOnlyAsLongAsAsked() {
+    XCTAssertEqual(answer(within: 5, named: "orb-test-answer") { 42 }, 42)
+    let held = NSLock()
+    held.lock()
+    let started = Date()
+    let none: Int? = answer(within: 0.3, named: "orb-test-answer") {
+      held.lock()
+      defer { held.unlock() }
+      return 7
+    }
+    XCTAssertNil(none, "no answer while the lock is held")
+    let waited = Date().timeIntervalSince(started)
+    XCTAssertGreaterThanOrEqual(waited, 0.29, "waited as long as asked")
+    XCTAssertLessThan(waited, 5, "and then went on")
+    held.unlock()
+  }
 }
