@@ -334,7 +334,13 @@ struct Demuxer {
     let isVideo = index == videoIndex
     let isAudio = index == audioIndex
     let tb = timeBase(index)
-    if let joins, isVideo || isAudio { joins.follow(packet, stream: index, timeBase: tb, core: core) }
+    if let joins, isVideo || isAudio {
+      // A jump on over bytes the demuxer stepped over, as many as that much time holds, is damage, not a join.
+      let (byte, skips) = (packet.pointee.pos, skips)
+      joins.follow(packet, stream: index, timeBase: tb, core: core) { time in
+        skips?.accounts(forJumpTo: time, byte: byte) ?? false
+      }
+    }
     let start = isVideo || isAudio ? core.seconds(packet, tb) : nil
     let end = isVideo || isAudio ? core.end(packet, tb) : nil
     if let skips, let notice = skips.follow(byte: packet.pointee.pos, size: size, start: start, end: end) {
@@ -395,6 +401,18 @@ final class SkippedStretches: @unchecked Sendable {
     skipped = 0
   }
 
+  /// Whether a packet at `byte` whose time jumps on to `start` (seconds, as `follow` would be given it) comes after
+  /// bytes stepped over, as many as the time lost holds at the rate read so far or near it: damage, where the
+  /// stream's clock went on (MPEG-TS damage of more than `TimestampJoins.forwards` was taken for a join).
+  func accounts(forJumpTo start: Double, byte: Int64) -> Bool {
+    var stepped = skipped
+    if byte >= 0, let lastByte, byte - lastByte > Self.bytes { stepped += byte - lastByte }
+    guard stepped > 0, let lastTime, start - lastTime > Self.seconds else { return false }
+    guard let first, let lastByte, lastTime - first.time >= 2 else { return true }
+    let rate = Double(lastByte - skipped - first.byte) / (lastTime - first.time)
+    return rate <= 0 || Double(stepped) >= rate * (start - lastTime) / 2
+  }
+
   /// Follows one packet (at `byte` in the file, -1 when unknown; `start` and `end` its time, for a played stream);
   /// the notice for a stretch skipped before it, if one was.
   func follow(byte: Int64, size: Int, start: Double?, end: Double?) -> String? {
@@ -448,15 +466,20 @@ final class TimestampJoins: @unchecked Sendable {
     end = -.infinity
   }
 
-  /// Moves `packet` (of `stream`, in `timeBase`) by the offset of its part, noting a join where its time jumps.
-  func follow(_ packet: UnsafeMutablePointer<AVPacket>, stream: Int32, timeBase: AVRational, core: PipelineCore) {
+  /// Moves `packet` (of `stream`, in `timeBase`) by the offset of its part, noting a join where its time jumps; not
+  /// where it jumps on and `damaged(time)` says bytes lost before it account for that (`time`: where the packet goes
+  /// with no new join).
+  func follow(
+    _ packet: UnsafeMutablePointer<AVPacket>, stream: Int32, timeBase: AVRational, core: PipelineCore,
+    damaged: (Double) -> Bool = { _ in false }
+  ) {
     let p = packet.pointee
     let stamp = p.dts != orb_nopts_value() ? p.dts : p.pts
     guard stamp != orb_nopts_value() else { return }
     let tick = av_q2d(timeBase)
     let time = Double(stamp) * tick - core.startTime
     if let previous = last[stream], end.isFinite,
-      time < previous - Self.backwards || time > previous + Self.forwards,
+      time < previous - Self.backwards || (time > previous + Self.forwards && !damaged(time + offset)),
       abs(time + offset - end) > 2  // not a join another stream has already met
     {
       offset = end - time

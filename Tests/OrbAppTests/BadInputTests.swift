@@ -250,6 +250,36 @@ final class AppBadInputTests: XCTestCase {
     }
   }
 
+  /// An MPEG-TS file with more than ten seconds lost in the middle: its clock goes on after the stretch, which was
+  /// taken for recordings joined end to end (`TimestampJoins`), and the part after it was moved back to follow on
+  /// from the stretch's start: no word of the damage, and the end came 13 s early on the position. The host hears of
+  /// the stretch, and the position after it is the file's own, to the end.
+  func testMoreThanTenSecondsLostInATransportStreamIsDamageNotAJoin() throws {
+    let whole = try TestMedia.path(
+      "moving-30s-sine-1mbps.ts",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=30", "-f", "lavfi", "-i", "sine=duration=30",
+        "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "1M", "-g", "25", "-c:a", "aac",
+      ])
+    var data = try Data(contentsOf: URL(fileURLWithPath: whole))
+    // From 30 % on, 45 % of the file: some thirteen of the thirty seconds.
+    let from = data.count * 3 / 10
+    let to = from + data.count * 45 / 100
+    data.replaceSubrange(from..<to, with: Data(count: to - from))
+    let damaged = try TestMedia.file(named: "moving-30s-thirteen-seconds-of-zeros.ts", contents: data)
+    let player = try BackgroundPlayer(["--events-fd", "1", "--speed", "4", "--no-audio", damaged])
+    XCTAssertEqual(player.wait(timeout: 60), 0, player.stderr)
+    let warnings = player.events.filter { ($0["message"] as? String ?? "").hasPrefix("damaged from") }
+    XCTAssertEqual(warnings.count, 1, player.stdout)
+    let message = warnings.first?["message"] as? String ?? ""
+    let times = message.split(separator: " ").compactMap { Double($0) }
+    XCTAssertEqual(times.count, 2, message)
+    if times.count == 2 { XCTAssertGreaterThan(times[1] - times[0], 10, message) }
+    let ended = player.events.last { $0["event"] as? String == "ended" }
+    XCTAssertEqual(ended?["reason"] as? String, "eof", player.stdout)
+    XCTAssertGreaterThan(ended?["position_ms"] as? Int ?? 0, 29000, "the file's own times to its end: \(player.stdout)")
+  }
+
   func testCorruptPacketsAreSkippedAndPlaybackGoesOn() throws {
     let clean = try TestMedia.path(
       "h264-for-noise.mkv",
