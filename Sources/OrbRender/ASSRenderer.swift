@@ -69,6 +69,8 @@ public final class ASSRenderer {
   private let renderer: OpaquePointer
   /// The script's styles and the cues on screen; made again when the header changes (another track).
   private var track: UnsafeMutablePointer<ASS_Track>?
+  /// The bottom-aligned cues' smallest margin, a share of the height (`bottomMargin(_:)`).
+  private var bottomMargin = 0.0
   private var header: String?
   /// Frame and storage size and font scale, as last set.
   private var settings: [Int] = []
@@ -128,6 +130,24 @@ public final class ASSRenderer {
           track, raw.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(raw.count), start, length)
       }
     }
+    bottomMargin = Self.bottomMargin(track.pointee)
+  }
+
+  /// The smallest vertical margin of the bottom-aligned events of `track` (the event's own, else its style's), as a
+  /// share of the script's height: dialogue that high already clears that much of the bottom.
+  private static func bottomMargin(_ track: ASS_Track) -> Double {
+    guard let events = track.events, let styles = track.styles, track.n_events > 0 else { return 0 }
+    var least: Int32?
+    for event in UnsafeBufferPointer(start: events, count: Int(track.n_events)) {
+      guard (0..<track.n_styles).contains(event.Style) else { continue }
+      let style = styles[Int(event.Style)]
+      // libass keeps alignments as its flags: bottom is neither top (4) nor middle (8).
+      guard style.Alignment & 12 == 0 else { continue }
+      let margin = event.MarginV != 0 ? event.MarginV : style.MarginV
+      least = min(least ?? margin, margin)
+    }
+    let height = track.PlayResY > 0 ? Double(track.PlayResY) : 288  // libass's own default
+    return least.map { max(0, Double($0) / height) } ?? 0
   }
 
   /// The track of the script with `header`, made when it is not the current one.
@@ -158,12 +178,16 @@ public final class ASSRenderer {
   ) -> Frame {
     guard let track, width > 0, height > 0 else { return nothing() }
     let storage = storageWidth > 0 && storageHeight > 0 ? (storageWidth, storageHeight) : (width, height)
-    let hidden = min(max(0, hiddenBelow), height / 2)
-    let wanted = [width, height, storage.0, storage.1, Int((fontScale * 1000).rounded()), hidden, masks ? 1 : 0]
+    // Dialogue at the bottom is raised by what is covered beyond its own margin (libass moves it by a share of the
+    // height; a sign the script places stays): a script whose margin already clears the controls is not moved.
+    let covered = min(max(0, hiddenBelow), height / 2)
+    let margin = Int((bottomMargin * Double(height)).rounded())
+    let lift = max(0, covered - margin)
+    let wanted = [width, height, storage.0, storage.1, Int((fontScale * 1000).rounded()), lift, masks ? 1 : 0]
     if wanted != settings {
       ass_set_frame_size(renderer, Int32(width), Int32(height))
-      // Dialogue at the bottom raised by the covered share of the height (a sign the script places stays).
-      ass_set_line_position(renderer, Double(hidden) * 100 / Double(height))
+      // libass moves a line by that share of the height above its margin.
+      ass_set_line_position(renderer, Double(lift) * 100 / Double(max(1, height - margin)))
       ass_set_storage_size(renderer, Int32(storage.0), Int32(storage.1))
       ass_set_font_scale(renderer, fontScale)
       settings = wanted

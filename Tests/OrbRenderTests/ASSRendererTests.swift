@@ -140,6 +140,36 @@ final class ASSRendererTests: XCTestCase {
     XCTAssertEqual(Double(ink(covered, columns: 90..<250).y0), Double(ink(open, columns: 90..<250).y0), accuracy: 1)
   }
 
+  /// Dialogue whose own bottom margin already clears what covers the bottom stays where the script puts it; with a
+  /// smaller margin (an event's own, over its style's), it goes up only by what its margin does not clear.
+  func testDialogueHighEnoughStaysWhereTheScriptPutsIt() throws {
+    let header = SubtitleMedia.assScript(
+      width: 640, height: 360,
+      styles: [
+        SubtitleMedia.assStyle("High", size: 40, colour: "&H000000FF").replacingOccurrences(
+          of: ",10,10,10,1", with: ",10,10,100,1")
+      ])
+    func cue(_ marginV: Int) -> ASSRenderer.Cue {
+      ASSRenderer.Cue(ASSEvent(header: header, line: "0,0,High,,0,0,\(marginV),,Hello"), start: 0, end: 10)
+    }
+    func bottom(_ marginV: Int, hiddenBelow: Int) throws -> Int {
+      let renderer = try XCTUnwrap(ASSRenderer())
+      renderer.show([cue(marginV)])
+      guard case .picture(let picture?) = renderer.render(at: 1, width: 640, height: 360, hiddenBelow: hiddenBelow)
+      else {
+        XCTFail("nothing drawn")
+        return 0
+      }
+      return ink(picture).y1
+    }
+    // The style's margin: 100 of 360, its bottom near 260, above the 80 covered.
+    XCTAssertEqual(try bottom(0, hiddenBelow: 80), try bottom(0, hiddenBelow: 0), "already clear: not moved")
+    // The event's own margin of 40: its bottom near 320, 40 into the covered part, goes up by those 40.
+    let open = try bottom(40, hiddenBelow: 0)
+    XCTAssertEqual(Double(open), 320, accuracy: 8)
+    XCTAssertEqual(try bottom(40, hiddenBelow: 80), open - 40, "up by what its margin does not clear")
+  }
+
   /// The masks (what cairo paints in the window) blend to the same picture as the one composed (`--frame-at`, GL),
   /// a cue reaching past the frame's top left clipped alike.
   func testMasksBlendToTheComposedPicture() throws {
