@@ -28,7 +28,7 @@ final class HostReport {
     lastWord = LastWord(events: events, resumeMs: resumeMs)
   }
 
-  private func ms(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
+  private func ms(_ seconds: Double) -> Int64 { seconds.wholeMilliseconds }
 
   /// The media opened at `position` (the resume point, or 0 when that is past the end): playing, or paused where it
   /// starts paused (`--paused`).
@@ -239,7 +239,7 @@ nonisolated final class LastWord: Sendable {
     let read =
       player.flatMap { player in
         answer(within: Self.playerWait, named: "orb-last-word") { () -> (ms: Int64, stats: PlaybackStats) in
-          let now = Int64((player.position * 1000).rounded())
+          let now = player.position.wholeMilliseconds
           guard let told, told.seeks == player.seeksAsked.count else { return (now, player.stats) }
           return (max(now, told.ms), player.stats)
         }

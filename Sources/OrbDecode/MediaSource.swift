@@ -748,7 +748,7 @@ public final class MediaSource: @unchecked Sendable {
       guard end > start, length.map({ start < $0 }) ?? true else { continue }
       found.append(
         ChapterInfo(
-          startMs: Int64((start * 1000).rounded()), endMs: Int64((end * 1000).rounded()),
+          startMs: start.wholeMilliseconds, endMs: end.wholeMilliseconds,
           title: tag(chapter.metadata, "title")))
     }
     return found.sorted { $0.startMs < $1.startMs }

@@ -1,3 +1,5 @@
+import OrbDecode
+
 /// A window of the media the host marked (`--intro START-END`, `--credits START[-END]`, milliseconds as the media
 /// server sends them), which the viewer may skip.
 /// Thread-safety: a value type.
@@ -89,7 +91,7 @@ public struct MarkerTimeline: Sendable {
     self.duration = duration
   }
 
-  private static func ms(_ seconds: Double) -> Int64 { Int64((seconds * 1000).rounded()) }
+  private static func ms(_ seconds: Double) -> Int64 { seconds.wholeMilliseconds }
 
   /// Where `marker`'s window ends: its END, else the end of the media.
   public func end(of marker: Marker) -> Double { marker.end ?? duration ?? .infinity }

@@ -69,6 +69,8 @@ public final class ASSRenderer {
   private let renderer: OpaquePointer
   /// The script's styles and the cues on screen; made again when the header changes (another track).
   private var track: UnsafeMutablePointer<ASS_Track>?
+  /// The scripts whose [Fonts] sections were read (their headers' hashes).
+  private var fontsRead: Set<Int> = []
   /// The bottom-aligned cues' smallest margin, a share of the height (`bottomMargin(_:)`).
   private var bottomMargin = 0.0
   private var header: String?
@@ -91,8 +93,7 @@ public final class ASSRenderer {
     }
     self.library = library
     self.renderer = renderer
-    // A script's own [Fonts] section (fonts written into a sidecar .ass) is read too.
-    ass_set_extract_fonts(library, 1)
+    // A script's own [Fonts] section (fonts written into a sidecar .ass) is read too (`script`).
     for font in fonts {
       font.data.withUnsafeBytes { raw in
         ass_add_font(library, font.name, raw.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(raw.count))
@@ -112,7 +113,9 @@ public final class ASSRenderer {
     ass_library_done(library)
   }
 
-  /// Makes `cues` the ones drawn (those of the first cue's script; a cue of another script is left out).
+  /// Makes `cues` the ones drawn (those of the first cue's script; a cue of another script is left out), at most
+  /// `mostEvents` of them and `mostBytes` of their lines: libass draws on the window's thread, and a file with
+  /// thousands of large events at once would hold it for seconds at every frame.
   public func show(_ cues: [Cue]) {
     redraw = true
     guard let first = cues.first else {
@@ -121,7 +124,11 @@ public final class ASSRenderer {
     }
     let track = script(first.event.header)
     ass_flush_events(track)
+    var (count, bytes) = (0, 0)
     for cue in cues where cue.event.header == first.event.header {
+      count += 1
+      bytes += cue.event.line.utf8.count
+      guard count <= Self.mostEvents, bytes <= Self.mostBytes else { break }
       let start = Self.milliseconds(cue.start)
       let length = cue.end.isFinite ? max(1, Self.milliseconds(cue.end) - start) : Int64(Int32.max)
       var bytes = Array(cue.event.line.utf8)
@@ -133,6 +140,14 @@ public final class ASSRenderer {
     bottomMargin = Self.bottomMargin(track.pointee)
   }
 
+  /// The events given to libass (for tests).
+  var events: Int { Int(track?.pointee.n_events ?? 0) }
+
+  /// The most events, and bytes of their lines, drawn at once: far more than a typeset scene has (a karaoke line
+  /// split letter by letter: a few hundred).
+  static let mostEvents = 2000
+  static let mostBytes = 4 << 20
+
   /// The smallest vertical margin of the bottom-aligned events of `track` (the event's own, else its style's), as a
   /// share of the script's height: dialogue that high already clears that much of the bottom.
   private static func bottomMargin(_ track: ASS_Track) -> Double {
@@ -143,6 +158,8 @@ public final class ASSRenderer {
       let style = styles[Int(event.Style)]
       // libass keeps alignments as its flags: bottom is neither top (4) nor middle (8).
       guard style.Alignment & 12 == 0 else { continue }
+      // Not one that places itself or takes another alignment: libass does not move it.
+      if let text = event.Text, String(cString: text).contains(/\\(pos|move)\(|\\an?[0-9]/) { continue }
       let margin = event.MarginV != 0 ? event.MarginV : style.MarginV
       least = min(least ?? margin, margin)
     }
@@ -158,6 +175,9 @@ public final class ASSRenderer {
     // The events given are the ones on screen, already told apart by the store: a cue given again after a seek or
     // a delay change is to be drawn, not dropped as a repeat of its read order.
     ass_set_check_readorder(made, 0)
+    // A [Fonts] section is added to the library once: libass keeps every font given until it is done, and a script
+    // read again (tracks switched back and forth) added its fonts again each time.
+    ass_set_extract_fonts(library, fontsRead.insert(header.hashValue).inserted ? 1 : 0)
     var bytes = Array(header.utf8)
     bytes.withUnsafeMutableBytes { raw in
       ass_process_codec_private(made, raw.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(raw.count))
@@ -248,6 +268,6 @@ public final class ASSRenderer {
 
   private static func milliseconds(_ seconds: Double) -> Int64 {
     guard seconds.isFinite else { return seconds > 0 ? Int64(Int32.max) : 0 }
-    return Int64((seconds * 1000).rounded())
+    return seconds.wholeMilliseconds
   }
 }

@@ -66,6 +66,18 @@ final class AppBadInputTests: XCTestCase {
     }
   }
 
+  /// Times a file makes up past any real length (a chapter ending 9·10^18 s in, FFmpeg's metadata format, which it
+  /// opens as media) are no crash: the probe stopped on an illegal instruction converting them to milliseconds, and
+  /// now says what the file lacks.
+  func testTimesPastAnyRealLengthAreNoCrash() throws {
+    let file = try TestMedia.file(
+      named: "chapter-for-ever.txt",
+      contents: ";FFMETADATA1\n[CHAPTER]\nTIMEBASE=1/1\nSTART=0\nEND=9000000000000000000\ntitle=For ever\n")
+    let r = Orb.run(["--probe", file], timeout: 30)
+    XCTAssertEqual(r.status, 1, r.stderr)
+    XCTAssertTrue(r.stderr.contains("cannot open '\(file)': no video or audio stream in it"), r.stderr)
+  }
+
   /// The reason may go on after the words we check ("not a media file, or damaged (…)").
   private func suffix(_ line: String, _ reason: String) -> String {
     guard let r = line.range(of: reason) else { return "" }

@@ -1,8 +1,9 @@
 import Foundation
 import OrbDecode
-import OrbRender
 import OrbTestSupport
 import XCTest
+
+@testable import OrbRender
 
 /// ASS cues drawn by libass as their script places and styles them: the pixels of the picture it gives.
 final class ASSRendererTests: XCTestCase {
@@ -147,14 +148,16 @@ final class ASSRendererTests: XCTestCase {
       width: 640, height: 360,
       styles: [
         SubtitleMedia.assStyle("High", size: 40, colour: "&H000000FF").replacingOccurrences(
-          of: ",10,10,10,1", with: ",10,10,100,1")
+          of: ",10,10,10,1", with: ",10,10,100,1"),
+        SubtitleMedia.assStyle("Low", size: 20).replacingOccurrences(of: ",10,10,10,1", with: ",10,10,0,1"),
       ])
     func cue(_ marginV: Int) -> ASSRenderer.Cue {
       ASSRenderer.Cue(ASSEvent(header: header, line: "0,0,High,,0,0,\(marginV),,Hello"), start: 0, end: 10)
     }
-    func bottom(_ marginV: Int, hiddenBelow: Int) throws -> Int {
+    func bottom(_ marginV: Int, hiddenBelow: Int, sign: String? = nil) throws -> Int {
       let renderer = try XCTUnwrap(ASSRenderer())
-      renderer.show([cue(marginV)])
+      renderer.show(
+        [cue(marginV)] + (sign.map { [ASSRenderer.Cue(ASSEvent(header: header, line: $0), start: 0, end: 10)] } ?? []))
       guard case .picture(let picture?) = renderer.render(at: 1, width: 640, height: 360, hiddenBelow: hiddenBelow)
       else {
         XCTFail("nothing drawn")
@@ -162,12 +165,31 @@ final class ASSRendererTests: XCTestCase {
       }
       return ink(picture).y1
     }
-    // The style's margin: 100 of 360, its bottom near 260, above the 80 covered.
+    // The style's margin: 100 of 360, its bottom near 260, above the 80 covered; a sign placed with \\pos, though
+    // of a style with no margin, moves nothing.
     XCTAssertEqual(try bottom(0, hiddenBelow: 80), try bottom(0, hiddenBelow: 0), "already clear: not moved")
+    XCTAssertEqual(
+      try bottom(0, hiddenBelow: 80, sign: "0,0,Low,,0,0,0,,{\\pos(600,20)}Sign"), try bottom(0, hiddenBelow: 0),
+      "a sign placed by the script counts for nothing")
     // The event's own margin of 40: its bottom near 320, 40 into the covered part, goes up by those 40.
     let open = try bottom(40, hiddenBelow: 0)
     XCTAssertEqual(Double(open), 320, accuracy: 8)
     XCTAssertEqual(try bottom(40, hiddenBelow: 80), open - 40, "up by what its margin does not clear")
+  }
+
+  /// A cue a file says lasts 10^300 s, or starts that far on, is drawn (or not yet) and stops nothing: its times
+  /// were converted to milliseconds with a conversion that traps past Int64. At most `mostEvents` cues are given to
+  /// libass at once.
+  func testCuesAtTimesPastAnyRealLengthAndTooManyCues() throws {
+    let renderer = try XCTUnwrap(ASSRenderer())
+    renderer.show([cue("For ever", from: 0, to: 1e300), cue("Later", order: 1, from: 1e300, to: .infinity)])
+    XCTAssertNotNil(drawn(renderer))
+    XCTAssertEqual(1e300.wholeMilliseconds, 9_000_000_000_000_000)
+    XCTAssertEqual((-Double.infinity).wholeMilliseconds, -9_000_000_000_000_000)
+    XCTAssertEqual(Double.nan.wholeMilliseconds, 0)
+    XCTAssertEqual(1.2345.wholeMilliseconds, 1235)
+    renderer.show((0..<ASSRenderer.mostEvents + 100).map { cue("{\\an7\\pos(\($0 % 600),10)}.", order: $0) })
+    XCTAssertEqual(renderer.events, ASSRenderer.mostEvents)
   }
 
   /// The masks (what cairo paints in the window) blend to the same picture as the one composed (`--frame-at`, GL),

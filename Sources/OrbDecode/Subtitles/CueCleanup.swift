@@ -53,7 +53,7 @@ enum CueCleanup {
   static func time(_ seconds: Double) -> String {
     guard seconds.isFinite else { return "\(seconds)" }
     if abs(seconds) < 60 { return "\((seconds * 1000).rounded() / 1000) s" }
-    let ms = Int((abs(seconds) * 1000).rounded())
+    let ms = Int(abs(seconds).wholeMilliseconds)
     let text =
       "\(ms / 3_600_000):" + pad((ms / 60000) % 60) + ":" + pad((ms / 1000) % 60) + "." + pad(ms % 1000, 3)
     return seconds < 0 ? "-" + text : text

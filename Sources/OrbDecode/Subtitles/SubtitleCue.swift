@@ -85,6 +85,8 @@ public struct ASSEvent: Sendable, Equatable {
 
   /// The longest event drawn as its script has it, in bytes: a sign's drawing runs to tens of KB.
   public static let longestLine = 256 * 1024
+  /// The longest script header drawn with: styles and a few fonts of its own.
+  public static let longestHeader = 16 << 20
 }
 
 /// What is shown from `start` to `end`: styled lines of text, or pictures.

@@ -48,7 +48,9 @@ public final class SubtitleDecoder {
       let header = String(decoding: bytes, as: UTF8.self)
       styles = ASSStyles(header: header)
       let codec = stream.parameters.pointee.codec_id
-      if codec == AV_CODEC_ID_ASS || codec == AV_CODEC_ID_SSA { script = header }
+      // A header over `ASSEvent.longestHeader` (fonts written into it run to megabytes) is not drawn by libass,
+      // which reads it on the window's thread: its cues are shown as text.
+      if codec == AV_CODEC_ID_ASS || codec == AV_CODEC_ID_SSA, bytes.count <= ASSEvent.longestHeader { script = header }
     }
   }
 
