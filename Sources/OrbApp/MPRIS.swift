@@ -280,7 +280,7 @@ final class MPRIS {
     case "MinimumRate": return g_variant_new_double(Self.rates.lowerBound)
     case "MaximumRate": return g_variant_new_double(Self.rates.upperBound)
     case "Volume": return g_variant_new_double(volume(player))
-    case "Position": return g_variant_new_int64(gint64((player?.position ?? 0) * 1e6))
+    case "Position": return g_variant_new_int64(gint64((player?.position ?? 0).wholeMicroseconds))
     case "Metadata": return metadata(player)
     default: return nil
     }
@@ -374,7 +374,7 @@ final class MPRIS {
     }
     if let art = hooks.art() { add("mpris:artUrl", g_variant_new_string(art)) }
     if let source = player?.source, let url = Self.url(of: source) { add("xesam:url", g_variant_new_string(url)) }
-    if let duration = player?.duration { add("mpris:length", g_variant_new_int64(gint64(duration * 1e6))) }
+    if let duration = player?.duration { add("mpris:length", g_variant_new_int64(gint64(duration.wholeMicroseconds))) }
     return g_variant_builder_end(builder)
   }
 
@@ -410,7 +410,7 @@ final class MPRIS {
     let seeks = player.seeksAsked
     defer { lastSeeks = seeks.count }
     guard let last = lastSeeks, seeks.count != last else { return }
-    var child: OpaquePointer? = g_variant_new_int64(gint64((seeks.target * 1e6).rounded()))
+    var child: OpaquePointer? = g_variant_new_int64(gint64(seeks.target.wholeMicroseconds))
     let parameters = g_variant_new_tuple(&child, 1)
     g_dbus_connection_emit_signal(
       connection, nil, Self.path, "org.mpris.MediaPlayer2.Player", "Seeked", parameters, nil)

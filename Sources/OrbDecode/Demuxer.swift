@@ -215,7 +215,7 @@ struct Demuxer {
       let landing = held.lazy.map { $0.pointer.pointee.pos }.first { $0 >= 0 }
       let seconds = step
       step *= 2
-      let back = Int64(seconds * byteRate(ctx))
+      let back = Int64(min(9e18, seconds * byteRate(ctx)))
       if orb_format_can_seek_bytes(ctx) != 0, let landing, back > 0 {
         let position = max(0, landing - back)
         core.media.watching(seek: true) { seekBytes(ctx, to: position) }
@@ -486,10 +486,11 @@ final class TimestampJoins: @unchecked Sendable {
       hasJoined = true
     }
     last[stream] = time
-    if offset != 0 {
-      let ticks = Int64((offset / tick).rounded())
-      if p.pts != orb_nopts_value() { packet.pointee.pts += ticks }
-      if p.dts != orb_nopts_value() { packet.pointee.dts += ticks }
+    // In ticks that fit (a file's times and time base can make the offset too many for Int64), added wrapping.
+    let ticks = (offset / tick).rounded()
+    if offset != 0, abs(ticks) < 9e18 {
+      if p.pts != orb_nopts_value() { packet.pointee.pts &+= Int64(ticks) }
+      if p.dts != orb_nopts_value() { packet.pointee.dts &+= Int64(ticks) }
     }
     end = max(end, core.end(packet, timeBase) ?? time + offset)
   }

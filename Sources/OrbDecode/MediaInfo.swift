@@ -229,7 +229,7 @@ public enum VariantChoice: Sendable, Equatable {
       let lower = text.lowercased()
       let scale: Double = lower.hasSuffix("m") ? 1e6 : lower.hasSuffix("k") ? 1e3 : 1
       let digits = scale == 1 ? lower : String(lower.dropLast())
-      guard let value = Double(digits), value > 0 else { return nil }
+      guard let value = Double(digits), value > 0, value * scale < 1e15 else { return nil }
       self = .atMost(Int64(value * scale))
     }
   }

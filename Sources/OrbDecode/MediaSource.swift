@@ -634,7 +634,7 @@ public final class MediaSource: @unchecked Sendable {
         (st.disposition & AV_DISPOSITION_ATTACHED_PIC) == 0
       else { continue }
       guard st.start_time != orb_nopts_value(), st.duration > 0, st.duration != orb_nopts_value() else { return nil }
-      end = max(end, Double(st.start_time + st.duration) * av_q2d(st.time_base))
+      end = max(end, (Double(st.start_time) + Double(st.duration)) * av_q2d(st.time_base))
     }
     let stated = Double(ctx.duration) / Double(AV_TIME_BASE)
     // Only when the stated length reaches from zero to the streams' end (within a second), not from the start.

@@ -6,4 +6,10 @@ extension Double {
     guard !isNaN else { return 0 }
     return Int64(max(-9e15, min(9e15, (self * 1000).rounded())))
   }
+
+  /// The seconds as whole microseconds (MPRIS's unit), saturated alike at about ±285 years (±9e18 µs).
+  public var wholeMicroseconds: Int64 {
+    guard !isNaN else { return 0 }
+    return Int64(max(-9e18, min(9e18, (self * 1e6).rounded())))
+  }
 }

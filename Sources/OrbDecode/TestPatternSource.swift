@@ -63,8 +63,8 @@ public final class TestPatternSource: FrameSource, Sendable {
         }
         rate = r
       case "duration":
-        guard let d = Double(value), d > 0 else {
-          throw MediaError(.unplayable, source: url, reason: "duration must be seconds above 0")
+        guard let d = Double(value), d > 0, d <= 1e9 else {
+          throw MediaError(.unplayable, source: url, reason: "duration must be seconds, above 0 and at most 1e9")
         }
         duration = d
       default:
@@ -78,7 +78,7 @@ public final class TestPatternSource: FrameSource, Sendable {
     color = hdrPattern?.color ?? ColorInfo(matrix: .bt709, range: .limited)
     let hdr = hdrPattern?.hdr ?? HDRMetadata()
     let c = color
-    var info = MediaInfo(source: url, container: "test", durationMs: duration.map { Int64($0 * 1000) })
+    var info = MediaInfo(source: url, container: "test", durationMs: duration.map(\.wholeMilliseconds))
     info.video = [
       VideoStreamInfo(
         index: 0, codec: "rawvideo", profile: nil, width: width, height: height, frameRate: rate,

@@ -176,16 +176,16 @@ struct HDRTableStore: Sendable {
   /// Removes the least recently used tables beyond `kept`, and what a writer stopped halfway left (over a minute old).
   private func prune() {
     guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
-    let now = Int(Date().timeIntervalSince1970 * 1e9)
-    var tables: [(path: String, used: Int)] = []
+    let now = Date().timeIntervalSince1970
+    var tables: [(path: String, used: Double)] = []
     for name in names {
       let path = folder + "/" + name
       var info = stat()
       guard stat(path, &info) == 0 else { continue }
-      let used = info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec
+      let used = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
       if name.hasSuffix(".table") {
         tables.append((path, used))
-      } else if name.hasPrefix("."), now - used > 60_000_000_000 {
+      } else if name.hasPrefix("."), now - used > 60 {
         unlink(path)
       }
     }

@@ -68,7 +68,7 @@ final class AppBadInputTests: XCTestCase {
 
   /// Times a file makes up past any real length (a chapter ending 9·10^18 s in, FFmpeg's metadata format, which it
   /// opens as media) are no crash: the probe stopped on an illegal instruction converting them to milliseconds, and
-  /// now says what the file lacks.
+  /// now says what the file lacks. So for numbers given on the command line.
   func testTimesPastAnyRealLengthAreNoCrash() throws {
     let file = try TestMedia.file(
       named: "chapter-for-ever.txt",
@@ -76,6 +76,13 @@ final class AppBadInputTests: XCTestCase {
     let r = Orb.run(["--probe", file], timeout: 30)
     XCTAssertEqual(r.status, 1, r.stderr)
     XCTAssertTrue(r.stderr.contains("cannot open '\(file)': no video or audio stream in it"), r.stderr)
+    // So for a pattern asked to last for ever, and a bit rate of infinity: a clear refusal.
+    let endless = Orb.run(["--probe", "test://bars?duration=inf"], timeout: 30)
+    XCTAssertEqual(endless.status, 1, endless.stderr)
+    XCTAssertTrue(endless.stderr.contains("duration must be seconds, above 0 and at most 1e9"), endless.stderr)
+    let rate = Orb.run(["--hls-bitrate", "inf", "--probe", "test://bars"], timeout: 30)
+    XCTAssertEqual(rate.status, 1, rate.stderr)
+    XCTAssertTrue(rate.stderr.contains("--hls-bitrate must be"), rate.stderr)
   }
 
   /// The reason may go on after the words we check ("not a media file, or damaged (…)").

@@ -184,10 +184,6 @@ final class ASSRendererTests: XCTestCase {
     let renderer = try XCTUnwrap(ASSRenderer())
     renderer.show([cue("For ever", from: 0, to: 1e300), cue("Later", order: 1, from: 1e300, to: .infinity)])
     XCTAssertNotNil(drawn(renderer))
-    XCTAssertEqual(1e300.wholeMilliseconds, 9_000_000_000_000_000)
-    XCTAssertEqual((-Double.infinity).wholeMilliseconds, -9_000_000_000_000_000)
-    XCTAssertEqual(Double.nan.wholeMilliseconds, 0)
-    XCTAssertEqual(1.2345.wholeMilliseconds, 1235)
     renderer.show((0..<ASSRenderer.mostEvents + 100).map { cue("{\\an7\\pos(\($0 % 600),10)}.", order: $0) })
     XCTAssertEqual(renderer.events, ASSRenderer.mostEvents)
   }
