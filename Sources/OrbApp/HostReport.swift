@@ -235,7 +235,8 @@ nonisolated final class LastWord: Sendable {
   /// the start) is said, with no stats.
   func speak() -> Bool {
     // Read before the state is held: the player's lock is never taken inside it.
-    let (player, told) = state.withLock { ($0.player, $0.told) }
+    let (said, player, told) = state.withLock { ($0.said, $0.player, $0.told) }
+    if said { return false }
     let read =
       player.flatMap { player in
         answer(within: Self.playerWait, named: "orb-last-word") { () -> (ms: Int64, stats: PlaybackStats) in

@@ -404,12 +404,21 @@ final class SkippedStretches: @unchecked Sendable {
   /// Whether a packet at `byte` whose time jumps on to `start` (seconds, as `follow` would be given it) comes after
   /// bytes stepped over, as many as the time lost holds at the rate read so far or near it: damage, where the
   /// stream's clock went on (MPEG-TS damage of more than `TimestampJoins.forwards` was taken for a join).
+  /// Without two seconds read since the start or a seek, it is not told (the join stands, as it did).
   func accounts(forJumpTo start: Double, byte: Int64) -> Bool {
-    var stepped = skipped
-    if byte >= 0, let lastByte, byte - lastByte > Self.bytes { stepped += byte - lastByte }
+    guard let lastByte else { return false }
+    let gap = byte >= 0 && byte - lastByte > Self.bytes ? byte - lastByte : 0
+    return isDamage(stepped: skipped + gap, readTo: max(byte, lastByte), start: start, unmeasured: false)
+  }
+
+  /// Whether `stepped` bytes stepped over before a played packet at `start` (seconds), in a file read to `end`, are
+  /// damage: the played streams' time jumps by more than `seconds`, and as many bytes as that time holds at the rate
+  /// read so far, or near it (not a stream that paused while others were read). Without two seconds read,
+  /// `unmeasured` says.
+  private func isDamage(stepped: Int64, readTo end: Int64, start: Double, unmeasured: Bool) -> Bool {
     guard stepped > 0, let lastTime, start - lastTime > Self.seconds else { return false }
-    guard let first, let lastByte, lastTime - first.time >= 2 else { return true }
-    let rate = Double(lastByte - skipped - first.byte) / (lastTime - first.time)
+    guard let first, lastTime - first.time >= 2 else { return unmeasured }
+    let rate = Double(end - stepped - first.byte) / (lastTime - first.time)
     return rate <= 0 || Double(stepped) >= rate * (start - lastTime) / 2
   }
 
@@ -426,13 +435,10 @@ final class SkippedStretches: @unchecked Sendable {
       if let end { lastTime = max(lastTime ?? end, end) }
       if first == nil, let lastByte { first = (lastByte, start) }
     }
-    guard skipped > 0, let lastTime, start - lastTime > Self.seconds, count < Self.told else { return nil }
-    // As many bytes as that much time holds at the rate read so far, or near it: not a stream that paused while
-    // others were read. Without two seconds read, the time jump and the bytes decide alone.
-    if let first, let lastByte, lastTime - first.time >= 2 {
-      let rate = Double(lastByte - skipped - first.byte) / (lastTime - first.time)
-      if rate > 0 && Double(skipped) < rate * (start - lastTime) / 2 { return nil }
-    }
+    // Without two seconds read, the time jump and the bytes decide alone.
+    guard count < Self.told, let lastByte, let lastTime,
+      isDamage(stepped: skipped, readTo: lastByte, start: start, unmeasured: true)
+    else { return nil }
     count += 1
     let megabytes = Double(skipped) / 1e6
     return "damaged from \(CueCleanup.time(lastTime)) to \(CueCleanup.time(start)) ("
@@ -442,7 +448,8 @@ final class SkippedStretches: @unchecked Sendable {
 
 /// Recordings joined end to end (`cat a.ts b.ts`, a VOB after a VOB): each part's clock starts again, so the second
 /// part's pictures came timed before the first part's end. The picture froze while the sound played on, and the
-/// position went back. Where a stream's time jumps back more than `backwards` or on more than `forwards` seconds,
+/// position went back. Where a stream's time jumps back more than `backwards` or on more than `forwards` seconds
+/// (unless bytes the demuxer stepped over account for a jump on: damage, `SkippedStretches.accounts`),
 /// the part from there is moved to go on where the last one ended, for every stream alike (the first stream that
 /// meets the join sets it; the others then find themselves in place). Forgotten at a seek, whose target FFmpeg finds
 /// by the packets' own times (a seek past the first part's length is not found in a joined file).

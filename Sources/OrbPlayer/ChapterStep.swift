@@ -28,15 +28,20 @@ public enum ChapterStep {
   /// within the picture of 3.962 s, the last of the chapter before: paused there, the chapter began with the one
   /// before's picture. From the picture shown (`time` and `duration`), the pictures are taken to go on at its rate:
   /// a start within a millisecond of a picture's (chapters in milliseconds round them) goes a millisecond into that
-  /// picture, and one more than `slack` into a picture a millisecond into the next.
+  /// picture, and one more than `slack` into a picture a millisecond into the next, if that is within `mostLater`
+  /// (the seek's sound starts there: a slide show's next picture, a second on, would cut the chapter's first words).
   public static func landing(_ start: Double, shown: (time: Double, duration: Double)?) -> Double {
     guard let shown, shown.duration > 0.002, shown.time.isFinite, start.isFinite else { return start }
     let pictures = (start - shown.time) / shown.duration
     let nearest = shown.time + pictures.rounded() * shown.duration
     if abs(start - nearest) <= 0.001 { return nearest + 0.001 }
     let covering = shown.time + pictures.rounded(.down) * shown.duration
-    return start - covering > slack ? covering + shown.duration + 0.001 : start
+    let next = covering + shown.duration + 0.001
+    return start - covering > slack && next - start <= mostLater ? next : start
   }
+
+  /// The most a chapter's seek goes past its start to reach its first picture: a picture at 24 fps (42 ms).
+  static let mostLater = 0.05
 
   /// The index of the chapter `position` lies in: the last to start at or before it; nil before the first.
   public static func playing(_ chapters: [ChapterInfo], at position: Double) -> Int? {

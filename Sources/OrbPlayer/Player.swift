@@ -333,8 +333,10 @@ public final class Player: Sendable {
   /// Plays the sound `seconds` after its picture (negative: before; within `mostAudioDelay`), as mpv's
   /// `audio-delay` does, from where playback is: a seek there (as for a track switch) places the sound anew, that
   /// much later on the timeline the clock and the pictures follow, so each moment's sound is heard that long after
-  /// its picture (in media time: at twice the speed, half as long). After a seek the sound starts with the picture:
-  /// the demuxer lands the delay before the target, where the target's sound is (`Demuxer`).
+  /// its picture (in media time: at twice the speed, half as long). After an exact seek the sound starts with the
+  /// picture: the demuxer lands the delay before the target, where the target's sound is (`Demuxer`). After a quick
+  /// one (the slider dragged), which shows the key frame before the target, a positive delay's sound starts after
+  /// that much silence.
   /// A delay from the start is the audio request's (`MediaPipeline.AudioRequest.delay`), with no seek.
   public func setAudioDelay(_ seconds: Double) {
     let delay = min(max(seconds, -Self.mostAudioDelay), Self.mostAudioDelay)

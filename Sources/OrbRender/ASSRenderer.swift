@@ -131,8 +131,8 @@ public final class ASSRenderer {
       guard count <= Self.mostEvents, bytes <= Self.mostBytes else { break }
       let start = Self.milliseconds(cue.start)
       let length = cue.end.isFinite ? max(1, Self.milliseconds(cue.end) - start) : Int64(Int32.max)
-      var bytes = Array(cue.event.line.utf8)
-      bytes.withUnsafeMutableBytes { raw in
+      var line = Array(cue.event.line.utf8)
+      line.withUnsafeMutableBytes { raw in
         ass_process_chunk(
           track, raw.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(raw.count), start, length)
       }
@@ -158,12 +158,21 @@ public final class ASSRenderer {
       let style = styles[Int(event.Style)]
       // libass keeps alignments as its flags: bottom is neither top (4) nor middle (8).
       guard style.Alignment & 12 == 0 else { continue }
-      // Not one that places itself or takes another alignment: libass does not move it.
-      if let text = event.Text, String(cString: text).contains(/\\(pos|move)\(|\\an?[0-9]/) { continue }
+      // Not one placed by its own \pos or \move, or moved up from the bottom by \an4-9 (\a5-7, 9-11 in SSA's
+      // numbers): libass does not move those.
+      if let text = event.Text,
+        String(cString: text).contains(/\\(pos|move)\(|\\an[4-9]|\\a(?:[5-79]|1[01])(?![0-9])/)
+      {
+        continue
+      }
       let margin = event.MarginV != 0 ? event.MarginV : style.MarginV
       least = min(least ?? margin, margin)
     }
-    let height = track.PlayResY > 0 ? Double(track.PlayResY) : 288  // libass's own default
+    // The height libass takes when a script gives none (ass_lazy_track_init).
+    let height =
+      track.PlayResY > 0
+      ? Double(track.PlayResY)
+      : track.PlayResX == 1280 ? 1024 : track.PlayResX > 0 ? Double(track.PlayResX) * 3 / 4 : 288
     return least.map { max(0, Double($0) / height) } ?? 0
   }
 

@@ -228,11 +228,11 @@ final class CPUToneMapper {
     }
   }
 
-  /// The worker's table, in place of the one in use; unless that one is full and serves the last key asked for while
-  /// the worker's does not (made for an earlier stream, then a kept table was taken for this one).
+  /// The worker's table, in place of the one in use; unless that one serves the last key asked for while the
+  /// worker's does not (made for an earlier stream or kind; the next picture has the full one made for this one).
   private func take(_ done: Grid) {
     building = nil
-    if let grid, grid.size == Self.fullSize, let wanted, grid.key.serves(wanted), !done.key.serves(wanted) { return }
+    if let grid, let wanted, grid.key.serves(wanted), !done.key.serves(wanted) { return }
     grid = done
   }
 

@@ -54,6 +54,7 @@ final class ChapterStepTests: XCTestCase {
     XCTAssertEqual(ChapterStep.landing(0, shown: shown), 0.001, accuracy: 1e-9, "the first picture")
     XCTAssertEqual(ChapterStep.landing(4, shown: nil), 4, "no picture shown")
     XCTAssertEqual(ChapterStep.landing(4, shown: (3.9, 0)), 4, "a picture with no length")
+    XCTAssertEqual(ChapterStep.landing(600.3, shown: (10, 1)), 600.3, "a slide show: its sound from the start")
   }
 
   func testChaptersThatStartLaterAndNone() {

@@ -163,7 +163,7 @@ final class ASSRendererTests: XCTestCase {
         XCTFail("nothing drawn")
         return 0
       }
-      return ink(picture).y1
+      return ink(picture, columns: 200..<440).y1
     }
     // The style's margin: 100 of 360, its bottom near 260, above the 80 covered; a sign placed with \\pos, though
     // of a style with no margin, moves nothing.
@@ -171,6 +171,9 @@ final class ASSRendererTests: XCTestCase {
     XCTAssertEqual(
       try bottom(0, hiddenBelow: 80, sign: "0,0,Low,,0,0,0,,{\\pos(600,20)}Sign"), try bottom(0, hiddenBelow: 0),
       "a sign placed by the script counts for nothing")
+    XCTAssertLessThan(
+      try bottom(0, hiddenBelow: 80, sign: "0,0,Low,,0,0,0,,{\\an1}Low"), try bottom(0, hiddenBelow: 0),
+      "a line at the bottom by \\an1 is one libass moves: it counts, and all go up")
     // The event's own margin of 40: its bottom near 320, 40 into the covered part, goes up by those 40.
     let open = try bottom(40, hiddenBelow: 0)
     XCTAssertEqual(Double(open), 320, accuracy: 8)

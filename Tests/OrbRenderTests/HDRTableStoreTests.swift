@@ -40,7 +40,8 @@ final class HDRTableStoreTests: XCTestCase {
     // The first run: the quick table, the full one made behind it, then kept.
     let first = try draw()
     XCTAssertFalse(first.drawer.hasFullTable, "nothing kept yet: the quick table")
-    first.drawer.finishTable()
+    first.drawer.finishTable(timeout: 60)
+    XCTAssertTrue(first.drawer.hasFullTable, "the full table made")
     let target = try first.drawer.makeTarget(width: 640, height: 360, exportable: false, readable: true)
     try first.drawer.render(frame, into: target, toneMapping: ToneMapping())
     let full = Array(try XCTUnwrap(target.pixels))
@@ -58,7 +59,7 @@ final class HDRTableStoreTests: XCTestCase {
     // Another curve is another table.
     let hable = try draw(ToneMapping(curve: .hable))
     XCTAssertFalse(hable.drawer.hasFullTable, "a table for BT.2390 does not serve Hable")
-    hable.drawer.finishTable()
+    hable.drawer.finishTable(timeout: 60)
     eventually("Hable's table is kept beside it") { tables().count == 2 }
 
     // A damaged table (one byte of its points) is not taken; the table is made again and kept whole.
@@ -68,14 +69,14 @@ final class HDRTableStoreTests: XCTestCase {
     let afterDamage = try draw()
     XCTAssertFalse(afterDamage.drawer.hasFullTable, "a damaged table is not taken")
     XCTAssertEqual(afterDamage.pixels, first.pixels, "drawn with the quick table, as with none kept")
-    afterDamage.drawer.finishTable()
+    afterDamage.drawer.finishTable(timeout: 60)
     eventually("the table is made again and kept") { FileManager.default.contents(atPath: path) == kept }
 
     // A table cut short is not taken either.
     try kept.prefix(kept.count - 4).write(to: URL(fileURLWithPath: path))
     let afterCut = try draw()
     XCTAssertFalse(afterCut.drawer.hasFullTable, "a table cut short is not taken")
-    afterCut.drawer.finishTable()
+    afterCut.drawer.finishTable(timeout: 60)
     eventually("the table is made again and kept") { FileManager.default.contents(atPath: path) == kept }
 
     // A table whose checksum holds but whose points another build's colour math made (its first corner moved) is
@@ -92,7 +93,7 @@ final class HDRTableStoreTests: XCTestCase {
     try other.write(to: URL(fileURLWithPath: path))
     let afterOther = try draw()
     XCTAssertFalse(afterOther.drawer.hasFullTable, "a table another build made is not taken")
-    afterOther.drawer.finishTable()
+    afterOther.drawer.finishTable(timeout: 60)
     eventually("the table is made again and kept") { FileManager.default.contents(atPath: path) == kept }
   }
 
@@ -135,8 +136,9 @@ final class HDRTableStoreTests: XCTestCase {
     XCTAssertNil(store.load(key(1000), params: params(1000), size: 5), "another size")
 
     // 1000 used last: it stays when 15 more come (17 in all), and 1040, the least recently used, goes.
-    usleep(10_000)
+    usleep(50_000)  // beyond a coarse file clock's tick
     XCTAssertNotNil(store.load(key(1000), params: params(1000), size: size))
+    usleep(50_000)
     for i in 0..<HDRTableStore.kept - 1 {
       usleep(2_000)
       save(2000 + Double(i) * 200)
