@@ -238,26 +238,14 @@ final class AppBadInputTests: XCTestCase {
   func testADamagedStretchInTheMiddleIsNamedAndPlayedPast() throws {
     try Screen.requireDisplay()
     for format in ["mkv", "ts"] {
-      let whole = try TestMedia.path(
-        "moving-12s-sine-2mbps.\(format)",
-        [
-          "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25:duration=12", "-f", "lavfi", "-i", "sine=duration=12",
-          "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "2M", "-g", "25", "-c:a", "aac",
-        ])
-      var data = try Data(contentsOf: URL(fileURLWithPath: whole))
       // A megabyte lost, from 40 % on: about four of the twelve seconds.
-      let from = data.count * 4 / 10
-      let to = min(data.count, from + 1_000_000)
-      data.replaceSubrange(from..<to, with: Data(count: to - from))
-      let damaged = try TestMedia.file(named: "moving-12s-a-megabyte-of-zeros.\(format)", contents: data)
+      let damaged = try damagedClip(
+        "moving-12s-a-megabyte-of-zeros.\(format)", seconds: 12, size: "640x360", bitRate: "2M"
+      ) { count in count * 4 / 10..<min(count, count * 4 / 10 + 1_000_000) }
       let player = try BackgroundPlayer(["--events-fd", "1", "--speed", "4", damaged])
       XCTAssertEqual(player.wait(timeout: 60), 0, "\(format): \(player.stderr)")
-      let warnings = player.events.filter { ($0["message"] as? String ?? "").hasPrefix("damaged from") }
-      XCTAssertEqual(warnings.count, 1, "\(format): \(player.stdout)")
-      let message = warnings.first?["message"] as? String ?? ""
+      let (message, times) = try damageNotice(player)
       // Some seconds from about 4.8 s on are gone: the stretch named lies there, with its size.
-      let times = message.split(separator: " ").compactMap { Double($0) }
-      XCTAssertEqual(times.count, 2, message)
       if times.count == 2 {
         XCTAssertEqual(times[0], 4.8, accuracy: 1.5, message)
         XCTAssertTrue((2.5...8).contains(times[1] - times[0]), message)
@@ -274,29 +262,46 @@ final class AppBadInputTests: XCTestCase {
   /// from the stretch's start: no word of the damage, and the end came 13 s early on the position. The host hears of
   /// the stretch, and the position after it is the file's own, to the end.
   func testMoreThanTenSecondsLostInATransportStreamIsDamageNotAJoin() throws {
-    let whole = try TestMedia.path(
-      "moving-30s-sine-1mbps.ts",
-      [
-        "-f", "lavfi", "-i", "testsrc2=size=320x240:rate=25:duration=30", "-f", "lavfi", "-i", "sine=duration=30",
-        "-c:v", "libx264", "-preset", "ultrafast", "-b:v", "1M", "-g", "25", "-c:a", "aac",
-      ])
-    var data = try Data(contentsOf: URL(fileURLWithPath: whole))
     // From 30 % on, 45 % of the file: some thirteen of the thirty seconds.
-    let from = data.count * 3 / 10
-    let to = from + data.count * 45 / 100
-    data.replaceSubrange(from..<to, with: Data(count: to - from))
-    let damaged = try TestMedia.file(named: "moving-30s-thirteen-seconds-of-zeros.ts", contents: data)
+    let damaged = try damagedClip(
+      "moving-30s-thirteen-seconds-of-zeros.ts", seconds: 30, size: "320x240", bitRate: "1M"
+    ) { count in count * 3 / 10..<count * 3 / 10 + count * 45 / 100 }
     let player = try BackgroundPlayer(["--events-fd", "1", "--speed", "4", "--no-audio", damaged])
     XCTAssertEqual(player.wait(timeout: 60), 0, player.stderr)
+    let (message, times) = try damageNotice(player)
+    if times.count == 2 { XCTAssertGreaterThan(times[1] - times[0], 10, message) }
+    let ended = player.events.last { $0["event"] as? String == "ended" }
+    XCTAssertEqual(ended?["reason"] as? String, "eof", player.stdout)
+    XCTAssertGreaterThan(ended?["position_ms"] as? Int ?? 0, 29000, "the file's own times to its end: \(player.stdout)")
+  }
+
+  /// `name` (its extension the container): moving pictures and a tone, `seconds` long at `size` and `bitRate`,
+  /// H.264 and AAC, a key frame a second, with the bytes `lost(count of bytes)` made zeros.
+  private func damagedClip(
+    _ name: String, seconds: Int, size: String, bitRate: String, lost: (Int) -> Range<Int>
+  ) throws -> String {
+    let format = (name as NSString).pathExtension
+    let whole = try TestMedia.path(
+      "moving-\(seconds)s-\(size)-sine-\(bitRate).\(format)",
+      [
+        "-f", "lavfi", "-i", "testsrc2=size=\(size):rate=25:duration=\(seconds)", "-f", "lavfi", "-i",
+        "sine=duration=\(seconds)", "-c:v", "libx264", "-preset", "ultrafast", "-b:v", bitRate, "-g", "25", "-c:a",
+        "aac",
+      ])
+    var data = try Data(contentsOf: URL(fileURLWithPath: whole))
+    let range = lost(data.count)
+    data.replaceSubrange(range, with: Data(count: range.count))
+    return try TestMedia.file(named: name, contents: data)
+  }
+
+  /// The one "damaged from A to B" warning the player gave (failing when not one), and its two times.
+  private func damageNotice(_ player: BackgroundPlayer) throws -> (message: String, times: [Double]) {
     let warnings = player.events.filter { ($0["message"] as? String ?? "").hasPrefix("damaged from") }
     XCTAssertEqual(warnings.count, 1, player.stdout)
     let message = warnings.first?["message"] as? String ?? ""
     let times = message.split(separator: " ").compactMap { Double($0) }
     XCTAssertEqual(times.count, 2, message)
-    if times.count == 2 { XCTAssertGreaterThan(times[1] - times[0], 10, message) }
-    let ended = player.events.last { $0["event"] as? String == "ended" }
-    XCTAssertEqual(ended?["reason"] as? String, "eof", player.stdout)
-    XCTAssertGreaterThan(ended?["position_ms"] as? Int ?? 0, 29000, "the file's own times to its end: \(player.stdout)")
+    return (message, times)
   }
 
   func testCorruptPacketsAreSkippedAndPlaybackGoesOn() throws {
