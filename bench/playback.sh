@@ -16,7 +16,9 @@
 #    - uhd: HDR10 2160p24 HEVC Main10, 5 s, no audio.
 # 4. Inside scripts/with-test-env.sh (private Xvfb 1920x1080, session bus, PipeWire null sink, WirePlumber), each
 #    player first plays the first clip for 2 s, unmeasured (a fresh session's first window is slow for all three);
-#    then for each clip, and once more for the sdr clip with seeks ("sdr+seeks"), one player after the other:
+#    then for each clip, once more for the sdr clip with seeks ("sdr+seeks"), and once more for the sdr clip with a
+#    SubRip sidecar whose two-line cue shows from 0.5 s to 9.5 s ("sdr+subs": orb-player and mpv `--sub-file`,
+#    ffplay `-vf subtitles=`, libass burning it into each picture), one player after the other:
 #    a. `orb-player --events-fd 1 --geometry 1280x720 --title T CLIP` (the window size given as mpv's is; should the
 #       window have another size once the file is open, `xdotool windowsize` sets it and the results say so). Frames presented, dropped and
 #       repeated, first_frame_ms (launch to its first picture painted) and, with seeks, seek_ms_median (a seek's
@@ -50,7 +52,7 @@
 # Environment: ORB_PLAYER_BIN (binary; skips the build), ORB_BENCH_MEDIA (clip cache), ORB_BENCH_SCRATCH
 # (optional --scratch-path for the build), ORB_MPV_VULKAN_DEVICE (overrides the device name from vulkaninfo),
 # ORB_PLAYBACK_TIMEOUT (seconds one playback may take, default 60), ORB_PLAYBACK_ONLY (a space-separated subset of
-# the runs sdr, sdr60, hdr, uhd, sdr+seeks; all by default), ORB_PLAYBACK_KEEP=1 (keep the raw logs; the path is printed).
+# the runs sdr, sdr60, hdr, uhd, sdr+seeks, sdr+subs; all by default), ORB_PLAYBACK_KEEP=1 (keep the raw logs; the path is printed).
 # Needs: ffmpeg/ffprobe/ffplay with libx264, libx265 and zscale, mpv, xdotool, GNU time (/usr/bin/time), vulkaninfo,
 # and what scripts/with-test-env.sh needs (Xvfb, dbus, pipewire, wireplumber). About 4 minutes after the build on
 # 2 cores (the first run also encodes the 2160p clip, about a minute). One run each: expect noise on a busy machine.
@@ -214,12 +216,13 @@ EOF
   }
 
   # ------------------------------------------------------------------------------------------- the players
-  play_orb() { # play_orb RUN CLIP VW VH SEEKS
-    local run="$1" clip="$2" seeks="$5" name="$1.orb" title win i
+  play_orb() { # play_orb RUN CLIP VW VH SEEKS [SUBTITLE FILE]
+    local run="$1" clip="$2" seeks="$5" name="$1.orb" title win i subs=()
+    [ -n "${6:-}" ] && subs=(--sub-file "$6")
     STEP="orb-player playback of $run"
     title="orb-playback-${run//[^a-z0-9]/-}-$$"
-    log "$run: orb-player --events-fd 1 --geometry ${W}x$H --title $title $(basename "$clip")"
-    run_timed "$name" "$BIN" --events-fd 1 --geometry "${W}x$H" --title "$title" "$clip"
+    log "$run: orb-player --events-fd 1 --geometry ${W}x$H --title $title ${subs[*]} $(basename "$clip")"
+    run_timed "$name" "$BIN" --events-fd 1 --geometry "${W}x$H" --title "$title" "${subs[@]}" "$clip"
     win="$(window_id "$title" "$PID" 1)" || {
       finish "$name" || true
       sed 's/^/  orb-player: /' "$WORK/$name.err" >&2
@@ -249,8 +252,9 @@ EOF
     grep -q '"event":"ended"' "$WORK/$name.out" || die "orb-player printed no ended event"
   }
 
-  play_mpv() { # play_mpv RUN CLIP VW VH SEEKS
-    local run="$1" clip="$2" seeks="$5" name="$1.mpv" title win=""
+  play_mpv() { # play_mpv RUN CLIP VW VH SEEKS [SUBTITLE FILE]
+    local run="$1" clip="$2" seeks="$5" name="$1.mpv" title win="" subs=()
+    [ -n "${6:-}" ] && subs=(--sub-file="$6")
     STEP="mpv playback of $run"
     title="mpv-playback-${run//[^a-z0-9]/-}-$$"
     log "$run: mpv --vo=gpu-next --gpu-api=vulkan --vulkan-device='$VKDEV' --geometry=${W}x$H $(basename "$clip")"
@@ -258,7 +262,7 @@ EOF
       --geometry="${W}x$H" --autofit="${W}x$H" --title="$title" \
       --script="$WORK/mpv-stats.lua" --script-opts="orb-clk-tck=$(getconf CLK_TCK)" \
       '--term-status-msg=ORB-PLAYBACK-STATUS decoder-drop=${decoder-frame-drop-count} vo-drop=${frame-drop-count}' \
-      "$clip"
+      "${subs[@]}" "$clip"
     if win="$(window_id "$title" "$PID" 1)"; then
       echo "window_first=$(geometry "$win")" >>"$WORK/$name.win"
       sample "$win" "$PID" "$name" &
@@ -273,14 +277,15 @@ EOF
     grep -q 'ORB-PLAYBACK-MPV {' "$WORK/$name.err" || die "mpv did not print its frame counters (Lua hook)"
   }
 
-  play_ffplay() { # play_ffplay RUN CLIP VW VH SEEKS
-    local run="$1" clip="$2" seeks="$5" name="$1.ffplay" title win=""
+  play_ffplay() { # play_ffplay RUN CLIP VW VH SEEKS [SUBTITLE FILE]
+    local run="$1" clip="$2" seeks="$5" name="$1.ffplay" title win="" subs=()
+    [ -n "${6:-}" ] && subs=(-vf "subtitles=$6")
     STEP="ffplay playback of $run"
     title="ffplay-playback-${run//[^a-z0-9]/-}-$$"
     log "$run: ffplay -autoexit -x $W -y $H -seek_interval 5 $(basename "$clip")"
     # SDL 2.26 tries ALSA before PipeWire and finds no ALSA device here: name its PipeWire driver.
     run_timed "$name" env SDL_AUDIODRIVER=pipewire ffplay -hide_banner -loglevel verbose -stats -autoexit -x "$W" -y "$H" \
-      -window_title "$title" -seek_interval 5 "$clip"
+      -window_title "$title" -seek_interval 5 "${subs[@]}" "$clip"
     if win="$(window_id "$title" "$PID" 1)"; then
       echo "window_first=$(geometry "$win")" >>"$WORK/$name.win"
       sample "$win" "$PID" "$name" &
@@ -304,9 +309,9 @@ EOF
     >/dev/null 2>&1 </dev/null || true
   timeout -k 2 2 env SDL_AUDIODRIVER=pipewire ffplay -autoexit "$warm" >/dev/null 2>&1 </dev/null || true
 
-  while IFS='|' read -r run clip vw vh seeks; do
+  while IFS='|' read -r run clip vw vh seeks subs; do
     for player in orb mpv ffplay; do
-      "play_$player" "$run" "$clip" "$vw" "$vh" "$seeks"
+      "play_$player" "$run" "$clip" "$vw" "$vh" "$seeks" "$subs"
     done
   done <"$WORK/runs"
   STEP="done"
@@ -384,6 +389,12 @@ for spec in "sdr|$SDRA|1080p30 H.264 + AAC, 10 s" "sdr60|$SDR60|1080p60 H.264 + 
 done
 echo "sdr+seeks|$SDRA|1920|1080|1" >>"$WORK/runs"
 RUNS+=("sdr+seeks")
+# Subtitles shown all along: what drawing them costs each player.
+SUBS="$MEDIA/two-lines-0.5-9.5s.v1.srt"
+printf '1\n00:00:00,500 --> 00:00:09,500\nA line of dialogue shown all along,\nand a second line under it\n' >"$SUBS" ||
+  die "cannot write $SUBS"
+echo "sdr+subs|$SDRA|1920|1080|0|$SUBS" >>"$WORK/runs"
+RUNS+=("sdr+subs")
 if [ -n "${ORB_PLAYBACK_ONLY:-}" ]; then # a subset of the runs, e.g. "sdr+seeks" (for checking the script)
   only=" $ORB_PLAYBACK_ONLY "
   RUNS=()
@@ -391,10 +402,12 @@ if [ -n "${ORB_PLAYBACK_ONLY:-}" ]; then # a subset of the runs, e.g. "sdr+seeks
     [[ "$only" == *" $run "* ]] && { RUNS+=("$run"); echo "$run|$rest"; }
   done <"$WORK/runs" >"$WORK/runs.only"
   mv "$WORK/runs.only" "$WORK/runs"
-  [ ${#RUNS[@]} -gt 0 ] || die "ORB_PLAYBACK_ONLY='$ORB_PLAYBACK_ONLY' names none of sdr, sdr60, hdr, uhd, sdr+seeks"
+  [ ${#RUNS[@]} -gt 0 ] || die "ORB_PLAYBACK_ONLY='$ORB_PLAYBACK_ONLY' names none of sdr, sdr60, hdr, uhd, sdr+seeks, sdr+subs"
 fi
 RUNCLIP[sdr+seeks]=sdr
 RUNSEEKS[sdr+seeks]=1
+RUNCLIP[sdr+subs]=sdr
+RUNSEEKS[sdr+subs]=0
 
 # ---------------------------------------------------------------------------------------------- measuring
 LOAD="$(cut -d' ' -f1 /proc/loadavg)"
@@ -579,6 +592,7 @@ dash() { if [ -n "$1" ]; then echo "$1"; else echo "-"; fi; }
     clipname="${RUNCLIP[$run]}"
     label="$run: ${DESC[$clipname]}"
     [ "${RUNSEEKS[$run]}" = 1 ] && label="$run: sdr clip, ${#SEEK_KEYS[@]} seeks (${SEEK_KEYS[*]})"
+    [ "$run" = sdr+subs ] && label="$run: sdr clip, a SubRip cue of two lines from 0.5 to 9.5 s"
     for p in orb mpv ffplay; do
       k="$run.$p"
       pname="$p"; [ $p = orb ] && pname=orb-player

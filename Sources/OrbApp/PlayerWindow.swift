@@ -944,8 +944,10 @@ final class PlayerWindow {
       .orb-time { font-family: monospace; }
       .orb-sound-card { color: rgba(255,255,255,0.85); font-size: 20pt; }
       .orb-subtitle { color: white; font-weight: 600;
-                      text-shadow: 0 0 3px black, 1px 1px 2px black, -1px -1px 2px black, 1px -1px 2px black,
-                                   -1px 1px 2px black; }
+                      text-shadow: 2px 0 black, -2px 0 black, 0 2px black, 0 -2px black,
+                                   1px 1px black, -1px -1px black, 1px -1px black, -1px 1px black,
+                                   2px 1px black, -2px 1px black, 2px -1px black, -2px -1px black,
+                                   1px 2px black, -1px 2px black, 1px -2px black, -1px -2px black; }
       .orb-skip { color: white; background: rgba(0,0,0,0.7); border: 2px solid rgba(255,255,255,0.85);
                   border-radius: 6px; padding: 8px 18px; font-size: 13pt; font-weight: bold; }
       .orb-welcome { color: white; }

@@ -35,6 +35,22 @@ final class SubtitleAppTests: XCTestCase {
     return player
   }
 
+  /// A cue on screen costs the pictures nothing: its outline was five blurred text shadows, which GTK's cairo
+  /// renderer blurred again on the CPU at every picture (the window is drawn whole each time): 78 of 150 pictures
+  /// were dropped here with a cue shown all along (and in `bench/playback.sh`'s sdr+subs run 170 of 300, at 11.6
+  /// CPU s against 4.0 now). The outline is now sixteen sharp shadows, two pixels round.
+  func testACueShownAllAlongDropsNoPictures() throws {
+    let srt = try TestMedia.file(
+      named: "all-along.srt",
+      contents: SubtitleMedia.srt([(0.2, 4.8, "A line of dialogue shown all along,\nand a second line under it")]))
+    let player = try play(["--geometry", "1280x720", "--sub-file", srt, "test://bars?duration=5"])
+    XCTAssertEqual(
+      cueEvents(player).first?["text"] as? String, "A line of dialogue shown all along,\nand a second line under it")
+    let ended = try XCTUnwrap(player.events.last { $0["event"] as? String == "ended" }, player.stdout)
+    let stats = try XCTUnwrap(ended["stats"] as? [String: Any], player.stdout)
+    XCTAssertLessThanOrEqual(stats["dropped"] as? Int ?? .max, 15, "of 150 pictures: \(stats)")
+  }
+
   /// Each cue appears at its time with its text (markup gone, the line break kept) and clears at its end.
   func testEmbeddedCuesAreShownAtTheirTimes() throws {
     let player = try play(["--resume-ms", "2500", try Self.subtitledClip()])
