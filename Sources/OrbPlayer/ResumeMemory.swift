@@ -84,27 +84,6 @@ public struct ResumeMemory {
     return "\(absolute)|\(info.st_size)"
   }
 
-  /// Writes `data` to `file` whole or not at all (a file beside it, renamed over it); nil, or why not in the system's
-  /// words (Foundation's called a folder that is a file "The file doesn't exist").
-  private static func write(_ data: Data, to file: String) -> String? {
-    var template = Array("\(file).XXXXXX".utf8CString)
-    let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-    guard fd >= 0 else { return String(cString: strerror(errno)) }
-    var failure: Int32 = 0
-    data.withUnsafeBytes { bytes in
-      var done = 0
-      while done < bytes.count && failure == 0 {
-        let n = Glibc.write(fd, bytes.baseAddress! + done, bytes.count - done)
-        if n > 0 { done += n } else if n < 0 && errno == EINTR { continue } else { failure = n < 0 ? errno : EIO }
-      }
-    }
-    if close(fd) != 0 && failure == 0 { failure = errno }
-    let temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-    if failure == 0 && rename(temporary, file) != 0 { failure = errno }
-    if failure != 0 { unlink(temporary) }
-    return failure == 0 ? nil : String(cString: strerror(failure))
-  }
-
   /// Where `source` was left, as the file says now (another window may have played it since this one opened).
   public func entry(for source: String) -> Entry? {
     guard let key = Self.key(for: source) else { return nil }
@@ -142,6 +121,6 @@ public struct ResumeMemory {
       while order.count > Self.capacity { entries[order.removeFirst()] = nil }
     }
     guard let data = try? JSONEncoder().encode(Stored(entries: entries, order: order)) else { return nil }
-    return Self.write(data, to: file).map { "\(file): \($0)" }
+    return writeWhole(data, to: file).map { "\(file): \($0)" }
   }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import OrbDecode
 
 /// Full HDR tables (`CPUToneMapper`'s 64³ grids, 1 MB each) kept on disk from one run to the next, in
 /// `$XDG_CACHE_HOME/orb-player/hdr-tables` (else `~/.cache/…`), so that a stream's first picture is tone-mapped with
@@ -13,8 +14,8 @@ import Foundation
 /// peak drifts); and when its length, its checksum, and two dozen of its points computed again all agree, so a
 /// damaged file is made again and replaced, as is one whose colour math moved those points. At most `kept` tables
 /// are kept (16 MB), the least recently used ones removed first.
-/// Thread-safety: Sendable; its methods touch only its folder, from any thread: a table is written whole under a
-/// name of its own, then renamed into place, so a reader sees a whole file or none, and another player's too.
+/// Thread-safety: Sendable; its methods touch only its folder, from any thread: a table is written whole or not at
+/// all (`writeWhole`), so a reader sees a whole file or none, and another player's too.
 struct HDRTableStore: Sendable {
   let folder: String
   /// Tables kept, at most.
@@ -49,19 +50,19 @@ struct HDRTableStore: Sendable {
       + "black=\(params.sourceBlack.bitPattern) target=\(params.targetPeak.bitPattern)"
   }
 
-  /// The file name's first part: the identity's FNV-1a hash. The second is the curve peak's bits.
-  private static func prefix(_ identity: String) -> String {
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in identity.utf8 {
-      hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-    }
-    return String(hash, radix: 16)
+  /// The file name's first part: the identity's hash. The second is the curve peak's bits.
+  private static func prefix(_ identity: String) -> String { String(fnv1a(identity.utf8), radix: 16) }
+
+  /// The points' checksum, kept in the header.
+  static func checksum(_ points: UnsafePointer<UInt32>, count: Int) -> UInt64 {
+    fnv1a(UnsafeBufferPointer(start: points, count: count))
   }
 
-  static func checksum(_ points: UnsafePointer<UInt32>, count: Int) -> UInt64 {
+  /// FNV-1a over `values`, each taken whole (a byte, or a table's 32-bit point).
+  private static func fnv1a<S: Sequence>(_ values: S) -> UInt64 where S.Element: UnsignedInteger {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for i in 0..<count {
-      hash = (hash ^ UInt64(points[i])) &* 0x100_0000_01b3
+    for value in values {
+      hash = (hash ^ UInt64(value)) &* 0x100_0000_01b3
     }
     return hash
   }
@@ -151,25 +152,9 @@ struct HDRTableStore: Sendable {
     let count = size * size * size
     var bytes = Self.header(identity: identity, checksum: Self.checksum(points, count: count))
     bytes.append(contentsOf: UnsafeRawBufferPointer(start: points, count: count * 4))
-    guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil
+    guard (try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)) != nil,
+      writeWhole(Data(bytes), to: folder + "/" + name) == nil
     else { return }
-    let partial = folder + "/.\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
-    let file = open(partial, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-    guard file >= 0 else { return }
-    let written = bytes.withUnsafeBytes { raw -> Bool in
-      var done = 0
-      while done < raw.count {
-        let n = write(file, raw.baseAddress! + done, raw.count - done)
-        if n < 0 && errno == EINTR { continue }
-        guard n > 0 else { return false }
-        done += n
-      }
-      return true
-    }
-    guard close(file) == 0, written, rename(partial, folder + "/" + name) == 0 else {
-      unlink(partial)
-      return
-    }
     prune()
   }
 
@@ -185,8 +170,8 @@ struct HDRTableStore: Sendable {
       let used = Double(info.st_mtim.tv_sec) + Double(info.st_mtim.tv_nsec) / 1e9
       if name.hasSuffix(".table") {
         tables.append((path, used))
-      } else if name.hasPrefix("."), now - used > 60 {
-        unlink(path)
+      } else if name.contains(".table."), now - used > 60 {
+        unlink(path)  // `writeWhole`'s file beside a table, left by a process that stopped
       }
     }
     guard tables.count > Self.kept else { return }
